@@ -1,0 +1,45 @@
+# The few commands everyone runs. `make run` and `make test` are the whole set-up on a
+# fresh machine: each creates .venv and installs the project when it is missing or stale.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+.PHONY: run test test-slow test-rl bench bench-scale lint clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@echo "installing dp-arena and its dependencies into $(VENV) ..."
+	@./.ci/system-deps.sh
+	@$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored: it is neither" || true
+	@$(BIN)/python -m pip install --quiet -e '.[dev]' 2>&1 | grep -v "is ignored: it is neither" || true
+	@$(BIN)/python -c "import dp_arena, pokerkit, treys" || { echo "installation failed"; exit 1; }
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/dp-arena demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow and not rl"
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow
+
+test-rl: $(STAMP)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install --quiet torch==2.13.0 2>&1 | grep -v "is ignored: it is neither" || true
+	$(BIN)/python -m pip install --quiet -e '.[rl]' 2>&1 | grep -v "is ignored: it is neither" || true
+	$(BIN)/python -m pytest -q -m rl
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+bench-scale: $(STAMP)
+	$(BIN)/python -m bench scale
+
+lint: $(STAMP)
+	$(BIN)/ruff check dp_arena agents tests bench
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results

@@ -1,0 +1,124 @@
+"""Seats: the one interface through which a table talks to a player.
+
+A table cannot tell an in-process seat (trusted code, tests) from a sandboxed one
+(a submitted bot in its own process, :mod:`dp_arena.sandbox`): both answer
+:meth:`Seat.decide` with an action or a :class:`SeatFault`, never an exception.
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from dp_arena.agents.agent import Agent, parse_action
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.engine.actions import Action
+from dp_arena.results import FaultKind
+
+__all__ = ["AbsentSeat", "InProcessSeat", "Seat", "SeatFault"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatFault:
+    kind: FaultKind
+    detail: str
+
+
+class Seat(Protocol):
+    """A player at a table. ``active`` turns False for good once the player crashed or
+    could not be loaded; the table then plays the seat as an absent player."""
+
+    name: str
+
+    @property
+    def active(self) -> bool: ...
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None: ...
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None: ...
+
+    def decide(self, observation: Observation) -> Action | SeatFault: ...
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None: ...
+
+    def close(self) -> None: ...
+
+
+def _describe(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    return f"{type(error).__name__}: {error}{where}"[:500]
+
+
+class InProcessSeat:
+    """A trusted agent called directly, in this process. Exceptions become faults."""
+
+    def __init__(self, agent: Agent, name: str) -> None:
+        self.agent = agent
+        self.name = name
+        self.active = True
+        self._hooks = {hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")}
+
+    def _hook(self, hook: str, argument: Any) -> SeatFault | None:
+        method = self._hooks[hook]
+        if method is None:
+            return None
+        try:
+            method(argument)
+        except Exception as error:  # a bot's bug is a fault, not our crash
+            return SeatFault(FaultKind.ERROR, f"{hook}: {_describe(error)}")
+        return None
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._hook("begin_session", context)
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._hook("begin_deal", start)
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._hook("end_deal", end)
+
+    def decide(self, observation: Observation) -> Action | SeatFault:
+        try:
+            answer = self.agent.act(observation)
+        except Exception as error:
+            return SeatFault(FaultKind.ERROR, f"act: {_describe(error)}")
+        if type(answer) is Action:
+            return answer
+        try:
+            return parse_action(answer)
+        except ValueError as error:
+            return SeatFault(FaultKind.PROTOCOL, f"act returned {str(answer)[:80]!r}: {error}")
+
+    def close(self) -> None:
+        close = getattr(self.agent, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception:  # closing a bot must never fail the table
+                pass
+
+
+class AbsentSeat:
+    """An absent player (SPEC 1.6): posts its blinds, checks when it can, folds otherwise."""
+
+    active = False
+
+    def __init__(self, name: str = "(absent)") -> None:
+        self.name = name
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return None
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return None
+
+    def decide(self, observation: Observation) -> Action | SeatFault:
+        return observation.legal().passive()
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return None
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,245 @@
+"""Playing seats at a table: one deal (:func:`play_deal`) and a table-session of deals
+(:func:`play_table_session`), the unit of work every event format is made of.
+
+The table asks the seat to act, validates the answer with the engine, and turns every
+failure into a recorded :class:`~dp_arena.results.Fault` and a check-or-fold. A seat
+whose bot crashed, could not load, or reached the fault limit of the session plays the
+rest of the session as an absent player. Nothing a bot does can stop the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
+
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import Seat, SeatFault
+from dp_arena.engine import HandState, TableRules, button_for_deal, deck_for, new_hand
+from dp_arena.engine.actions import Action, ActionRecord
+from dp_arena.engine.cards import format_cards
+from dp_arena.results import DealRecord, Fault, FaultKind, TableSessionResult
+
+__all__ = ["FaultPolicy", "TableSession", "observe", "play_deal", "play_table_session"]
+
+
+@dataclass(frozen=True, slots=True)
+class FaultPolicy:
+    """When a faulty seat is benched: after ``max_faults`` faults in one session, or at
+    once on a crash or a failed load. A benched seat plays on as an absent player."""
+
+    max_faults: int = 3
+
+
+def observe(state: HandState, seat: int, context: SessionContext) -> Observation:
+    """The observation of ``seat``, the player to act, in ``state``."""
+    legal = state.legal_actions()
+    rules = state.rules
+    available, cap_gap = state.cap_graphic()
+    hole = state.hole_cards[seat]
+    assert hole is not None
+    return Observation(
+        seat=seat,
+        seat_count=rules.seat_count,
+        button=state.button,
+        small_blind_seat=state.small_blind_seat,
+        big_blind_seat=state.big_blind_seat,
+        small_blind=rules.small_blind,
+        big_blind=rules.big_blind,
+        betting=rules.betting,
+        cap=rules.cap,
+        hole_cards=hole,
+        board=state.visible_board,
+        street=state.street,
+        pot=state.pot_total,
+        current_bet=state.current_bet,
+        to_call=legal.call_amount,
+        min_raise_to=legal.min_raise_to,
+        max_raise_to=legal.max_raise_to,
+        legal_actions=legal.kinds,
+        street_bets=tuple(state.street_bets),
+        committed=tuple(state.committed),
+        available=available,
+        cap_gap=cap_gap,
+        folded=tuple(state.folded),
+        absent=state.absent,
+        history=tuple(state.history),
+        context=context,
+    )
+
+
+class TableSession:
+    """The seats of one table for one session, with their faults and who is benched."""
+
+    def __init__(
+        self,
+        seats: Sequence[Seat],
+        players: Sequence[str],
+        *,
+        absent: Collection[int] = (),
+        policy: FaultPolicy = FaultPolicy(),
+    ) -> None:
+        if len(seats) != len(players):
+            raise ValueError("one player name per seat")
+        self.seats = list(seats)
+        self.players = tuple(players)
+        self.absent = {seat for seat in range(len(seats)) if seat in absent or not seats[seat].active}
+        self.policy = policy
+        self.faults: list[Fault] = []
+        self.fault_counts = [0] * len(seats)
+
+    def record(self, seat: int, fault: SeatFault, deal: int | None, street: str | None, substituted: str | None) -> None:
+        self.faults.append(Fault(fault.kind, self.players[seat], seat, deal, street, fault.detail, substituted))
+        self.fault_counts[seat] += 1
+        benching = fault.kind in (FaultKind.CRASH, FaultKind.LOAD_TIMEOUT, FaultKind.LOAD_ERROR)
+        if benching or self.fault_counts[seat] >= self.policy.max_faults or not self.seats[seat].active:
+            self.absent.add(seat)
+
+    def tell(self, seat: int, fault: SeatFault | None, deal: int | None) -> None:
+        if fault is not None:
+            self.record(seat, fault, deal, None, None)
+
+
+def play_deal(
+    table: TableSession,
+    rules: TableRules,
+    deck: Sequence[int],
+    *,
+    deal: int,
+    button: int,
+    contexts: Sequence[SessionContext],
+    stacks: Sequence[int] | None = None,
+) -> HandState:
+    """Play one deal to the end and return the finished hand."""
+    state = new_hand(rules, deck, button=button, stacks=stacks, absent=table.absent)
+    seat_count = rules.seat_count
+    for seat in range(seat_count):
+        if seat not in table.absent:
+            hole = state.hole_cards[seat]
+            assert hole is not None
+            start = DealStart(seat, seat_count, button, hole, contexts[seat])
+            table.tell(seat, table.seats[seat].begin_deal(start), deal)
+    while state.actor is not None:
+        seat = state.actor
+        legal = state.legal_actions()
+        if seat in table.absent:
+            state.apply(legal.passive())
+            continue
+        answer = table.seats[seat].decide(observe(state, seat, contexts[seat]))
+        if isinstance(answer, SeatFault):
+            fault = answer
+        elif legal.allows(answer):
+            state.apply(answer)
+            continue
+        else:
+            fault = SeatFault(FaultKind.ILLEGAL, f"{answer} is not legal: {_describe_legal(legal)}")
+        substitute = legal.passive()
+        table.record(seat, fault, deal, state.street.name.lower(), substitute.kind.value)
+        state.apply(substitute)
+    assert state.payoffs is not None
+    shown = tuple(state.hole_cards[seat] if seat in state.showdown_values else None for seat in range(seat_count))
+    for seat in range(seat_count):
+        if seat not in table.absent:
+            end = DealEnd(
+                seat=seat,
+                net=state.payoffs[seat],
+                nets=state.payoffs,
+                board=state.board if state.showdown_values else state.visible_board,
+                shown_cards=shown,
+                history=tuple(state.history),
+                context=contexts[seat],
+            )
+            table.tell(seat, table.seats[seat].end_deal(end), deal)
+    return state
+
+
+def _describe_legal(legal: object) -> str:
+    from dp_arena.engine.actions import LegalActions
+
+    assert isinstance(legal, LegalActions)
+    options = [kind.value for kind in legal.kinds if kind.value != "raise"]
+    if legal.can_call:
+        options[options.index("call")] = f"call {legal.call_amount}"
+    if legal.can_raise:
+        options.append(f"raise {legal.min_raise_to}..{legal.max_raise_to}")
+    return ", ".join(options)
+
+
+def deal_record(state: HandState, deal: int, players: Sequence[str]) -> DealRecord:
+    """The result record of a finished hand."""
+    assert state.payoffs is not None
+    board = state.board if state.showdown_values else state.visible_board
+    return DealRecord(
+        deal=deal,
+        button=state.button,
+        players=tuple(players),
+        hole_cards=tuple("" if hole is None else format_cards(hole) for hole in state.hole_cards),
+        board=format_cards(board),
+        actions=tuple(_compact(record) for record in state.history),
+        nets=state.payoffs,
+        absent=tuple(seat for seat, absent in enumerate(state.absent) if absent),
+    )
+
+
+def _compact(record: ActionRecord) -> str:
+    if record.raise_to is not None:
+        return f"{record.seat}:raise {record.raise_to}"
+    return f"{record.seat}:{record.kind.value}"
+
+
+def play_table_session(
+    table: TableSession,
+    rules: TableRules,
+    *,
+    event_seed: int,
+    section: int,
+    session: int,
+    deals: int,
+    context: SessionContext,
+    starting_chips: Sequence[int] | None = None,
+    table_index: int = 0,
+    on_deal: Callable[[int, HandState], None] | None = None,
+) -> TableSessionResult:
+    """Play ``deals`` deals of a session at one table (the button starts at seat 0 and
+    moves one seat a deal) and return the result. ``context`` is the shared part of every
+    seat's :class:`SessionContext`; ``starting_chips`` each seat's starting stack plus
+    carryover (default: cap × deals). ``on_deal`` sees every finished hand, e.g. to
+    write its hand history."""
+    seat_count = rules.seat_count
+    if starting_chips is None:
+        starting_chips = [(rules.cap or 0) * deals] * seat_count
+    base = replace(context, table=table_index, deals_in_session=deals)
+    for seat in range(seat_count):
+        if seat not in table.absent:
+            seat_context = replace(base, session_chips=starting_chips[seat])
+            table.tell(seat, table.seats[seat].begin_session(seat_context), None)
+    session_nets = [0] * seat_count
+    records = []
+    for deal in range(deals):
+        deck = deck_for(event_seed, section, session, deal)
+        visible_nets = None if base.eliminating else tuple(session_nets)
+        contexts = [
+            replace(
+                base,
+                deal_number=deal,
+                session_net=session_nets[seat],
+                session_chips=starting_chips[seat] + session_nets[seat],
+                table_session_nets=visible_nets,
+            )
+            for seat in range(seat_count)
+        ]
+        state = play_deal(
+            table, rules, deck, deal=deal, button=button_for_deal(deal, seat_count), contexts=contexts
+        )
+        assert state.payoffs is not None
+        for seat in range(seat_count):
+            session_nets[seat] += state.payoffs[seat]
+        records.append(deal_record(state, deal, table.players))
+        if on_deal is not None:
+            on_deal(deal, state)
+    return TableSessionResult(
+        table=table_index,
+        players=table.players,
+        deals=tuple(records),
+        faults=tuple(table.faults),
+        absent_seats=tuple(sorted(table.absent)),
+    )

@@ -1,0 +1,101 @@
+"""Every exception dp-arena raises, in one hierarchy.
+
+::
+
+    DPArenaError
+    ├── ConfigError            a config value is wrong; ``.field`` names it
+    ├── IllegalActionError     an action the rules refuse; ``.reason`` is machine-readable
+    ├── HandHistoryError       a PHH file cannot be read or replayed; names file and action
+    ├── AgentError             an agent spec cannot be resolved or loaded
+    ├── SubmissionError        a submitted bot is refused; ``.reason`` says why
+    └── RunError               a run directory cannot be created, resumed or read
+
+A bot's misbehaviour during play is *not* an exception: it is a fault, recorded as
+data in the results (see :mod:`dp_arena.results`).
+"""
+
+from __future__ import annotations
+
+import enum
+
+__all__ = [
+    "AgentError",
+    "ConfigError",
+    "DPArenaError",
+    "HandHistoryError",
+    "IllegalActionError",
+    "IllegalReason",
+    "RunError",
+    "SubmissionError",
+]
+
+
+class DPArenaError(Exception):
+    """Base class of every dp-arena error."""
+
+
+class ConfigError(DPArenaError, ValueError):
+    """A configuration value is invalid; ``field`` names it (dotted path) when known."""
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class IllegalReason(enum.StrEnum):
+    """Why the engine refused an action (stable strings, safe to match on)."""
+
+    HAND_COMPLETE = "hand_complete"
+    UNKNOWN_ACTION = "unknown_action"
+    BAD_AMOUNT = "bad_amount"
+    NOTHING_TO_FOLD = "nothing_to_fold"
+    CHECK_FACING_BET = "check_facing_bet"
+    NOTHING_TO_CALL = "nothing_to_call"
+    RAISE_NOT_ALLOWED = "raise_not_allowed"
+    RAISE_BELOW_MIN = "raise_below_min"
+    RAISE_ABOVE_MAX = "raise_above_max"
+
+
+class IllegalActionError(DPArenaError, ValueError):
+    """The rules refuse this action; the hand state is unchanged."""
+
+    def __init__(self, reason: IllegalReason, message: str, *, action: object = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.action = action
+
+
+class HandHistoryError(DPArenaError, ValueError):
+    """A hand history cannot be parsed or replayed."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        action_index: int | None = None,
+        action_text: str | None = None,
+    ) -> None:
+        where = file or "<hand history>"
+        if action_index is not None:
+            where += f": action {action_index} {action_text!r}"
+        super().__init__(f"{where}: {message}")
+        self.file = file
+        self.action_index = action_index
+        self.action_text = action_text
+
+
+class AgentError(DPArenaError):
+    """An agent spec cannot be resolved, or the agent cannot be loaded."""
+
+
+class SubmissionError(DPArenaError):
+    """A submitted bot is refused; ``reason`` is a short machine-readable code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class RunError(DPArenaError):
+    """A run directory cannot be created, resumed or read."""

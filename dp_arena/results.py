@@ -1,0 +1,81 @@
+"""Results as data: frozen records of faults, deals and table-sessions.
+
+Everything downstream (standings, ratings, leaderboards) is computed from these
+records, never from logs. Every record turns into plain JSON with :func:`to_json`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["DealRecord", "Fault", "FaultKind", "TableSessionResult", "to_json"]
+
+
+class FaultKind(enum.StrEnum):
+    """What a bot did wrong. Each fault costs the bot that decision (check or fold)."""
+
+    TIMEOUT = "TIMEOUT"  # no answer within the action's time limit and the time bank
+    ERROR = "ERROR"  # the bot raised an exception (in-process) or reported an error
+    CRASH = "CRASH"  # the bot's process died
+    ILLEGAL = "ILLEGAL"  # a well-formed action the rules refuse
+    PROTOCOL = "PROTOCOL"  # a malformed, oversized or out-of-turn message
+    LOAD_TIMEOUT = "LOAD_TIMEOUT"  # the bot did not finish loading in time
+    LOAD_ERROR = "LOAD_ERROR"  # the bot could not be loaded at all
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault of one bot at one decision (``deal``/``street`` are ``None`` outside a deal)."""
+
+    kind: FaultKind
+    player: str
+    seat: int
+    deal: int | None
+    street: str | None
+    detail: str
+    substituted: str | None = None  # the action played instead ("check", "fold"), if any
+
+
+@dataclass(frozen=True, slots=True)
+class DealRecord:
+    """One deal at one table: who sat where, what they held, what happened, the nets."""
+
+    deal: int
+    button: int
+    players: tuple[str, ...]
+    hole_cards: tuple[str, ...]  # per seat, e.g. "AsKd"
+    board: str  # the board cards dealt, e.g. "2c7d9hJsQs" (fewer if the hand ended early)
+    actions: tuple[str, ...]  # compact per-action log, e.g. "3:raise 120", "0:fold"
+    nets: tuple[int, ...]  # per seat; sums to zero
+    absent: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TableSessionResult:
+    """A session of deals at one table: per-seat session nets and the net after each deal."""
+
+    table: int
+    players: tuple[str, ...]
+    deals: tuple[DealRecord, ...]
+    faults: tuple[Fault, ...]
+    absent_seats: tuple[int, ...]  # seats absent at the session's end: placeholders and benched bots
+
+    @property
+    def session_nets(self) -> tuple[int, ...]:
+        return tuple(sum(deal.nets[seat] for deal in self.deals) for seat in range(len(self.players)))
+
+
+def to_json(record: Any) -> Any:
+    """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
+    if dataclasses.is_dataclass(record) and not isinstance(record, type):
+        return {field.name: to_json(getattr(record, field.name)) for field in dataclasses.fields(record)}
+    if isinstance(record, enum.Enum):
+        return record.value
+    if isinstance(record, (list, tuple)):
+        return [to_json(item) for item in record]
+    if isinstance(record, dict):
+        return {str(key): to_json(value) for key, value in record.items()}
+    return record
