@@ -7,9 +7,10 @@ The rules (SPEC 1.3-1.4) in the terms this module uses:
   (blinds are not increments). A *full raise* is at least ``max(largest_increment,
   big blind)``; the minimum raise-to is ``current_bet`` plus that.
 - A player may not raise when: what they can call is less than ``largest_increment``;
-  they have acted since the last full raise and the all-in raises since then add up to
-  less than a full raise (a short all-in does not reopen the betting); they cannot
-  cover more than the call; or no opponent could put in more than the current bet.
+  they have acted since the last full raise and owe less than a full raise (short
+  all-ins do not reopen the betting unless, since the player acted, they add up to a
+  full raise: TDA rule 47); they cannot cover more than the call; or no opponent could
+  put in more than the current bet.
 - Pot-limit maximum raise-to: ``current_bet + pot + owed`` where the pot holds every
   chip committed this deal, current bets included.
 - At the start of a betting round, players who cannot lose more chips are skipped; if
@@ -68,9 +69,10 @@ def legal_actions(state: HandState) -> LegalActions:
 def _may_raise(state: HandState, seat: int, call_amount: int, available: int, owed: int) -> bool:
     if call_amount < state.largest_increment or available <= owed:
         return False
-    short_sum = state.short_all_in_sum
-    if short_sum and state.acted[seat] and short_sum < max(state.largest_increment, state.rules.big_blind):
-        return False  # a short all-in does not reopen the betting to who has acted
+    if state.acted[seat] and owed < max(state.largest_increment, state.rules.big_blind):
+        # Only short all-ins came since this player acted (a full raise clears ``acted``),
+        # and what it owes is their sum: they do not reopen the betting to it.
+        return False
     current_bet = state.current_bet
     folded = state.folded
     street_bets = state.street_bets
@@ -148,12 +150,6 @@ def _raise(state: HandState, seat: int, amount: int) -> ActionRecord:
     if increment > state.largest_increment:
         state.largest_increment = increment
     all_in = state.available[seat] == 0
-    if all_in:
-        state.short_all_in_sum += increment
-        if state.short_all_in_sum >= max(state.largest_increment, big_blind):
-            state.short_all_in_sum = 0
-    else:
-        state.short_all_in_sum = 0
     state.current_bet = amount
     return ActionRecord(seat, state.street, ActionKind.RAISE, chips, amount, all_in)
 
@@ -216,7 +212,6 @@ def _next_street(state: HandState) -> bool:
         street_bets[seat] = 0
     state.current_bet = 0
     state.largest_increment = 0
-    state.short_all_in_sum = 0
     state.actor = None
     if state.street is Street.RIVER:
         state.street = Street.SHOWDOWN

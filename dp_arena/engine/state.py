@@ -65,7 +65,6 @@ class HandState:
         "payoffs",
         "pots",
         "rules",
-        "short_all_in_sum",
         "showdown_values",
         "small_blind_seat",
         "starting_stacks",
@@ -91,7 +90,6 @@ class HandState:
     actor: int | None
     current_bet: int
     largest_increment: int
-    short_all_in_sum: int
     history: list[ActionRecord]
     payoffs: tuple[int, ...] | None
     pots: tuple[showdown.Pot, ...]
@@ -133,7 +131,6 @@ class HandState:
         self.actor = None
         self.current_bet = 0
         self.largest_increment = 0
-        self.short_all_in_sum = 0
         self.history = []
         self.payoffs = None
         self.pots = ()
