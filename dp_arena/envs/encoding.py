@@ -1,0 +1,140 @@
+"""The observation vector: a typed :class:`~dp_arena.agents.Observation` as a float32
+NumPy vector of fixed length for a table of ``P`` seats.
+
+Seats are listed *relative to the observer*: relative seat ``r`` is the seat ``r``
+places to the observer's left (``r = 0`` is the observer). Chip amounts are divided by
+the cap ``C``, so they lie in ``[0, 1]`` (the pot in ``[0, P]``).
+
+| index | values | meaning |
+|---|---|---|
+| 0 - 51 | 0/1 | own hole cards (card = rank × 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
+| 52 - 103 | 0/1 | board cards visible now |
+| 104 - 107 | 0/1 | street: preflop, flop, turn, river (all 0 once the deal is over) |
+| 108 - 108+P-1 | 0/1 | position: seats after the button (0 = button) |
+| S = 108+P | [0, P] | pot: every chip committed this deal / C |
+| S+1 | [0, 1] | to call / C (0: checking is legal) |
+| S+2 | [0, 1] | current bet (the largest street total) / C |
+| S+3 | [0, 1] | min raise-to / C (0 when raising is not allowed) |
+| S+4 | [0, 1] | max raise-to / C (0 when raising is not allowed) |
+| S+5 | [0, 1] | cap graphic: C minus the deal total of the last bettor or raiser, / C |
+| S+6 | [0, 1] | players still in the deal / P |
+| S+7 | [0, 1] | deal number / deals in the session |
+| S+8 | [-(P-1), P-1] | own session net / (C × deals in the session) |
+| S+9+5r | [0, 1] | relative seat r: committed this deal / C |
+| S+9+5r+1 | [0, 1] | relative seat r: still available this deal / C (the cap graphic) |
+| S+9+5r+2 | [0, 1] | relative seat r: bet on this street / C |
+| S+9+5r+3 | 0/1 | relative seat r: folded |
+| S+9+5r+4 | 0/1 | relative seat r: absent |
+| H+2(sP+r) | [0, 1] | history (H = S+9+5P), street s = 0..3, relative seat r: bets and raises made, min(n, 3) / 3 |
+| H+2(sP+r)+1 | [0, 1] | history, street s, relative seat r: chips put in by actions (blinds excluded) / C |
+
+Length: ``117 + 14 P`` (145 heads-up, 201 six-handed).
+
+>>> from dp_arena.engine import Betting, TableRules, new_hand, deck_for
+>>> from dp_arena.agents import SessionContext, observe
+>>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+>>> state = new_hand(rules, deck_for(1, 0, 0, 0), button=0)
+>>> vector = encode(observe(state, 0, SessionContext(deals_in_session=2)))
+>>> vector.shape, vector.dtype, int(vector[:52].sum())
+((145,), dtype('float32'), 2)
+>>> round(float(vector[110]) * 1000), round(float(vector[111]) * 1000)  # pot 30, to call 10
+(30, 10)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dp_arena.agents.observation import Observation
+from dp_arena.engine.actions import ActionKind, Street
+
+__all__ = ["HISTORY_RAISES_CAP", "observation_bounds", "observation_length", "encode"]
+
+HISTORY_RAISES_CAP = 3
+_BOARD = 52
+_STREET = 104
+_POSITION = 108
+_SCALARS = 9
+_PER_SEAT = 5
+
+
+def observation_length(seat_count: int) -> int:
+    """The length of the vector for a table of ``seat_count`` seats."""
+    return _POSITION + seat_count + _SCALARS + _PER_SEAT * seat_count + 2 * 4 * seat_count
+
+
+def observation_bounds(seat_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``low`` and ``high`` vectors of the observation's ``Box``."""
+    length = observation_length(seat_count)
+    low = np.zeros(length, dtype=np.float32)
+    high = np.ones(length, dtype=np.float32)
+    scalars = _POSITION + seat_count
+    high[scalars] = seat_count  # the pot holds up to every seat's cap
+    low[scalars + 8] = -(seat_count - 1)  # a session net is between -C and +(P-1)C a deal
+    high[scalars + 8] = seat_count - 1
+    return low, high
+
+
+def encode(observation: Observation) -> np.ndarray:
+    """The vector of ``observation`` (see the module's table)."""
+    seat_count = observation.seat_count
+    # Filled as a Python list and converted once: far cheaper than item-wise NumPy writes.
+    values = [0.0] * observation_length(seat_count)
+    cap = observation.cap or _no_cap(observation)
+    scale = 1.0 / cap
+    me = observation.seat
+    first, second = observation.hole_cards
+    values[first] = 1.0
+    values[second] = 1.0
+    for card in observation.board:
+        values[_BOARD + card] = 1.0
+    street = observation.street
+    if street < Street.SHOWDOWN:
+        values[_STREET + street] = 1.0
+    values[_POSITION + (me - observation.button) % seat_count] = 1.0
+    scalars = _POSITION + seat_count
+    context = observation.context
+    deals = context.deals_in_session if context.deals_in_session > 0 else 1
+    values[scalars : scalars + _SCALARS] = (
+        observation.pot * scale,
+        observation.to_call * scale,
+        observation.current_bet * scale,
+        (observation.min_raise_to or 0) * scale,
+        (observation.max_raise_to or 0) * scale,
+        (observation.cap_gap or 0) * scale,
+        observation.folded.count(False) / seat_count,
+        min(context.deal_number, deals) / deals,
+        max(-(seat_count - 1), min(seat_count - 1, context.session_net * scale / deals)),
+    )
+    seats = scalars + _SCALARS
+    committed, available, street_bets = observation.committed, observation.available, observation.street_bets
+    folded, absent = observation.folded, observation.absent
+    for relative in range(seat_count):
+        seat = (me + relative) % seat_count
+        base = seats + _PER_SEAT * relative
+        values[base : base + _PER_SEAT] = (
+            committed[seat] * scale,
+            available[seat] * scale,
+            street_bets[seat] * scale,
+            1.0 if folded[seat] else 0.0,
+            1.0 if absent[seat] else 0.0,
+        )
+    history = seats + _PER_SEAT * seat_count
+    if observation.history:
+        # Counted in integers first, so a sum of chips never rounds past the cap.
+        raises = [0] * (4 * seat_count)
+        chips = [0] * (4 * seat_count)
+        for record in observation.history:
+            slot = record.street * seat_count + (record.seat - me) % seat_count
+            if record.kind is ActionKind.RAISE:
+                raises[slot] += 1
+            chips[slot] += record.chips
+        for slot in range(4 * seat_count):
+            if chips[slot] or raises[slot]:
+                values[history + 2 * slot] = min(raises[slot], HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
+                values[history + 2 * slot + 1] = chips[slot] * scale
+    return np.array(values, dtype=np.float32)
+
+
+def _no_cap(observation: Observation) -> int:
+    raise ValueError("the observation vector needs a capped table (cap is None)")

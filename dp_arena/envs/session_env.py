@@ -1,0 +1,364 @@
+"""The AEC machinery both environments share: ``T`` mirrored tables playing one session
+of the same deals, an agent per seat, and a reward for every agent after every deal.
+
+An episode is one session: ``deals`` deals (whole rounds of the button), the button at
+seat 0 on deal 0 and one seat further left each deal, every table dealt the deck
+``deck_for(event_seed, 0, session, deal)`` (:func:`dp_arena.engine.deck_for`).
+``reset(seed=s)`` starts session 0 of event seed ``s``; each later ``reset()`` without a
+seed plays the next session of the same event seed (new cards, reproducibly); an
+environment never seeded draws its event seed from the operating system's entropy.
+
+Within a deal the tables play one after the other (table 0's hand to the end, then
+table 1's...). When every table has finished the deal, each agent gets the reward the
+subclass computes from the nets, and the next deal starts. The environment is a thin
+adapter: the rules live in :mod:`dp_arena.engine`, which knows nothing of it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import logger, spaces
+from pettingzoo import AECEnv
+
+from dp_arena.agents.observation import Observation, SessionContext
+from dp_arena.agents.table import observe as observe_actor
+from dp_arena.engine import Action, Betting, HandState, TableRules, button_for_deal, deck_for, new_hand
+from dp_arena.engine.cards import format_cards
+from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
+from dp_arena.envs.encoding import encode, observation_bounds, observation_length
+from dp_arena.errors import ConfigError, IllegalActionError
+
+__all__ = ["DealListener", "SessionEnv"]
+
+# Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
+# the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
+DealListener = Callable[[str, int, HandState, Sequence[SessionContext]], None]
+
+
+class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
+    """Base of :mod:`~dp_arena.envs.capped_holdem_v0` and :mod:`~dp_arena.envs.duplicate_holdem_v0`.
+
+    Subclasses name the agents (:meth:`agent_name`) and turn the nets of a deal into
+    rewards (:meth:`deal_rewards`).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "session_env",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        *,
+        num_players: int = 2,
+        betting: str | Betting = "no-limit",
+        cap: int = 1000,
+        blinds: Sequence[int] = (10, 20),
+        deals: int | None = None,
+        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        tables: int = 1,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if isinstance(blinds, (str, bytes)) or not isinstance(blinds, Sequence) or len(blinds) != 2:
+            raise ConfigError(f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds")
+        if not isinstance(cap, int) or isinstance(cap, bool):
+            raise ConfigError(f"cap must be an integer (the environments are capped), not {cap!r}", field="cap")
+        if not isinstance(num_players, int) or isinstance(num_players, bool):
+            raise ConfigError(f"num_players must be an integer 2..10, not {num_players!r}", field="num_players")
+        try:
+            self.rules = TableRules(
+                seat_count=num_players, small_blind=blinds[0], big_blind=blinds[1], betting=betting, cap=cap
+            )
+        except ConfigError as error:
+            field = {"seat_count": "num_players", "small_blind": "blinds"}.get(error.field or "", error.field)
+            raise ConfigError(str(error).replace("seat_count", "num_players"), field=field) from None
+        if deals is None:
+            deals = num_players
+        if not isinstance(deals, int) or isinstance(deals, bool) or deals <= 0 or deals % num_players:
+            raise ConfigError(
+                f"deals must be a positive multiple of num_players ({num_players}): a session is whole"
+                f" rounds of the button; got {deals!r}",
+                field="deals",
+            )
+        if not isinstance(tables, int) or isinstance(tables, bool) or not 1 <= tables <= 30:
+            raise ConfigError(f"tables must be an integer 1..30, not {tables!r}", field="tables")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ConfigError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, not {render_mode!r}",
+                field="render_mode",
+            )
+        self.render_mode = render_mode
+        self.cap = cap
+        self.deals = deals
+        self.table_count = tables
+        self.action_table = ActionTable(raise_sizes)
+        self.seat_count = num_players
+        self.agent_grid = tuple(
+            tuple(self.agent_name(table, seat) for seat in range(num_players)) for table in range(tables)
+        )
+        self.possible_agents = [agent for row in self.agent_grid for agent in row]
+        self.seat_of = {
+            agent: (table, seat) for table, row in enumerate(self.agent_grid) for seat, agent in enumerate(row)
+        }
+        low, high = observation_bounds(num_players)
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {
+                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                    "action_mask": spaces.Box(low=0, high=1, shape=(self.action_table.size,), dtype=np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents}
+        self.deal_listeners: list[DealListener] = []
+        self.event_seed: int | None = None
+        self.session = 0
+        self.deal = 0
+        self.hands: list[HandState] = []
+        self.contexts: list[list[SessionContext]] = []
+        self.session_nets: list[list[int]] = []
+        self.last_nets: tuple[tuple[int, ...], ...] = ()
+        self._table_in_play = 0
+        self._actor_observation: Observation | None = None
+        self._rewards_set = False
+        self._vector_length = observation_length(num_players)
+
+    # -- what subclasses define ------------------------------------------------------
+
+    def agent_name(self, table: int, seat: int) -> str:
+        raise NotImplementedError
+
+    def deal_rewards(self, nets: Sequence[Sequence[int]]) -> list[list[float]]:
+        """Each agent's reward (indexed ``[table][seat]``) from every table's nets of a deal."""
+        raise NotImplementedError
+
+    # -- the AEC interface -----------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if seed is not None:
+            if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
+                raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
+            self.event_seed = int(seed)
+            self.session = 0
+        elif self.event_seed is None:
+            self.event_seed = int.from_bytes(os.urandom(8), "little") >> 1
+            self.session = 0
+        else:
+            self.session += 1
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {agent: {} for agent in self.agents}
+        self._skip_agent_selection = None
+        self._rewards_set = False
+        self.deal = 0
+        self.session_nets = [[0] * self.seat_count for _ in range(self.table_count)]
+        self.last_nets = ()
+        self._start_deal()
+
+    def step(self, action: int | Action | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        table = self._table_in_play
+        hand = self.hands[table]
+        legal = hand.legal_actions()
+        try:
+            if isinstance(action, Action):  # a rule-based bot acting on infos[agent]["observation"]
+                engine_action = action
+            else:
+                engine_action = self.action_table.to_action(
+                    action, legal, pot=hand.pot_total, current_bet=hand.current_bet
+                )
+            hand.apply(engine_action)
+        except IllegalActionError as error:
+            raise IllegalActionError(error.reason, f"{agent}: {error}", action=action) from None
+        self._cumulative_rewards[agent] = 0.0
+        if self._rewards_set:
+            self._clear_rewards()
+            self._rewards_set = False
+        self.infos[agent] = {}
+        if hand.actor is None:
+            self._finish_hand(table)
+        else:
+            self._select(table)
+        if self._rewards_set:
+            self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        table, seat = self.seat_of[agent]
+        mask = np.zeros(self.action_table.size, dtype=np.int8)
+        if agent == self.agent_selection and self._actor_observation is not None:
+            observation = self._actor_observation
+            mask[:] = self.action_table.mask(self.hands[table].legal_actions())
+        else:
+            observation = self.view(agent)
+        return {"observation": encode(observation), "action_mask": mask}
+
+    def view(self, agent: str) -> Observation:
+        """The typed observation of ``agent``: what ``infos`` carries for the player to act;
+        for anyone else the same view with no legal actions (``to_call`` 0, no raise)."""
+        table, seat = self.seat_of[agent]
+        hand = self.hands[table]
+        if hand.actor == seat and agent == self.agent_selection and self._actor_observation is not None:
+            return self._actor_observation
+        rules = hand.rules
+        available, cap_gap = hand.cap_graphic()
+        hole = hand.hole_cards[seat]
+        assert hole is not None
+        return Observation(
+            seat=seat,
+            seat_count=rules.seat_count,
+            button=hand.button,
+            small_blind_seat=hand.small_blind_seat,
+            big_blind_seat=hand.big_blind_seat,
+            small_blind=rules.small_blind,
+            big_blind=rules.big_blind,
+            betting=rules.betting,
+            cap=rules.cap,
+            hole_cards=hole,
+            board=hand.visible_board,
+            street=hand.street,
+            pot=hand.pot_total,
+            current_bet=hand.current_bet,
+            to_call=0,
+            min_raise_to=None,
+            max_raise_to=None,
+            legal_actions=(),
+            street_bets=tuple(hand.street_bets),
+            committed=tuple(hand.committed),
+            available=available,
+            cap_gap=cap_gap,
+            folded=tuple(hand.folded),
+            absent=hand.absent,
+            history=tuple(hand.history),
+            context=self.contexts[table][seat],
+        )
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        text = self.describe()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def describe(self) -> str:
+        """The tables in text: the deal, each seat's cards and chips, the last action."""
+        if not self.hands:
+            return "(not reset yet)"
+        lines = [f"{self.metadata['name']} deal {self.deal + 1 if self.agents else self.deal}/{self.deals}"
+                 f" (event seed {self.event_seed}, session {self.session})"]
+        for table, hand in enumerate(self.hands):
+            board = format_cards(hand.visible_board) or "-"
+            lines.append(f"table {table}: button seat {hand.button}, board {board}, pot {hand.pot_total}")
+            for seat in range(hand.seat_count):
+                hole = hand.hole_cards[seat]
+                marks = "folded" if hand.folded[seat] else ("to act" if hand.actor == seat else "")
+                lines.append(
+                    f"  {self.agent_grid[table][seat]:<8} {format_cards(hole or ()):<5} committed"
+                    f" {hand.committed[seat]:>5} available {hand.available[seat]:>5} {marks}".rstrip()
+                )
+            if hand.history:
+                last = hand.history[-1]
+                lines.append(f"  last: {self.agent_grid[table][last.seat]} {last.kind.value}"
+                             + (f" to {last.raise_to}" if last.raise_to is not None else ""))
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        return None
+
+    # -- the session -----------------------------------------------------------------
+
+    def _start_deal(self) -> None:
+        assert self.event_seed is not None
+        rules = self.rules
+        deck = deck_for(self.event_seed, 0, self.session, self.deal)
+        button = button_for_deal(self.deal, self.seat_count)
+        starting = self.cap * self.deals
+        event = f"{self.metadata['name']}:{self.event_seed}"
+        self.hands = [new_hand(rules, deck, button=button) for _ in range(self.table_count)]
+        self.contexts = []
+        for table in range(self.table_count):
+            nets = tuple(self.session_nets[table])
+            self.contexts.append([
+                SessionContext(
+                    event=event, section=0, session=self.session, table=table, deal_number=self.deal,
+                    deals_in_session=self.deals, session_net=nets[seat], session_chips=starting + nets[seat],
+                    eliminating=False, table_session_nets=nets,
+                )
+                for seat in range(self.seat_count)
+            ])
+        for listener in self.deal_listeners:
+            for table, hand in enumerate(self.hands):
+                listener("begin", table, hand, self.contexts[table])
+        self._table_in_play = -1
+        self._finish_hand(-1)
+
+    def _select(self, table: int) -> None:
+        hand = self.hands[table]
+        seat = hand.actor
+        assert seat is not None
+        agent = self.agent_grid[table][seat]
+        self.agent_selection = agent
+        observation = observe_actor(hand, seat, self.contexts[table][seat])
+        self._actor_observation = observation
+        self.infos[agent] = {"observation": observation}
+
+    def _finish_hand(self, table: int) -> None:
+        """``table``'s hand is over (``-1``: the deal is starting): go to the next table
+        with a hand to play, or end the deal."""
+        if table >= 0:
+            for listener in self.deal_listeners:
+                listener("end", table, self.hands[table], self.contexts[table])
+        for next_table in range(table + 1, self.table_count):
+            if self.hands[next_table].actor is not None:
+                self._table_in_play = next_table
+                self._select(next_table)
+                return
+            for listener in self.deal_listeners:  # a hand over before anyone acted
+                listener("end", next_table, self.hands[next_table], self.contexts[next_table])
+        self._end_deal()
+
+    def _end_deal(self) -> None:
+        nets = tuple(hand.payoffs or (0,) * self.seat_count for hand in self.hands)
+        self.last_nets = nets
+        for table, table_nets in enumerate(nets):
+            row = self.session_nets[table]
+            for seat, net in enumerate(table_nets):
+                row[seat] += net
+        rewards = self.deal_rewards(nets)
+        for table, row in enumerate(self.agent_grid):
+            for seat, agent in enumerate(row):
+                self.rewards[agent] = rewards[table][seat]
+        self._rewards_set = True
+        self.deal += 1
+        self._actor_observation = None
+        if self.deal < self.deals:
+            self._start_deal()
+            return
+        for agent in self.agents:
+            self.terminations[agent] = True
+        self.agent_selection = self.agents[0]
+

@@ -1,0 +1,165 @@
+"""The Gymnasium single-agent wrapper: one learner against fixed opponents, given as
+agent specs and run in-process, at one capped table.
+
+The learner sits at ``learner_seat``; every other seat holds one of ``opponents``
+(``"random"``, ``"calling-station"``, ``"path/bot.py:Class"``…), loaded with
+:func:`dp_arena.agents.load_agent` and played exactly as a table plays them: their
+hooks (``begin_session``, ``begin_deal``, ``end_deal``) are called, and an exception or
+an illegal answer is replaced by a check-or-fold. Observations, actions, masks and
+rewards are those of :mod:`dp_arena.envs.capped_holdem_v0` for the learner's agent; a
+step's reward is the learner's net, in big blinds, of every deal that ended since its
+previous decision. An episode is one session; ``terminated`` is set when it ends.
+
+Registered with Gymnasium as ``"dp_arena/CappedHoldem-v0"``::
+
+    import gymnasium
+    import dp_arena.envs
+
+    env = gymnasium.make("dp_arena/CappedHoldem-v0", opponents=["random", "calling-station"])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+
+from dp_arena.agents.agent import Agent
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import InProcessSeat, SeatFault
+from dp_arena.agents.spec import load_agent
+from dp_arena.engine import Betting, HandState
+from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
+from dp_arena.errors import ConfigError
+
+__all__ = ["ENV_ID", "SingleAgentEnv"]
+
+ENV_ID = "dp_arena/CappedHoldem-v0"
+
+
+class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
+    """One learner against fixed opponents; see the module docstring."""
+
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponents: Sequence[str | Agent] = ("calling-station",),
+        learner_seat: int = 0,
+        betting: str | Betting = "no-limit",
+        cap: int = 1000,
+        blinds: Sequence[int] = (10, 20),
+        deals: int | None = None,
+        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(opponents, str) or not opponents:
+            raise ConfigError(f"opponents must be a list of agent specs, not {opponents!r}", field="opponents")
+        num_players = len(opponents) + 1
+        if not isinstance(learner_seat, int) or not 0 <= learner_seat < num_players:
+            raise ConfigError(
+                f"learner_seat must be a seat 0..{num_players - 1}, not {learner_seat!r}", field="learner_seat"
+            )
+        self.table = capped_holdem_v0.raw_env(
+            num_players=num_players, betting=betting, cap=cap, blinds=blinds, deals=deals,
+            raise_sizes=raise_sizes, render_mode=render_mode,
+        )
+        self.render_mode = render_mode
+        self.learner_seat = learner_seat
+        self.learner = self.table.agent_grid[0][learner_seat]
+        others = [seat for seat in range(num_players) if seat != learner_seat]
+        self.seats: dict[int, InProcessSeat] = {}
+        for seat, opponent in zip(others, opponents, strict=True):
+            name = opponent if isinstance(opponent, str) else type(opponent).__name__
+            agent = load_agent(opponent) if isinstance(opponent, str) else opponent
+            self.seats[seat] = InProcessSeat(agent, name)
+        self.table.deal_listeners.append(self._on_deal)
+        self.observation_space = self.table.observation_space(self.learner)
+        self.action_space = self.table.action_space(self.learner)
+        self.opponent_faults: list[tuple[int, SeatFault]] = []
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        self.table.reset(seed=seed)
+        self._play_opponents()
+        while self.table.terminations[self.learner]:
+            # The learner had no decision in the whole session (everyone folded to it
+            # every deal): there is nothing to learn from it, so play the next session.
+            self.table.reset()
+            self._play_opponents()
+        return self.table.observe(self.learner), self.table.infos[self.learner]
+
+    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        table = self.table
+        table.step(action)
+        self._play_opponents()
+        reward = float(table._cumulative_rewards[self.learner])
+        terminated = table.terminations[self.learner]
+        if not terminated:
+            table._cumulative_rewards[self.learner] = 0.0  # paid out now, not again
+        return table.observe(self.learner), reward, terminated, False, table.infos[self.learner]
+
+    def render(self) -> str | None:
+        return self.table.render()
+
+    def close(self) -> None:
+        for seat in self.seats.values():
+            seat.close()
+
+    # -- the opponents ---------------------------------------------------------------
+
+    def _play_opponents(self) -> None:
+        table = self.table
+        while not table.terminations[self.learner] and table.agent_selection != self.learner:
+            agent = table.agent_selection
+            _, seat = table.seat_of[agent]
+            observation: Observation = table.infos[agent]["observation"]
+            answer = self.seats[seat].decide(observation)
+            legal = observation.legal()
+            if isinstance(answer, SeatFault) or not legal.allows(answer):
+                # As at a real table: a fault costs the bot this decision.
+                if isinstance(answer, SeatFault):
+                    self.opponent_faults.append((seat, answer))
+                answer = legal.passive()
+            table.step(answer)
+
+    def _on_deal(self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]) -> None:
+        for seat, player in self.seats.items():
+            context = contexts[seat]
+            if event == "begin":
+                if context.deal_number == 0:
+                    self._tell(seat, player.begin_session(context))
+                hole = hand.hole_cards[seat]
+                assert hole is not None
+                self._tell(seat, player.begin_deal(DealStart(seat, hand.seat_count, hand.button, hole, context)))
+            else:
+                assert hand.payoffs is not None
+                shown = tuple(
+                    hand.hole_cards[other] if other in hand.showdown_values else None
+                    for other in range(hand.seat_count)
+                )
+                end = DealEnd(
+                    seat=seat,
+                    net=hand.payoffs[seat],
+                    nets=hand.payoffs,
+                    board=hand.board if hand.showdown_values else hand.visible_board,
+                    shown_cards=shown,
+                    history=tuple(hand.history),
+                    context=context,
+                )
+                self._tell(seat, player.end_deal(end))
+
+    def _tell(self, seat: int, fault: SeatFault | None) -> None:
+        if fault is not None:
+            self.opponent_faults.append((seat, fault))
+
+
+def register() -> None:
+    """Register :data:`ENV_ID` with Gymnasium (done when :mod:`dp_arena.envs` is imported)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="dp_arena.envs.single_agent:SingleAgentEnv")
