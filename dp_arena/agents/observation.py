@@ -224,6 +224,19 @@ class DealStart:
             "context": self.context.to_json(),
         }
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DealStart:
+        hole = parse_cards(data["hole_cards"])
+        if len(hole) != 2:
+            raise ValueError(f"hole_cards must be two cards, not {data['hole_cards']!r}")
+        return cls(
+            seat=data["seat"],
+            seat_count=data["seat_count"],
+            button=data["button"],
+            hole_cards=(hole[0], hole[1]),
+            context=SessionContext.from_json(data["context"]),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class DealEnd:
@@ -249,6 +262,24 @@ class DealEnd:
             "history": [record_to_json(record) for record in self.history],
             "context": self.context.to_json(),
         }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DealEnd:
+        shown = []
+        for cards in data["shown_cards"]:
+            parsed = None if cards is None else parse_cards(cards)
+            if parsed is not None and len(parsed) != 2:
+                raise ValueError(f"shown cards must be two cards, not {cards!r}")
+            shown.append(None if parsed is None else (parsed[0], parsed[1]))
+        return cls(
+            seat=data["seat"],
+            net=data["net"],
+            nets=tuple(data["nets"]),
+            board=parse_cards(data["board"]),
+            shown_cards=tuple(shown),
+            history=tuple(record_from_json(item) for item in data["history"]),
+            context=SessionContext.from_json(data["context"]),
+        )
 
 
 def record_to_json(record: ActionRecord) -> dict[str, Any]:

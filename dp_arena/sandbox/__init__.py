@@ -1,0 +1,172 @@
+"""The sandbox: seats for untrusted bots, each in its own isolated process.
+
+:func:`open_seat` is the one factory every command uses to seat an agent spec::
+
+    seat = open_seat("bots/mine.py:MyBot", name="mine")        # sandboxed process
+    seat = open_seat("tag", name="tag")                         # built-in: in-process
+    seat = open_seat("node bots/bot.js", name="js", log_dir=run / "logs")
+    seat = open_seat("registry:mybot@2", name="mybot")          # a submitted bot
+
+Built-in bots, and Python specs when ``trusted=True``, run in-process
+(:class:`~dp_arena.agents.InProcessSeat`). Everything else runs in a fresh process
+started by exec, under the isolation :func:`isolation` reports (``docs/sandbox.md``),
+speaking the JSON pipe protocol (``docs/protocol.md``). Python classes are hosted by
+:mod:`dp_arena.sandbox.runner`. Each call makes a separate process, so mirrored copies
+of a bot share nothing. ``open_seat`` never raises for a broken bot: the seat's first
+call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
+from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
+from dp_arena.engine.actions import Action
+from dp_arena.errors import AgentError, DPArenaError
+from dp_arena.results import FaultKind
+from dp_arena.sandbox.isolation import Isolation, detect, program_runtime, python_runtime, sandbox_command
+from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.process import ProcessSeat
+
+__all__ = ["BotLaunch", "FailedSeat", "Isolation", "Limits", "ProcessSeat", "isolation", "launch_for", "open_seat"]
+
+REGISTRY_PREFIX = "registry:"
+
+
+def isolation() -> Isolation:
+    """The isolation active on this machine (probed once per process)."""
+    return detect()
+
+
+@dataclass(frozen=True, slots=True)
+class BotLaunch:
+    """How to start an untrusted bot: its argv (before sandboxing), its folder (visible
+    read-only, the working directory) and the runtime it needs to see."""
+
+    argv: tuple[str, ...]
+    bot_dir: Path
+    runtime: tuple[Path, ...]
+
+
+class FailedSeat:
+    """A seat whose bot could not be loaded: its first call reports why, then it is
+    inactive and the table plays it as an absent player."""
+
+    def __init__(self, name: str, fault: SeatFault) -> None:
+        self.name = name
+        self.fault = fault
+        self._reported = False
+
+    @property
+    def active(self) -> bool:
+        return not self._reported
+
+    def _report(self) -> SeatFault:
+        if self._reported:
+            return SeatFault(self.fault.kind, f"not loaded ({self.fault.detail[:100]})")
+        self._reported = True
+        return self.fault
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._report()
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._report()
+
+    def decide(self, observation: Observation) -> Action | SeatFault:
+        return self._report()
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._report()
+
+    def close(self) -> None:
+        return None
+
+
+def _runner_argv(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
+    argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.runner", target]
+    for path in paths:
+        argv += ["--path", path]
+    return tuple(argv)
+
+
+def _module_location(module: str) -> tuple[Path, Path]:
+    """(sys.path entry, top-level package folder or file) of a module, found by looking
+    at the file system only: importing it here would run untrusted code in the dealer."""
+    top = module.split(".")[0]
+    for entry in sys.path:
+        base = Path(entry or os.getcwd())
+        for candidate in (base / top, base / f"{top}.py"):
+            if candidate.exists():
+                return base.resolve(), candidate.resolve()
+    raise AgentError(f"agent {module!r}: no module {top!r} on the Python path")
+
+
+def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:
+    """How to run ``spec`` sandboxed (``bot_dir``: the folder a command runs in, by
+    default the folder of the first file its command line names)."""
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec.kind in (SpecKind.FILE, SpecKind.BUILTIN):
+        path = Path(str(spec.target)).expanduser().resolve()
+        if not path.is_file():
+            raise AgentError(f"agent {spec.text!r}: no such file {path}")
+        return BotLaunch(_runner_argv(f"{path}:{spec.class_name}"), path.parent, python_runtime())
+    if spec.kind is SpecKind.MODULE:
+        entry, location = _module_location(str(spec.target))
+        visible = location if location.is_dir() else location.parent
+        return BotLaunch(_runner_argv(f"{spec.target}:{spec.class_name}", (str(entry),)), visible, python_runtime())
+    argv = list(spec.target)
+    base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
+    # Paths on the command line are made absolute: inside the sandbox the working
+    # directory is the bot's folder, not the dealer's.
+    files: list[Path] = []
+    for index, argument in enumerate(argv):
+        candidate = base / argument
+        if not argument.startswith("-") and ("/" in argument or index > 0) and candidate.exists():
+            argv[index] = str(candidate.absolute())
+            if candidate.is_file():
+                files.append(candidate.resolve())
+    # The bot's folder: that of its script (``node bot.js``), else of the program itself.
+    script = next((path for path in files if str(path) != argv[0] and path != Path(argv[0]).resolve()), None)
+    first_file = script or (files[0] if files else None)
+    folder = bot_dir.resolve() if bot_dir is not None else (first_file.parent if first_file else None)
+    if folder is None:
+        folder = Path(tempfile.gettempdir()) / "dp-arena-empty"
+        folder.mkdir(mode=0o755, exist_ok=True)
+    return BotLaunch(tuple(argv), folder, program_runtime(argv[0]))
+
+
+def open_seat(spec: str, *, name: str, trusted: bool = False, limits: Limits | None = None,
+              log_dir: Path | None = None) -> Seat:
+    """A seat for the agent ``spec`` (see the module docstring); never raises for a
+    broken bot."""
+    limits = limits or Limits()
+    try:
+        bot_dir: Path | None = None
+        if spec.startswith(REGISTRY_PREFIX):
+            from dp_arena.registry import Registry
+
+            stored = Registry.default().resolve(spec[len(REGISTRY_PREFIX):])
+            spec, bot_dir = stored.spec, stored.folder
+            parsed = parse_spec(spec if stored.is_python else f"cmd:{spec}")
+        else:
+            parsed = parse_spec(spec)
+        if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+            return InProcessSeat(load_agent(parsed), name)
+        launch = launch_for(parsed, bot_dir=bot_dir)
+        command = sandbox_command(launch.argv, bot_dir=launch.bot_dir, runtime=launch.runtime, limits=limits)
+        return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
+    except (DPArenaError, OSError, ValueError) as error:
+        return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))
+
+
+def command_text(argv: tuple[str, ...]) -> str:
+    return shlex.join(argv)

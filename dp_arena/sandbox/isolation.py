@@ -1,0 +1,388 @@
+"""Which isolation the sandbox can use on this machine, and the command line that puts a
+bot process inside it.
+
+Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one):
+
+``bubblewrap``
+    ``bwrap`` gives the bot new network, PID, IPC, UTS and mount namespaces: no network
+    at all (not even the host's loopback), a root filesystem holding only the system's
+    read-only ``/usr`` and ``/etc``, the language runtime, the bot's own folder (read-only)
+    and a private ``/tmp``; ``--die-with-parent`` and the PID namespace take every
+    process of the bot down with it.
+``unshare``
+    The fallback when ``bwrap`` is missing: ``unshare`` makes the same namespaces, and a
+    small shell script mounts the same read-only root and ``chroot``s into it.
+``none``
+    Neither works (no namespaces in this container): the bot is an ordinary process
+    with resource limits and, as root, its own uid. A warning says the bot has network
+    access and sees the host's files.
+
+Run as root (the dealer usually is, in CI and on servers), every mode also drops the
+bot to a uid of its own, never 0: root ignores file permissions and ``RLIMIT_NPROC``,
+and a uid per bot process makes the process limit per bot and lets :func:`kill_uid`
+find every process a bot left behind. The namespaces are deliberately made without a
+user namespace when running as root: in one, the bot's uid would map back to root
+outside, and the kernel would exempt it from the process limit.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import dp_arena
+from dp_arena.sandbox.limits import Limits
+
+__all__ = ["Isolation", "SandboxCommand", "detect", "kill_uid", "sandbox_command", "uid_processes"]
+
+MODES = ("bubblewrap", "unshare", "none")
+SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
+# Uids handed to bot processes when the dealer is root: far above any real account.
+UID_BASE = 2_000_000
+
+_uid_lock = threading.Lock()
+_uid_counter = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Isolation:
+    """What isolation is active: the mode and, in words, what it guarantees."""
+
+    mode: str
+    own_uid: bool  # the bot runs as a uid of its own, not root
+    network_namespace: bool  # the bot cannot reach the host's network, loopback included
+    pid_namespace: bool  # closing the bot kills every process it started, setsid or not
+    private_filesystem: bool  # the bot sees only its folder, the runtime and a private /tmp
+    warning: str | None = None
+
+    def describe(self) -> list[str]:
+        """Human-readable lines, as ``dp-arena check-agent`` prints them."""
+        yes_no = {True: "yes", False: "NO"}
+        lines = [
+            f"isolation mode: {self.mode}",
+            f"  no network (own network namespace): {yes_no[self.network_namespace]}",
+            f"  own process namespace (no process outlives the bot): {yes_no[self.pid_namespace]}",
+            f"  private filesystem (own folder read-only, private /tmp): {yes_no[self.private_filesystem]}",
+            f"  non-root uid of its own: {yes_no[self.own_uid]}",
+            "  resource limits (memory, CPU, open files, processes, file size): yes",
+        ]
+        if self.warning:
+            lines.append(f"  WARNING: {self.warning}")
+        return lines
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "mode": self.mode,
+            "own_uid": self.own_uid,
+            "network_namespace": self.network_namespace,
+            "pid_namespace": self.pid_namespace,
+            "private_filesystem": self.private_filesystem,
+            "warning": self.warning,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxCommand:
+    """The argv that starts a bot inside the sandbox, its environment, the uid it runs as
+    (``None``: the dealer's own) and a scratch directory to remove after it ends."""
+
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: str
+    uid: int | None
+    scratch: str | None = None
+
+
+def _is_root() -> bool:
+    return os.geteuid() == 0
+
+
+def next_uid() -> int:
+    """A uid for one bot process: distinct from every other live bot's (the pid keeps
+    dealer processes apart, a counter keeps bots of one dealer apart)."""
+    global _uid_counter
+    with _uid_lock:
+        _uid_counter += 1
+        counter = _uid_counter
+    return UID_BASE + (((os.getpid() & 0x3FFF) << 10) | (counter & 0x3FF))
+
+
+@functools.cache
+def detect() -> Isolation:
+    """The best isolation that works here, found by starting a trivial sandboxed
+    process once per dealer process (cached)."""
+    forced = os.environ.get("DP_ARENA_SANDBOX", "").strip().lower()
+    if forced and forced not in MODES:
+        raise ValueError(f"DP_ARENA_SANDBOX must be one of {', '.join(MODES)}, not {forced!r}")
+    candidates = [forced] if forced else list(MODES)
+    problems = []
+    for mode in candidates:
+        if mode == "none":
+            break
+        problem = _probe(mode)
+        if problem is None:
+            return _isolation(mode)
+        problems.append(f"{mode}: {problem}")
+    warning = (
+        "no namespaces could be made ("
+        + ("; ".join(problems) if problems else "forced by DP_ARENA_SANDBOX")
+        + "): the bot has network access, sees the host's files and a setsid child may outlive it;"
+        " install bubblewrap (apt-get install bubblewrap) for real isolation"
+    )
+    own_uid = _is_root() and shutil.which("setpriv") is not None and all(
+        _world_reachable(path) for path in python_runtime())
+    return Isolation("none", own_uid=own_uid,
+                     network_namespace=False, pid_namespace=False, private_filesystem=False, warning=warning)
+
+
+def _isolation(mode: str) -> Isolation:
+    warning = None
+    if not _is_root():
+        warning = "not running as root: the bot runs as your own user, so the process limit counts all your processes"
+    return Isolation(mode, own_uid=_is_root(), network_namespace=True, pid_namespace=True,
+                     private_filesystem=True, warning=warning)
+
+
+def _probe(mode: str) -> str | None:
+    """None if ``mode`` can start a sandboxed ``true`` here, else why not."""
+    tool = "bwrap" if mode == "bubblewrap" else "unshare"
+    if shutil.which(tool) is None:
+        return f"{tool} is not installed"
+    if _is_root() and shutil.which("setpriv") is None:
+        return "setpriv is not installed"
+    probe_dir = tempfile.mkdtemp(prefix="dp-arena-probe-")
+    try:
+        os.chmod(probe_dir, 0o755)
+        command = _wrap(mode, ["/bin/true"], bot_dir=Path(probe_dir), runtime=(), limits=Limits(),
+                        uid=next_uid() if _is_root() else None)
+        try:
+            completed = subprocess.run(command.argv, env=command.env, cwd="/", stdin=subprocess.DEVNULL,
+                                       capture_output=True, timeout=30, check=False)
+        except (OSError, subprocess.TimeoutExpired) as error:
+            return str(error)
+        finally:
+            if command.scratch:
+                shutil.rmtree(command.scratch, ignore_errors=True)
+        if completed.returncode != 0:
+            return (completed.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[-1][:200]
+        return None
+    finally:
+        shutil.rmtree(probe_dir, ignore_errors=True)
+
+
+def minimal_env() -> dict[str, str]:
+    """The whole environment of a bot: nothing of the dealer's leaks in."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        # Thread pools sized to the machine would blow the process and memory limits.
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "NUMEXPR_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+def python_runtime() -> tuple[Path, ...]:
+    """What a Python bot needs to see: the interpreter's install, the virtual
+    environment (third-party packages) and the dp_arena package itself."""
+    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(dp_arena.__file__).resolve().parent}
+    return tuple(sorted(paths))
+
+
+def program_runtime(program: str) -> tuple[Path, ...]:
+    """The install a command bot's program needs when it lives outside the system
+    folders (``/opt/node/bin/node`` → ``/opt/node``)."""
+    found = shutil.which(program)
+    if found is None:
+        return ()
+    prefixes = []
+    for path in (Path(found).absolute(), Path(found).resolve()):
+        if path.resolve() == Path(sys.executable).resolve():
+            prefixes += python_runtime()
+        if not any(str(path).startswith(system + "/") for system in SYSTEM_DIRS):
+            prefixes.append(path.parent.parent if path.parent.name == "bin" else path.parent)
+    return tuple(dict.fromkeys(prefixes))
+
+
+def sandbox_command(argv: Sequence[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits) -> SandboxCommand:
+    """The command that runs ``argv`` in the sandbox detected here, with ``bot_dir``
+    (read-only, the working directory) and ``runtime`` (read-only) visible."""
+    mode = detect().mode
+    bot_dir = bot_dir.resolve()
+    uid = None
+    if _is_root() and shutil.which("setpriv"):
+        # Without a private filesystem the bot's own uid must reach the runtime through
+        # the host's permissions; when it cannot (Python installed under /root), the bot
+        # keeps the dealer's uid rather than fail to start.
+        if mode != "none" or all(_world_reachable(path) for path in [*runtime, bot_dir]):
+            uid = next_uid()
+    return _wrap(mode, list(argv), bot_dir=bot_dir, runtime=runtime, limits=limits, uid=uid)
+
+
+def _world_reachable(path: Path) -> bool:
+    """Whether a process of another uid can read ``path`` through the host's permissions."""
+    try:
+        if not os.stat(path).st_mode & 0o004:
+            return False
+        return all(os.stat(ancestor).st_mode & 0o001 for ancestor in path.parents)
+    except OSError:
+        return False
+
+
+def _limits_argv(limits: Limits) -> list[str]:
+    if shutil.which("prlimit") is None:  # util-linux without prlimit: the limits are lost, say so upstream
+        return []
+    return [
+        "prlimit",
+        f"--as={limits.memory_bytes}",
+        # SIGXCPU at the soft limit, SIGKILL a second later for a bot that catches it.
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+        f"--nofile={limits.open_files}",
+        f"--nproc={limits.processes}",
+        f"--fsize={limits.file_size}",
+        "--core=0",
+        "--",
+    ]
+
+
+def _drop_argv(uid: int | None) -> list[str]:
+    if uid is None:
+        return []
+    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "--no-new-privs", "--"]
+
+
+def _visible_paths(bot_dir: Path, runtime: Sequence[Path]) -> list[Path]:
+    paths: list[Path] = []
+    for path in [*runtime, bot_dir]:
+        if path.exists() and not any(path == kept or path.is_relative_to(kept) for kept in paths):
+            paths = [kept for kept in paths if not kept.is_relative_to(path)] + [path]
+    return sorted(paths, key=lambda path: len(path.parts))
+
+
+def _system_entries() -> list[tuple[str, str]]:
+    """``("link", target)`` or ``("dir", "")`` for each system folder present here."""
+    entries = []
+    for system in SYSTEM_DIRS:
+        if os.path.islink(system):
+            entries.append((system, os.readlink(system)))
+        elif os.path.isdir(system):
+            entries.append((system, ""))
+    return entries
+
+
+def _wrap(mode: str, argv: list[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits,
+          uid: int | None) -> SandboxCommand:
+    inner = _limits_argv(limits) + _drop_argv(uid) + argv
+    visible = _visible_paths(bot_dir, runtime)
+    env = minimal_env()
+    if mode == "bubblewrap":
+        outer = ["bwrap", "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid",
+                 "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot"]
+        if not _is_root():
+            outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
+        for system, link in _system_entries():
+            outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
+        outer += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--perms", "1777",
+                  "--tmpfs", "/tmp"]
+        made: set[Path] = set()
+        for path in visible:
+            for ancestor in reversed(path.parents):
+                if str(ancestor) in ("/", "/tmp") or ancestor in made or any(
+                        ancestor == Path(system) for system, _ in _system_entries()):
+                    continue
+                made.add(ancestor)
+                outer += ["--perms", "0755", "--dir", str(ancestor)]
+            outer += ["--ro-bind", str(path), str(path)]
+        outer += ["--chdir", str(bot_dir)]
+        if uid is not None:
+            outer += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+        return SandboxCommand(tuple([*outer, "--", *inner]), env, "/", uid)
+    if mode == "unshare":
+        scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
+        script = _unshare_script(scratch, visible, bot_dir, limits, inner)
+        outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
+        if not _is_root():
+            outer.append("--map-root-user")
+        return SandboxCommand(tuple([*outer, "/bin/sh", "-c", script]), env, "/", uid, scratch)
+    return SandboxCommand(tuple(inner), env, str(bot_dir), uid)
+
+
+def _unshare_script(root: str, visible: Sequence[Path], bot_dir: Path, limits: Limits, inner: Sequence[str]) -> str:
+    """A shell script, run as root in fresh namespaces, that builds the bot's read-only
+    root filesystem at ``root`` (the same layout bubblewrap makes) and enters it."""
+    quote = shlex.quote
+    lines = ["set -e", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", f"R={quote(root)}", 'mount -t tmpfs -o mode=0755 dp-arena-root "$R"']
+
+    def bind(source: str) -> None:
+        target = '"$R"' + quote(source)
+        kind = "-d" if os.path.isdir(source) else "-f"
+        make = f"mkdir -p {target}" if kind == "-d" else f"mkdir -p $(dirname {target}) && touch {target}"
+        lines.append(f"{make} && mount --rbind {quote(source)} {target} && mount -o remount,bind,ro {target}")
+
+    for system, link in _system_entries():
+        if link:
+            lines.append(f'ln -s {quote(link)} "$R"{quote(system)}')
+        else:
+            bind(system)
+    lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
+    lines.append('mkdir -p "$R/dev"')
+    for device in ("null", "zero", "full", "random", "urandom"):
+        lines.append(f'touch "$R/dev/{device}" && mount --bind /dev/{device} "$R/dev/{device}"')
+    lines.append(f'mkdir -p "$R/tmp" && mount -t tmpfs -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"')
+    for path in visible:
+        bind(str(path))
+    lines.append('chmod 0755 "$R"')
+    command = " ".join(quote(part) for part in inner)
+    lines.append(f'exec chroot "$R" /bin/sh -c {quote(f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}")}')
+    return "\n".join(lines)
+
+
+def uid_processes(uid: int) -> list[int]:
+    """Live (not zombie) processes whose real uid is ``uid``, found through ``/proc``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status", "rb") as status:
+                text = status.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        state = uid_line = ""
+        for line in text.splitlines():
+            if line.startswith("State:"):
+                state = line.split()[1]
+            elif line.startswith("Uid:"):
+                uid_line = line.split()[1]
+                break
+        if uid_line == str(uid) and state not in ("Z", "X"):
+            found.append(int(entry))
+    return found
+
+
+def kill_uid(uid: int) -> int:
+    """SIGKILL every process running as ``uid`` (a bot's own uid); how many were found."""
+    pids = uid_processes(uid)
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    return len(pids)

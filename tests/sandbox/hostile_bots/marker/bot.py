@@ -1,0 +1,26 @@
+"""Hostile: leaves a marker in /tmp and in its own folder, and looks for the marker of
+its mirrored copy; reports what it saw by raising."""
+import os
+import pathlib
+
+TOKEN = f"{os.getpid()}-{id(object())}"
+
+
+class Bot:
+    def begin_session(self, context):
+        pathlib.Path("/tmp/dp-arena-marker").write_text(TOKEN)
+        try:
+            (pathlib.Path(__file__).parent / "marker").write_text(TOKEN)
+        except OSError:
+            pass  # its own folder is read-only
+
+    def act(self, observation):
+        seen = []
+        for place in (pathlib.Path("/tmp/dp-arena-marker"), pathlib.Path(__file__).parent / "marker"):
+            try:
+                text = place.read_text()
+            except OSError:
+                continue
+            if text != TOKEN:
+                seen.append(str(place))
+        raise RuntimeError(f"other copy's marker SEEN at {seen}" if seen else "alone")
