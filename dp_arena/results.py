@@ -1,7 +1,9 @@
 """Results as data: frozen records of faults, deals and table-sessions.
 
 Everything downstream (standings, ratings, leaderboards) is computed from these
-records, never from logs. Every record turns into plain JSON with :func:`to_json`.
+records, never from logs. Every record turns into plain JSON with :func:`to_json`, and
+back with its ``from_json`` (exactly: ``Record.from_json(to_json(record)) == record``),
+so results can cross process boundaries and live in the run's store as plain data.
 """
 
 from __future__ import annotations
@@ -38,6 +40,18 @@ class Fault:
     detail: str
     substituted: str | None = None  # the action played instead ("check", "fold"), if any
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Fault:
+        return cls(
+            kind=FaultKind(data["kind"]),
+            player=data["player"],
+            seat=data["seat"],
+            deal=data["deal"],
+            street=data["street"],
+            detail=data["detail"],
+            substituted=data.get("substituted"),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class DealRecord:
@@ -52,6 +66,19 @@ class DealRecord:
     nets: tuple[int, ...]  # per seat; sums to zero
     absent: tuple[int, ...] = ()
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DealRecord:
+        return cls(
+            deal=data["deal"],
+            button=data["button"],
+            players=tuple(data["players"]),
+            hole_cards=tuple(data["hole_cards"]),
+            board=data["board"],
+            actions=tuple(data["actions"]),
+            nets=tuple(data["nets"]),
+            absent=tuple(data.get("absent", ())),
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class TableSessionResult:
@@ -62,6 +89,16 @@ class TableSessionResult:
     deals: tuple[DealRecord, ...]
     faults: tuple[Fault, ...]
     absent_seats: tuple[int, ...]  # seats absent at the session's end: placeholders and benched bots
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableSessionResult:
+        return cls(
+            table=data["table"],
+            players=tuple(data["players"]),
+            deals=tuple(DealRecord.from_json(deal) for deal in data["deals"]),
+            faults=tuple(Fault.from_json(fault) for fault in data["faults"]),
+            absent_seats=tuple(data["absent_seats"]),
+        )
 
     @property
     def session_nets(self) -> tuple[int, ...]:
