@@ -1,0 +1,72 @@
+"""``dp-arena plan FORMAT --players N [--json]``: the whole plan of an event before any
+card is dealt. FORMAT is a format name (its default event for N players) or a config
+file (N, when given, replaces the config's entrants with a field of N bots)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from dp_arena.errors import ConfigError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dp_arena.tournament.formats import FORMATS
+
+    parser.add_argument(
+        "format", metavar="FORMAT", help=f"a format ({', '.join(FORMATS)}) or a config file (.toml)"
+    )
+    parser.add_argument(
+        "--players", type=int, metavar="N", help="number of entrants (required with a format name)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="event seed (default: the config's, or 0)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from dp_arena.tournament.config import default_config, load_config
+    from dp_arena.tournament.describe import describe_plan
+    from dp_arena.tournament.event import plain
+    from dp_arena.tournament.formats import FORMATS, get_format
+
+    try:
+        if args.format in FORMATS:
+            if args.players is None:
+                print(
+                    f"dp-arena plan: give --players N with a format name ({args.format})",
+                    file=sys.stderr,
+                )
+                return 2
+            config = default_config(args.format, args.players, seed=args.seed or 0)
+        elif Path(args.format).suffix == ".toml" or Path(args.format).exists():
+            config = load_config(args.format)
+            if args.players is not None:
+                resized = default_config(
+                    config.format, args.players, seed=config.seed, name=config.name
+                )
+                config = replace(config, entrants=resized.entrants)
+            if args.seed is not None:
+                config = replace(config, seed=args.seed)
+        else:
+            print(
+                f"dp-arena plan: {args.format!r} is neither a format"
+                f" ({', '.join(FORMATS)}) nor a config file",
+                file=sys.stderr,
+            )
+            return 2
+    except ConfigError as error:
+        print(f"dp-arena plan: {error}", file=sys.stderr)
+        return 2
+    event_format = get_format(config.format)
+    plan = event_format.plan(config)
+    if args.json:
+        print(json.dumps(plain(plan), indent=2, sort_keys=True))
+    else:
+        print(describe_plan(plan, event_format.title), end="")
+    return 0

@@ -1,0 +1,49 @@
+"""Events: configs, plans and the duplicate tournament formats, run as table units.
+
+::
+
+    config (TOML)  ->  plan (pure: sessions, sections, tables, deals, prizes)
+                   ->  play: each session is a list of TableUnit (plain data)
+                       run by an Executor (SerialExecutor here, Ray later)
+                   ->  EventResult (records)  ->  run directory (results.json, PHH, logs)
+
+Formats are registered by name in :data:`~dp_arena.tournament.formats.FORMATS`.
+"""
+
+from __future__ import annotations
+
+from dp_arena.tournament.config import (
+    Entrant,
+    EventConfig,
+    default_config,
+    load_config,
+    parse_config,
+)
+from dp_arena.tournament.event import EventRun, run_event
+from dp_arena.tournament.formats import FORMATS, EventFormat, RunObserver, Runtime, get_format
+from dp_arena.tournament.outcomes import EventResult, Standing
+from dp_arena.tournament.plan import EventPlan
+from dp_arena.tournament.units import Executor, SeatAssignment, SerialExecutor, TableUnit, run_unit
+
+__all__ = [
+    "FORMATS",
+    "Entrant",
+    "EventConfig",
+    "EventFormat",
+    "EventPlan",
+    "EventResult",
+    "EventRun",
+    "Executor",
+    "RunObserver",
+    "Runtime",
+    "SeatAssignment",
+    "SerialExecutor",
+    "Standing",
+    "TableUnit",
+    "default_config",
+    "get_format",
+    "load_config",
+    "parse_config",
+    "run_event",
+    "run_unit",
+]

@@ -1,0 +1,543 @@
+"""Event configs: a TOML file validated into frozen records, every problem reported at once.
+
+A config names the event, its format and seed, the money, overrides of the format's
+table settings, sandbox limits, and the entrants — agent specs, and/or a field of
+built-in bots drawn with the event's seed::
+
+    [event]
+    name = "Friday regular"
+    format = "regular"          # see dp_arena.tournament.formats.FORMATS
+    seed = 2026
+
+    [money]
+    buy_in_cents = 1000         # to the prize pool
+    fee_cents = 100             # the service fee, not in the pool
+
+    [table]                     # overrides of the format's defaults
+    cap = 1000
+    small_blind = 20
+    big_blind = 40
+    round_robin_deals = 6
+    deals = { "6" = 12 }        # players per table -> deals per session (whole rounds)
+
+    [limits]                    # per-bot limits (see docs/sandbox.md) and faults allowed
+    action_timeout = 1.0
+    max_faults = 3
+
+    [[entrants]]
+    name = "alice"
+    agent = "bots/alice.py:Alice"   # relative paths are relative to this file
+    trusted = false
+
+    [field]                     # built-in bots, drawn with the seed
+    count = 11
+    from = ["random", "calling-station"]
+
+A bad config raises one :class:`~dp_arena.errors.ConfigError` listing every problem,
+each naming its field (a dotted path) and the allowed values; nothing runs.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
+from dp_arena.errors import AgentError, ConfigError
+from dp_arena.tournament.draws import Draw
+
+__all__ = [
+    "DEFAULT_FIELD",
+    "Entrant",
+    "EventConfig",
+    "EventSettings",
+    "FormatDefaults",
+    "Problem",
+    "check_config",
+    "default_config",
+    "load_config",
+    "parse_config",
+]
+
+DEFAULT_FIELD = ("random", "calling-station", "aggressive", "tag", "equity")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# Sandbox limits a config may set when dp_arena.sandbox is not importable yet.
+_FALLBACK_LIMITS = ("action_timeout", "time_bank", "load_timeout")
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Entrant:
+    """A player of the event. ``spec`` is the agent spec as written; ``resolved`` the spec
+    that seats load (a relative file path made absolute against the config's folder)."""
+
+    player: str
+    spec: str
+    trusted: bool
+    resolved: str
+
+
+@dataclass(frozen=True, slots=True)
+class EventConfig:
+    """A validated config. ``None`` overrides take the format's default."""
+
+    name: str
+    format: str
+    seed: int
+    entrants: tuple[Entrant, ...]
+    buy_in_cents: int | None = None
+    fee_cents: int | None = None
+    cap: int | None = None
+    small_blind: int | None = None
+    big_blind: int | None = None
+    deals: tuple[tuple[int, int], ...] = ()
+    round_robin_deals: int | None = None
+    max_faults: int = 3
+    limits: tuple[tuple[str, Any], ...] = ()
+    options: tuple[tuple[str, Any], ...] = ()
+    source: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class FormatDefaults:
+    """A format's defaults. ``fee_percent`` applies when ``fee_cents`` is ``None``."""
+
+    small_blind: int
+    big_blind: int
+    cap: int = 1000
+    buy_in_cents: int = 1000
+    fee_cents: int | None = 100
+    fee_percent: int = 0
+    round_robin_deals: int = 6
+    deals: tuple[tuple[int, int], ...] = ((2, 8), (3, 9), (4, 8), (5, 10), (6, 6), (7, 7), (8, 8))
+
+
+@dataclass(frozen=True, slots=True)
+class EventSettings:
+    """The table and money settings of an event: the config's overrides over the format's
+    defaults."""
+
+    small_blind: int
+    big_blind: int
+    cap: int
+    buy_in_cents: int
+    fee_cents: int
+    round_robin_deals: int
+    deals: tuple[tuple[int, int], ...] = field(default=())
+
+    def deals_for(self, seats: int) -> int:
+        """Deals per session at tables of ``seats`` players."""
+        for table_size, deals in self.deals:
+            if table_size == seats:
+                return deals
+        return 2 * seats  # no chart value: two rounds
+
+    @classmethod
+    def resolve(cls, config: EventConfig, defaults: FormatDefaults) -> EventSettings:
+        buy_in = defaults.buy_in_cents if config.buy_in_cents is None else config.buy_in_cents
+        if config.fee_cents is not None:
+            fee = config.fee_cents
+        elif defaults.fee_cents is not None:
+            fee = defaults.fee_cents
+        else:
+            fee = buy_in * defaults.fee_percent // 100
+        deals = dict(defaults.deals)
+        deals.update(config.deals)
+        return cls(
+            small_blind=defaults.small_blind if config.small_blind is None else config.small_blind,
+            big_blind=defaults.big_blind if config.big_blind is None else config.big_blind,
+            cap=defaults.cap if config.cap is None else config.cap,
+            buy_in_cents=buy_in,
+            fee_cents=fee,
+            round_robin_deals=(
+                defaults.round_robin_deals
+                if config.round_robin_deals is None
+                else config.round_robin_deals
+            ),
+            deals=tuple(sorted(deals.items())),
+        )
+
+
+# -- reading -------------------------------------------------------------------------
+
+
+def load_config(path: str | Path) -> EventConfig:
+    """Read and validate a config file; :class:`ConfigError` lists every problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(
+            f"{path}: cannot read the config: {error.strerror or error}", field=None
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: not valid TOML: {error}", field=None) from None
+    return parse_config(data, source=path)
+
+
+def parse_config(data: Mapping[str, Any], *, source: str | Path | None = None) -> EventConfig:
+    """Validate config data (as read from TOML); :class:`ConfigError` lists every problem."""
+    config, problems = check_config(data, source=source)
+    if problems or config is None:
+        where = f"{source}: " if source is not None else ""
+        lines = "\n".join(f"  - {problem}" for problem in problems)
+        count = len(problems)
+        raise ConfigError(
+            f"{where}{count} problem{'s' if count > 1 else ''} in the config:\n{lines}",
+            field=problems[0].field if problems else None,
+        )
+    return config
+
+
+def check_config(
+    data: Mapping[str, Any], *, source: str | Path | None = None
+) -> tuple[EventConfig | None, list[Problem]]:
+    """The config and an empty list, or ``None`` and every problem found."""
+    checker = _Checker()
+    base = Path(source).resolve().parent if source is not None else Path.cwd()
+    checker.keys("", data, ("event", "money", "table", "limits", "entrants", "field", "options"))
+    event = checker.table("event", data.get("event"), required=True)
+    checker.keys("event", event, ("name", "format", "seed"))
+    name = checker.string("event.name", event.get("name"), required=True)
+    format_name = checker.string("event.format", event.get("format"), required=True)
+    seed = checker.integer("event.seed", event.get("seed", 0), minimum=0)
+
+    from dp_arena.tournament.formats import FORMATS, get_format
+
+    event_format = None
+    if format_name is not None:
+        if format_name in FORMATS:
+            event_format = get_format(format_name)
+        else:
+            checker.add(
+                "event.format", f"{format_name!r} is not a format; allowed: {', '.join(FORMATS)}"
+            )
+
+    money = checker.table("money", data.get("money"))
+    checker.keys("money", money, ("buy_in_cents", "fee_cents"))
+    buy_in = checker.integer("money.buy_in_cents", money.get("buy_in_cents"), minimum=0)
+    fee = checker.integer("money.fee_cents", money.get("fee_cents"), minimum=0)
+
+    table = checker.table("table", data.get("table"))
+    checker.keys("table", table, ("cap", "small_blind", "big_blind", "deals", "round_robin_deals"))
+    cap = checker.integer("table.cap", table.get("cap"), minimum=1)
+    small_blind = checker.integer("table.small_blind", table.get("small_blind"), minimum=1)
+    big_blind = checker.integer("table.big_blind", table.get("big_blind"), minimum=1)
+    round_robin_deals = checker.integer(
+        "table.round_robin_deals", table.get("round_robin_deals"), minimum=2
+    )
+    if round_robin_deals is not None and round_robin_deals % 2:
+        checker.add(
+            "table.round_robin_deals",
+            f"must be even (whole rounds of a heads-up table), not {round_robin_deals}",
+        )
+    deals = _check_deals(checker, table.get("deals"))
+    if event_format is not None:
+        defaults = event_format.defaults
+        sb = defaults.small_blind if small_blind is None else small_blind
+        bb = defaults.big_blind if big_blind is None else big_blind
+        effective_cap = defaults.cap if cap is None else cap
+        if sb > bb:
+            checker.add("table.small_blind", f"must be at most the big blind ({bb}), not {sb}")
+        if effective_cap < bb:
+            checker.add("table.cap", f"must be at least the big blind ({bb}), not {effective_cap}")
+
+    limits_table = checker.table("limits", data.get("limits"))
+    max_faults = checker.integer("limits.max_faults", limits_table.get("max_faults", 3), minimum=1)
+    limits = _check_limits(checker, limits_table)
+
+    entrants = _check_entrants(checker, data, base, seed if seed is not None else 0)
+    if event_format is not None:
+        message = event_format.check_players(len(entrants))
+        if message is not None:
+            checker.add("entrants", message)
+
+    options_table = checker.table("options", data.get("options"))
+    if event_format is not None:
+        for problem in event_format.check_options(options_table):
+            checker.problems.append(
+                Problem(f"options.{problem.field}" if problem.field else "options", problem.message)
+            )
+
+    if checker.problems:
+        return None, checker.problems
+    assert (
+        name is not None and format_name is not None and seed is not None and max_faults is not None
+    )
+    return EventConfig(
+        name=name,
+        format=format_name,
+        seed=seed,
+        entrants=tuple(entrants),
+        buy_in_cents=buy_in,
+        fee_cents=fee,
+        cap=cap,
+        small_blind=small_blind,
+        big_blind=big_blind,
+        deals=deals,
+        round_robin_deals=round_robin_deals,
+        max_faults=max_faults,
+        limits=limits,
+        options=tuple(sorted(options_table.items())),
+        source=None if source is None else str(source),
+    ), []
+
+
+def default_config(
+    format_name: str, players: int, *, seed: int = 0, name: str | None = None
+) -> EventConfig:
+    """A format's default event for ``players`` random bots (what ``dp-arena plan FORMAT``
+    shows). :class:`ConfigError` when the format does not take that many players."""
+    data = {
+        "event": {
+            "name": name or f"{format_name} ({players} players)",
+            "format": format_name,
+            "seed": seed,
+        },
+        "field": {"count": players, "from": ["random"]},
+    }
+    return parse_config(data)
+
+
+# -- checks --------------------------------------------------------------------------
+
+
+class _Checker:
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def add(self, field_name: str, message: str) -> None:
+        self.problems.append(Problem(field_name, message))
+
+    def keys(self, prefix: str, table: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+        for key in table:
+            if key not in allowed:
+                dotted = f"{prefix}.{key}" if prefix else key
+                self.add(dotted, f"unknown key; allowed: {', '.join(allowed)}")
+
+    def table(self, field_name: str, value: Any, *, required: bool = False) -> Mapping[str, Any]:
+        if value is None:
+            if required:
+                self.add(field_name, "missing; a table is required")
+            return {}
+        if not isinstance(value, Mapping):
+            self.add(field_name, f"must be a table, not {_type(value)}")
+            return {}
+        return value
+
+    def string(self, field_name: str, value: Any, *, required: bool = False) -> str | None:
+        if value is None:
+            if required:
+                self.add(field_name, "missing; a string is required")
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.add(field_name, f"must be a non-empty string, not {value!r}")
+            return None
+        return value.strip()
+
+    def integer(self, field_name: str, value: Any, *, minimum: int | None = None) -> int | None:
+        if value is None:
+            return None
+        if not isinstance(value, int) or isinstance(value, bool):
+            self.add(field_name, f"must be an integer, not {_type(value)} {value!r}")
+            return None
+        if minimum is not None and value < minimum:
+            self.add(field_name, f"must be at least {minimum}, not {value}")
+            return None
+        return value
+
+
+def _type(value: Any) -> str:
+    return {
+        str: "a string",
+        bool: "a boolean",
+        float: "a float",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
+
+
+def _check_deals(checker: _Checker, value: Any) -> tuple[tuple[int, int], ...]:
+    table = checker.table("table.deals", value)
+    deals = []
+    for key, deal_count in table.items():
+        dotted = f"table.deals.{key}"
+        if not (isinstance(key, str) and key.isdigit() and 2 <= int(key) <= 10):
+            checker.add(dotted, "keys are players per table, 2 to 10")
+            continue
+        seats = int(key)
+        count = checker.integer(dotted, deal_count, minimum=1)
+        if count is None:
+            continue
+        if count % seats:
+            checker.add(dotted, f"must be whole rounds: a multiple of {seats}, not {count}")
+            continue
+        deals.append((seats, count))
+    return tuple(sorted(deals))
+
+
+def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    try:
+        from dp_arena.sandbox.limits import Limits
+
+        known = {
+            name: Limits.__dataclass_fields__[name].type for name in Limits.__dataclass_fields__
+        }
+    except ImportError:
+        known = {name: "float" for name in _FALLBACK_LIMITS}
+    limits = []
+    for key, value in table.items():
+        if key == "max_faults":
+            continue
+        dotted = f"limits.{key}"
+        if key not in known:
+            checker.add(dotted, f"unknown limit; allowed: max_faults, {', '.join(known)}")
+            continue
+        wants_int = known[key] == "int"
+        valid_type = isinstance(value, int) if wants_int else isinstance(value, (int, float))
+        if isinstance(value, bool) or not valid_type or value <= 0:
+            checker.add(
+                dotted, f"must be a positive {'integer' if wants_int else 'number'}, not {value!r}"
+            )
+            continue
+        limits.append((key, value))
+    return tuple(sorted(limits))
+
+
+def _check_entrants(
+    checker: _Checker, data: Mapping[str, Any], base: Path, seed: int
+) -> list[Entrant]:
+    entrants: list[Entrant] = []
+    listed = data.get("entrants", [])
+    if not isinstance(listed, list):
+        checker.add("entrants", f"must be an array of tables ([[entrants]]), not {_type(listed)}")
+        listed = []
+    for index, item in enumerate(listed):
+        where = f"entrants[{index}]"
+        if not isinstance(item, Mapping):
+            checker.add(where, f"must be a table with agent (and name, trusted), not {_type(item)}")
+            continue
+        checker.keys(where, item, ("name", "agent", "trusted"))
+        agent_text = checker.string(f"{where}.agent", item.get("agent"), required=True)
+        name = checker.string(f"{where}.name", item.get("name"))
+        trusted = item.get("trusted")
+        if trusted is not None and not isinstance(trusted, bool):
+            checker.add(f"{where}.trusted", f"must be true or false, not {trusted!r}")
+            trusted = None
+        if agent_text is None:
+            continue
+        resolved = _resolve_spec(checker, f"{where}.agent", agent_text, base)
+        if resolved is None:
+            continue
+        spec, resolved_text = resolved
+        if name is None:
+            name = re.sub(r"[^A-Za-z0-9._-]", "-", spec.name).strip("-.") or "bot"
+            taken = {entrant.player for entrant in entrants}
+            if name in taken:
+                suffix = 2
+                while f"{name}-{suffix}" in taken:
+                    suffix += 1
+                name = f"{name}-{suffix}"
+        is_trusted = spec.kind is SpecKind.BUILTIN if trusted is None else trusted
+        entrants.append(Entrant(name, agent_text, is_trusted, resolved_text))
+
+    field_table = checker.table("field", data.get("field"))
+    checker.keys("field", field_table, ("count", "from"))
+    if field_table:
+        count = checker.integer("field.count", field_table.get("count"), minimum=1)
+        if "count" not in field_table:
+            checker.add("field.count", "missing; how many built-in bots to draw")
+        pool = field_table.get("from", list(DEFAULT_FIELD))
+        names: list[str] = []
+        if not isinstance(pool, list) or not pool:
+            checker.add(
+                "field.from",
+                f"must be a non-empty list of built-in names; allowed: {', '.join(BUILTINS)}",
+            )
+        else:
+            for index, builtin in enumerate(pool):
+                where = f"field.from[{index}]"
+                if builtin not in BUILTINS:
+                    checker.add(
+                        where, f"{builtin!r} is not a built-in bot; allowed: {', '.join(BUILTINS)}"
+                    )
+                elif _resolve_spec(checker, where, builtin, base) is not None:
+                    names.append(builtin)
+            if len(set(pool)) != len(pool):
+                checker.add("field.from", "lists a built-in more than once")
+        if count is not None and names and len(names) == len(pool):
+            entrants += _draw_field(count, names, seed)
+
+    seen: set[str] = set()
+    for index, entrant in enumerate(entrants):
+        if not _NAME.match(entrant.player):
+            checker.add(
+                f"entrants[{index}].name",
+                f"{entrant.player!r} is not a valid player name"
+                " (letters, digits, '.', '_', '-'; at most 64)",
+            )
+        if entrant.player in seen:
+            checker.add(f"entrants[{index}].name", f"{entrant.player!r} is used by another entrant")
+        seen.add(entrant.player)
+    if not entrants and not checker.problems:
+        checker.add("entrants", "no entrants: add [[entrants]] tables or a [field]")
+    return entrants
+
+
+def _draw_field(count: int, builtins: list[str], seed: int) -> list[Entrant]:
+    """``count`` built-in bots: each built-in ⌊count/k⌋ or ⌈count/k⌉ times, which ones get the
+    extra seat drawn with the seed; named ``random-1``, ``random-2``, ..."""
+    order = Draw(seed, "field").shuffle(builtins)
+    drawn = [order[index % len(order)] for index in range(count)]
+    numbers: dict[str, int] = {}
+    entrants = []
+    for builtin in drawn:
+        numbers[builtin] = numbers.get(builtin, 0) + 1
+        entrants.append(Entrant(f"{builtin}-{numbers[builtin]}", builtin, True, builtin))
+    return entrants
+
+
+def _resolve_spec(
+    checker: _Checker, where: str, text: str, base: Path
+) -> tuple[AgentSpec, str] | None:
+    if text.startswith("registry:"):  # a stored submission; the sandbox resolves it
+        return parse_spec(f"cmd:{text}"), text
+    try:
+        spec = parse_spec(text)
+    except AgentError as error:
+        checker.add(where, str(error))
+        return None
+    if spec.kind is SpecKind.BUILTIN:
+        if not Path(str(spec.target)).is_file():
+            checker.add(where, f"built-in bot {text!r} is not available (no {spec.target})")
+            return None
+        return spec, text
+    if spec.kind is SpecKind.FILE:
+        path = Path(str(spec.target)).expanduser()
+        if not path.is_absolute():
+            path = (base / path).resolve()
+        if not path.is_file():
+            checker.add(where, f"no such file {path}")
+            return None
+        return spec, f"{path}:{spec.class_name}"
+    if spec.kind is SpecKind.COMMAND:
+        program = str(spec.target[0])
+        if shutil.which(program) is None and not (base / program).exists():
+            checker.add(where, f"program {program!r} not found on PATH or next to the config")
+            return None
+    return spec, text

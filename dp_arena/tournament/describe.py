@@ -1,0 +1,131 @@
+"""Human-readable text of a plan (``dp-arena plan``) and of a finished event's summary."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from dp_arena.tournament.money import format_cents
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
+from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
+
+__all__ = ["describe_plan", "describe_result", "format_points"]
+
+
+def format_points(points: Fraction) -> str:
+    return str(points.numerator) if points.denominator == 1 else f"{float(points):g}"
+
+
+def _session_lines(session: SessionPlan) -> list[str]:
+    blinds = f"{session.small_blind}/{session.big_blind}"
+    rules = f"capped {session.betting.value} {blinds}, cap {session.cap}"
+    if session.kind is SessionKind.ROUND_ROBIN:
+        rr = session.round_robin
+        assert rr is not None
+        absent = f" ({rr.absent} absent)" if rr.absent else ""
+        lines = [
+            f"session {session.session}: round robin of {rr.players}{absent},"
+            f" {rr.matches} mini-matches x {rr.deals_per_match} deals ({rr.deals} deals),"
+            f" {rr.players // 2} heads-up tables each, starting stack {rr.starting_stack},"
+            f" {rules}; points by place {rr.points_by_place}"
+        ]
+        for match, tables in enumerate(rr.schedule, start=1):
+            pairs = ", ".join(f"{first + 1} v {second + 1}" for first, second in tables)
+            lines.append(f"    mini-match {match}: slots {pairs}  (seat 0 v seat 1)")
+        return lines
+    flags = []
+    if not session.eliminating:
+        flags.append("no elimination")
+    if session.final:
+        flags.append("decides the prizes")
+    if session.carryover_step:
+        flags.append(f"carryover {session.carryover_step} per place")
+    advancing = session.advancing
+    head = (
+        f"session {session.session}: {session.players} players in {len(session.sections)} section"
+        f"{'s' if len(session.sections) > 1 else ''}, {rules}"
+    )
+    if advancing is not None:
+        head += f"; {advancing} go on"
+    if flags:
+        head += f" ({', '.join(flags)})"
+    lines = [head]
+    for section in session.sections:
+        advance = (
+            "all advance"
+            if section.advancing is None and not session.final
+            else "last session"
+            if section.advancing is None
+            else f"{section.advancing} of {section.tables} advance per seat position"
+        )
+        lines.append(
+            f"    section {section.section}: {section.players} players, {section.tables} tables x"
+            f" {section.seats}, {section.absent} absent, {section.deals} deals"
+            f" (stack {session.cap * section.deals}), {advance}"
+        )
+    return lines
+
+
+def describe_plan(plan: EventPlan, title: str) -> str:
+    prizes = plan.prizes
+    lines = [
+        f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed}',
+        f"buy-in {format_cents(prizes.buy_in_cents)} + fee {format_cents(prizes.fee_cents)};"
+        f" prize pool {format_cents(prizes.pool_cents)}",
+        "",
+    ]
+    for session in plan.sessions:
+        lines += _session_lines(session)
+    lines.append(f"deals dealt: {plan.deals}")
+    lines += ["", "prizes:"]
+    if prizes.kind is PrizeKind.PLACES:
+        for place, cents in enumerate(prizes.places, start=1):
+            lines.append(f"    place {place}: {format_cents(cents)}")
+    elif prizes.kind is PrizeKind.SEAT_POSITIONS:
+        for seat, places in enumerate(prizes.seat_positions):
+            paid = ", ".join(
+                f"place {place} {format_cents(cents)}"
+                for place, cents in enumerate(places, start=1)
+            )
+            lines.append(f"    seat position {seat} of the last session: {paid}")
+    else:
+        lines.append(f"    overall winner: {format_cents(prizes.winner_cents)}")
+        lines.append(f"    shared in proportion to points: {format_cents(prizes.points_cents)}")
+    return "\n".join(lines) + "\n"
+
+
+def describe_result(plan: EventPlan, title: str, result: EventResult) -> str:
+    lines = [
+        f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed},'
+        f" prize pool {format_cents(plan.prizes.pool_cents)}"
+    ]
+    for outcome in result.sessions:
+        if isinstance(outcome, RoundRobinOutcome):
+            points = ", ".join(
+                f"{player} {format_points(value)}"
+                for player, value in sorted(outcome.points, key=lambda item: -item[1])
+            )
+            lines.append(f"session {outcome.session}: round robin, points: {points}")
+        else:
+            sizes = ", ".join(
+                str(sum(1 for row in section.players if row.player)) for section in outcome.sections
+            )
+            went_on = f"{len(outcome.advancing)} go on" if outcome.advancing else "last session"
+            lines.append(f"session {outcome.session}: sections of {sizes} players; {went_on}")
+    lines += ["", "final standings:"]
+    width = max((len(standing.player) for standing in result.standings), default=6)
+    for standing in result.standings:
+        place = (
+            str(standing.place)
+            if standing.place == standing.place_to
+            else f"{standing.place}-{standing.place_to}"
+        )
+        note = f"  (out in session {standing.eliminated_in})" if standing.eliminated_in else ""
+        prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
+        lines.append(f"  {place:>7}  {standing.player:<{width}}  {prize:>10}{note}")
+    paid = sum(standing.prize_cents for standing in result.standings)
+    lines += [
+        "",
+        f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)};"
+        f" faults: {len(result.faults)}",
+    ]
+    return "\n".join(lines) + "\n"

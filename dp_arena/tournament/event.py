@@ -1,0 +1,268 @@
+"""Running a whole event into a run directory.
+
+::
+
+    RUN_DIR/
+      results.json          the plan, every session, standings, prizes, faults (docs/results.md);
+                            byte-identical for the same config and seed
+      sessions/session-N.json  each session's outcome as soon as it is played (a checkpoint)
+      histories/sS-xX-tT.phhs  hand histories (PHH), one file per table-session
+      logs/PLAYER/          sandboxed bots' logs, and faults.json with the bot's faults
+      summary.txt           the human-readable summary
+      timing.json           wall time and deals per second (kept out of results.json)
+
+Every file is written atomically (a temporary file, then a rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import IO, Any
+
+from dp_arena.errors import RunError
+from dp_arena.results import TableSessionResult, to_json
+from dp_arena.tournament.config import EventConfig, EventSettings
+from dp_arena.tournament.describe import describe_result
+from dp_arena.tournament.formats import EventFormat, Runtime, get_format
+from dp_arena.tournament.histories import phh_available, session_history_text
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.plan import EventPlan
+from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
+
+__all__ = [
+    "RESULTS_VERSION",
+    "EventRun",
+    "Progress",
+    "default_run_dir",
+    "plain",
+    "results_document",
+    "run_event",
+    "write_atomic",
+]
+
+RESULTS_VERSION = 1
+
+
+def plain(value: Any) -> Any:
+    """JSON data of records: dataclasses, enums and tuples as :func:`~dp_arena.results.to_json`
+    does, and points (fractions) as integers, or as decimals when they are halves."""
+    value = to_json(value)
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return value.numerator
+        if value.denominator & (value.denominator - 1) == 0:  # a power of two: exact as a float
+            return float(value)
+        return str(value)
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(plain(data), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def default_run_dir(config: EventConfig, root: Path = Path("runs")) -> Path:
+    """A new folder under ``runs/``, named by the event and the time it starts."""
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", config.name).strip("-").lower() or "event"
+    stem = root / f"{slug}-{time.strftime('%Y%m%d-%H%M%S')}"
+    candidate, number = stem, 2
+    while candidate.exists():
+        candidate = stem.with_name(f"{stem.name}-{number}")
+        number += 1
+    return candidate
+
+
+class Progress:
+    """A progress line on a stream (stderr): rewritten in place on a terminal, one line per
+    session otherwise."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.label = ""
+        self.total = 0
+        self.done = 0
+        self.started = time.monotonic()
+
+    def start(self, label: str, total: int) -> None:
+        self.label, self.total, self.done = label, total, 0
+        if not self.live:
+            print(f"{label}: {total} table-sessions ...", file=self.stream, flush=True)
+        else:
+            self._show()
+
+    def step(self) -> None:
+        self.done += 1
+        if self.live:
+            self._show()
+
+    def _show(self) -> None:
+        elapsed = time.monotonic() - self.started
+        print(
+            f"\r{self.label}: {self.done}/{self.total} table-sessions  [{elapsed:.0f} s]\x1b[K",
+            end="",
+            file=self.stream,
+            flush=True,
+        )
+
+    def finish(self) -> None:
+        if self.live:
+            print(file=self.stream, flush=True)
+
+
+class _RunDirObserver:
+    """Writes hand histories, session checkpoints and the progress line as the event runs."""
+
+    def __init__(self, run_dir: Path, progress: Progress | None, histories: bool) -> None:
+        self.run_dir = run_dir
+        self.progress = progress
+        self.histories = histories
+        self.history_files: list[str] = []
+        self.deals_played = 0
+
+    def units_started(self, label: str, units: list[TableUnit]) -> None:
+        if self.progress is not None:
+            self.progress.start(label, len(units))
+
+    def unit_finished(self, unit: TableUnit, result: TableSessionResult) -> None:
+        self.deals_played += len(result.deals)
+        if self.histories:
+            name = f"histories/s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
+            write_atomic(self.run_dir / name, session_history_text(unit, result))
+            self.history_files.append(name)
+        if self.progress is not None:
+            self.progress.step()
+
+    def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
+        if self.progress is not None:
+            self.progress.finish()
+        write_atomic(self.run_dir / "sessions" / f"session-{outcome.session}.json", _dump(outcome))
+
+
+def results_document(
+    config: EventConfig,
+    event_format: EventFormat,
+    plan: EventPlan,
+    result: EventResult,
+    histories: list[str],
+) -> dict[str, Any]:
+    """The content of ``results.json`` (see ``docs/results.md``)."""
+    settings = EventSettings.resolve(config, event_format.defaults)
+    prizes = {standing.player: standing.prize_cents for standing in result.standings}
+    return {
+        "results_version": RESULTS_VERSION,
+        "event": {
+            "name": config.name,
+            "format": config.format,
+            "title": event_format.title,
+            "seed": config.seed,
+        },
+        "settings": {
+            **plain(settings),
+            "max_faults": config.max_faults,
+            "limits": dict(config.limits),
+            "options": dict(config.options),
+        },
+        "entrants": [
+            {"player": e.player, "spec": e.spec, "trusted": e.trusted} for e in config.entrants
+        ],
+        "plan": plan,
+        "sessions": list(result.sessions),
+        "standings": list(result.standings),
+        "prizes": {
+            "pool_cents": plan.prizes.pool_cents,
+            "fees_cents": plan.prizes.fee_cents * plan.entrants,
+            "paid_cents": sum(prizes.values()),
+            "by_player": prizes,
+        },
+        "faults": list(result.faults),
+        "histories": sorted(histories),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class EventRun:
+    run_dir: Path
+    plan: EventPlan
+    result: EventResult
+    summary: str
+    seconds: float
+    deals_played: int
+
+
+def run_event(
+    config: EventConfig,
+    run_dir: Path,
+    *,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
+    histories: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
+) -> EventRun:
+    """Plan and play ``config`` into ``run_dir`` and return what happened."""
+    if (run_dir / "results.json").exists():
+        raise RunError(
+            f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
+        )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(
+            f"cannot create the run directory {run_dir}: {error.strerror or error}"
+        ) from None
+    event_format = get_format(config.format)
+    plan = event_format.plan(config)
+    histories = histories and phh_available()
+    observer = _RunDirObserver(run_dir, progress, histories)
+    runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
+    started = clock()
+    result = event_format.play(config, plan, runtime)
+    seconds = clock() - started
+    document = results_document(config, event_format, plan, result, observer.history_files)
+    write_atomic(run_dir / "results.json", _dump(document))
+    by_player: dict[str, list[Any]] = {}
+    for fault in result.faults:
+        by_player.setdefault(fault.player, []).append(fault)
+    for player, faults in sorted(by_player.items()):
+        write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
+    summary = describe_result(plan, event_format.title, result)
+    write_atomic(run_dir / "summary.txt", summary)
+    write_atomic(
+        run_dir / "timing.json",
+        _dump(
+            {
+                "seconds": round(seconds, 3),
+                "deals_played": observer.deals_played,
+                "deals_per_second": round(observer.deals_played / seconds, 1)
+                if seconds > 0
+                else None,
+                "finished": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            }
+        ),
+    )
+    return EventRun(run_dir, plan, result, summary, seconds, observer.deals_played)

@@ -1,0 +1,79 @@
+"""Hand histories of a table unit, rebuilt from its result in the process that keeps the
+run directory.
+
+A :class:`~dp_arena.results.DealRecord` holds each deal's button and actions, and the
+unit holds the rules and deck ids, so every hand can be replayed through the engine
+here rather than written by the worker that played it: workers stay pure (units in,
+results out), and the histories of a run are the same on every executor. A replay that
+does not reproduce the recorded nets is an engine bug and raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from dp_arena.engine import Action, HandState, deck_for, new_hand
+from dp_arena.results import DealRecord, TableSessionResult
+from dp_arena.tournament.units import TableUnit
+
+__all__ = ["phh_available", "rebuild_hands", "session_history_text"]
+
+
+def phh_available() -> bool:
+    try:
+        import dp_arena.engine.phh  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _action(text: str) -> tuple[int, Action]:
+    seat_text, _, action_text = text.partition(":")
+    words = action_text.split()
+    kind = words[0]
+    if kind == "raise":
+        return int(seat_text), Action.raise_to(int(words[1]))
+    return int(seat_text), {"fold": Action.fold(), "check": Action.check(), "call": Action.call()}[
+        kind
+    ]
+
+
+def rebuild_hand(unit: TableUnit, record: DealRecord) -> HandState:
+    """The finished hand of ``record``, replayed through the engine."""
+    deck = deck_for(unit.event_seed, unit.section, unit.session, record.deal)
+    state = new_hand(unit.rules, deck, button=record.button, absent=record.absent)
+    for text in record.actions:
+        seat, action = _action(text)
+        if state.actor != seat:
+            raise AssertionError(
+                f"hand history of deal {record.deal}: {text!r} out of turn"
+                f" (seat {state.actor} acts)"
+            )
+        state.apply(action)
+    if state.payoffs != record.nets:
+        raise AssertionError(
+            f"hand history of deal {record.deal}: replayed nets {state.payoffs} != {record.nets}"
+        )
+    return state
+
+
+def rebuild_hands(unit: TableUnit, result: TableSessionResult) -> Iterator[tuple[int, HandState]]:
+    for record in result.deals:
+        yield record.deal, rebuild_hand(unit, record)
+
+
+def session_history_text(unit: TableUnit, result: TableSessionResult) -> str:
+    """The PHHS text of a table unit's hands, with the event's ids and session totals."""
+    from dp_arena.engine.phh import SessionHistory
+
+    history = SessionHistory(
+        event=unit.event,
+        section=unit.section,
+        session=unit.session,
+        table=unit.table,
+        players=unit.players,
+        starting_chips=unit.starting_chips,
+    )
+    for deal, state in rebuild_hands(unit, result):
+        history.record(deal, state)
+    return history.text()

@@ -1,0 +1,171 @@
+"""The plan of an event, before any card is dealt: a pure function of the config.
+
+A plan lists every session with its sections (tables x players per table, absent
+seats, deals), betting and blinds, how many of each seat position advance, the
+carryover step, the round-robin schedule, and the prizes. Who advances depends on the
+cards, but how many do not, so every session's shape is known in advance.
+
+>>> [size for size in section_sizes(70)]
+[23, 23, 24]
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass
+
+from dp_arena.engine import Betting
+
+__all__ = [
+    "MAX_SECTION",
+    "EventPlan",
+    "PrizeKind",
+    "PrizePlan",
+    "RoundRobinPlan",
+    "SectionPlan",
+    "SessionKind",
+    "SessionPlan",
+    "section_sizes",
+]
+
+MAX_SECTION = 30  # players in one section (SPEC 2)
+
+
+def section_sizes(players: int) -> list[int]:
+    """``players`` divided into ⌈players/30⌉ sections whose sizes differ by at most one,
+    smaller sections first (70 → 23, 23, 24)."""
+    if players <= 0:
+        raise ValueError(f"section_sizes: players must be positive, not {players}")
+    count = math.ceil(players / MAX_SECTION)
+    base, larger = divmod(players, count)
+    return [base] * (count - larger) + [base + 1] * larger
+
+
+class SessionKind(enum.StrEnum):
+    SECTIONS = "sections"  # mirrored tables per section, ranked by seat position
+    ROUND_ROBIN = "round-robin"  # heads-up mini-matches (SPEC 3.4)
+
+
+@dataclass(frozen=True, slots=True)
+class SectionPlan:
+    """One section of a session. ``players`` are entrants; ``absent`` seats are filled
+    with absent players. ``advancing`` of each seat position's ``tables`` players go on
+    (``None``: no one is eliminated, or the session is the last)."""
+
+    section: int
+    players: int
+    tables: int
+    seats: int
+    absent: int
+    deals: int
+    advancing: int | None
+
+    @property
+    def advancing_players(self) -> int | None:
+        """How many entrants of the section go on (absent players never do)."""
+        return None if self.advancing is None else self.advancing * self.seats
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRobinPlan:
+    """A round robin of ``players`` seats (``absent`` of them placeholders): ``schedule``
+    lists, per mini-match, the heads-up tables as (seat 0 slot, seat 1 slot)."""
+
+    players: int
+    absent: int
+    deals_per_match: int
+    starting_stack: int
+    points_by_place: tuple[int, ...]
+    schedule: tuple[tuple[tuple[int, int], ...], ...]
+
+    @property
+    def matches(self) -> int:
+        return len(self.schedule)
+
+    @property
+    def deals(self) -> int:
+        return self.matches * self.deals_per_match
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    """One session. ``eliminating`` sessions hide other players' standings from the bots
+    (SPEC 2); ``final`` marks the session that decides the prizes; ``carryover_step`` is
+    the chips per place carried into the next session (0: none)."""
+
+    session: int
+    kind: SessionKind
+    players: int
+    betting: Betting
+    small_blind: int
+    big_blind: int
+    cap: int
+    eliminating: bool
+    final: bool
+    carryover_step: int
+    sections: tuple[SectionPlan, ...] = ()
+    round_robin: RoundRobinPlan | None = None
+
+    @property
+    def advancing(self) -> int | None:
+        """Entrants going on to the next session (``None`` after the last)."""
+        if self.final:
+            return None
+        counts = [section.advancing_players for section in self.sections]
+        return (
+            self.players if any(count is None for count in counts) else sum(c for c in counts if c)
+        )
+
+
+class PrizeKind(enum.StrEnum):
+    PLACES = "places"  # cents by final place (regular tournament)
+    SEAT_POSITIONS = (
+        "seat-positions"  # cents by place in each seat position of the last session (short)
+    )
+    ROUND_ROBIN_POINTS = (
+        "round-robin-points"  # the winner's share plus a share by points (RR Sit n Go)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PrizePlan:
+    """The prize pool and how it is paid. Every table here adds up to ``pool_cents``."""
+
+    pool_cents: int
+    buy_in_cents: int
+    fee_cents: int
+    kind: PrizeKind
+    places: tuple[int, ...] = ()
+    seat_positions: tuple[tuple[int, ...], ...] = ()
+    winner_cents: int = 0
+    points_cents: int = 0
+
+    @property
+    def total_cents(self) -> int:
+        return (
+            sum(self.places)
+            + sum(sum(row) for row in self.seat_positions)
+            + self.winner_cents
+            + self.points_cents
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EventPlan:
+    event: str
+    format: str
+    seed: int
+    entrants: int
+    sessions: tuple[SessionPlan, ...]
+    prizes: PrizePlan
+
+    @property
+    def deals(self) -> int:
+        """Deals dealt in the whole event (each played at every table of its section)."""
+        total = 0
+        for session in self.sessions:
+            total += sum(section.deals for section in session.sections)
+            if session.round_robin is not None:
+                total += session.round_robin.deals
+        return total

@@ -1,0 +1,190 @@
+"""The regular tournament (SPEC 3.1): sections of at most 30, sessions of whole rounds,
+elimination by seat position from session 2, carryover, and a round-robin final of 4
+or 6 players; capped pot-limit until the semifinal, capped no-limit in the semifinal
+and the final; prizes by final place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dp_arena.engine import Betting
+from dp_arena.tournament.charts import REGULAR_CHART, ROUND_ROBIN_SIZES, regular_payout
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.money import pay_places, split_by_weights
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.plan import (
+    EventPlan,
+    PrizeKind,
+    PrizePlan,
+    RoundRobinPlan,
+    SectionPlan,
+    SessionKind,
+    SessionPlan,
+    section_sizes,
+)
+from dp_arena.tournament.roundrobin import place_points, round_robin_schedule
+from dp_arena.tournament.rr_session import play_round_robin
+from dp_arena.tournament.sessions import play_sections_session
+from dp_arena.tournament.standings import standings_from_groups
+
+__all__ = ["REGULAR", "RegularFormat", "round_robin_session"]
+
+FIRST_CARRYOVER = 500  # chips per place after session 1
+LATER_CARRYOVER = 800  # after every later session but the semifinal
+
+
+def no_options(options: Mapping[str, Any]) -> list[Problem]:
+    return [Problem(key, "unknown option; this format takes none") for key in options]
+
+
+def round_robin_session(
+    number: int, players: int, absent: int, settings: EventSettings, *, eliminating: bool = False
+) -> SessionPlan:
+    """The plan of a round robin of ``players`` seats (``absent`` of them placeholders)."""
+    deals = settings.round_robin_deals
+    return SessionPlan(
+        session=number,
+        kind=SessionKind.ROUND_ROBIN,
+        players=players - absent,
+        betting=Betting.NO_LIMIT,
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        cap=settings.cap,
+        eliminating=eliminating,
+        final=True,
+        carryover_step=0,
+        round_robin=RoundRobinPlan(
+            players=players,
+            absent=absent,
+            deals_per_match=deals,
+            starting_stack=settings.cap * deals,
+            points_by_place=place_points(players),
+            schedule=round_robin_schedule(players),
+        ),
+    )
+
+
+class RegularFormat:
+    name = "regular"
+    title = "Regular tournament"
+    defaults = FormatDefaults(small_blind=20, big_blind=40)
+
+    def check_players(self, count: int) -> str | None:
+        if count < 4:
+            return f"a regular tournament needs at least 4 entrants, not {count}"
+        return None
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        return no_options(options)
+
+    def plan(self, config: EventConfig) -> EventPlan:
+        settings = EventSettings.resolve(config, self.defaults)
+        entrants = len(config.entrants)
+        sessions: list[SessionPlan] = []
+        remaining = entrants
+        # 5 and 7 players are padded with absent players to 6 and 8 (SPEC 3.1).
+        if remaining in (4, 5, 6):
+            sessions.append(
+                round_robin_session(1, 6 if remaining == 5 else remaining, remaining % 2, settings)
+            )
+        number = 1
+        while not sessions or sessions[-1].kind is SessionKind.SECTIONS:
+            sections = []
+            for index, size in enumerate(section_sizes(remaining), start=1):
+                row = REGULAR_CHART[size + 1 if size in (5, 7) else size]
+                assert row.advancing is not None, f"a section of {size} is a round robin"
+                sections.append(
+                    SectionPlan(
+                        section=index,
+                        players=size,
+                        tables=row.tables,
+                        seats=row.seats,
+                        absent=row.tables * row.seats - size,
+                        deals=settings.deals_for(row.seats),
+                        advancing=None if number == 1 else row.advancing // row.seats,
+                    )
+                )
+            advancing = (
+                remaining
+                if number == 1
+                else sum((section.advancing or 0) * section.seats for section in sections)
+            )
+            semifinal = advancing in ROUND_ROBIN_SIZES
+            sessions.append(
+                SessionPlan(
+                    session=number,
+                    kind=SessionKind.SECTIONS,
+                    players=remaining,
+                    betting=Betting.NO_LIMIT if semifinal else Betting.POT_LIMIT,
+                    small_blind=settings.small_blind,
+                    big_blind=settings.big_blind,
+                    cap=settings.cap,
+                    eliminating=number > 1,
+                    final=False,
+                    carryover_step=0
+                    if semifinal
+                    else (FIRST_CARRYOVER if number == 1 else LATER_CARRYOVER),
+                    sections=tuple(sections),
+                )
+            )
+            remaining = advancing
+            number += 1
+            if semifinal:
+                sessions.append(round_robin_session(number, remaining, 0, settings))
+        pool = entrants * settings.buy_in_cents
+        return EventPlan(
+            event=config.name,
+            format=self.name,
+            seed=config.seed,
+            entrants=entrants,
+            sessions=tuple(sessions),
+            prizes=PrizePlan(
+                pool_cents=pool,
+                buy_in_cents=settings.buy_in_cents,
+                fee_cents=settings.fee_cents,
+                kind=PrizeKind.PLACES,
+                places=split_by_weights(pool, regular_payout(entrants))
+                if pool
+                else (0,) * len(regular_payout(entrants)),
+            ),
+        )
+
+    def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
+        order = {entrant.player: index for index, entrant in enumerate(config.entrants)}
+        players = [entrant.player for entrant in config.entrants]
+        carryover: dict[str, int] = {}
+        eliminated_in: dict[str, int] = {}
+        outcomes: list[SessionOutcome | RoundRobinOutcome] = []
+        final: RoundRobinOutcome | None = None
+        for session in plan.sessions:
+            if session.kind is SessionKind.ROUND_ROBIN:
+                final = play_round_robin(config, session, players, runtime)
+                outcome: SessionOutcome | RoundRobinOutcome = final
+            else:
+                sections = play_sections_session(config, session, players, carryover, runtime)
+                for player in sections.eliminated:
+                    eliminated_in[player] = session.session
+                players = list(sections.advancing)
+                carryover = dict(sections.carryover)
+                outcome = sections
+            outcomes.append(outcome)
+            runtime.observer.session_finished(outcome)
+        assert final is not None
+        prizes = pay_places(plan.prizes.places, final.order)
+        standings = standings_from_groups(final.order, prizes, eliminated_in, order)
+        faults = tuple(fault for outcome in outcomes for fault in _faults(outcome))
+        return EventResult(tuple(outcomes), tuple(standings), faults)
+
+
+def _faults(outcome: SessionOutcome | RoundRobinOutcome) -> list[Any]:
+    if isinstance(outcome, RoundRobinOutcome):
+        tables = [table for match in outcome.matches for table in match.table_results]
+    else:
+        tables = [table for section in outcome.sections for table in section.table_results]
+    return [fault for table in tables for fault in table.faults]
+
+
+REGULAR = RegularFormat()

@@ -1,0 +1,131 @@
+"""Playing a round robin (SPEC 3.4): players drawn to schedule slots, every mini-match's
+heads-up tables run as units (all mini-matches are known in advance, so they run
+together), each seat position of each mini-match scored, and the final order found.
+
+The deck of deal ``d`` of mini-match ``m`` in session ``s`` is
+``deck_for(event_seed, section=m, session=s, deal=d)``: all tables of a mini-match play
+the same deals, and each mini-match its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from dp_arena.engine import TableRules
+from dp_arena.tournament.config import EventConfig
+from dp_arena.tournament.draws import Draw
+from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.outcomes import ComparisonOutcome, MatchOutcome, RoundRobinOutcome
+from dp_arena.tournament.plan import SessionPlan
+from dp_arena.tournament.roundrobin import Comparison, comparison_points, rank_round_robin
+from dp_arena.tournament.sessions import ABSENT, assignment, table_outcome
+from dp_arena.tournament.units import TableUnit
+
+__all__ = ["play_round_robin"]
+
+
+def play_round_robin(
+    config: EventConfig, session: SessionPlan, players: Sequence[str], runtime: Runtime
+) -> RoundRobinOutcome:
+    """Play the round robin of ``session`` with ``players`` (in entrant order)."""
+    plan = session.round_robin
+    assert plan is not None, "a round-robin session has a round-robin plan"
+    entrants = {entrant.player: entrant for entrant in config.entrants}
+    seated: list[str | None] = [*players, *([None] * plan.absent)]
+    if len(seated) != plan.players:
+        raise ValueError(
+            f"round robin of {plan.players} seats given {len(players)} players"
+            f" and {plan.absent} absent"
+        )
+    slots = Draw(config.seed, "round-robin", session.session).shuffle(seated)
+    rules = TableRules(
+        seat_count=2,
+        small_blind=session.small_blind,
+        big_blind=session.big_blind,
+        betting=session.betting,
+        cap=session.cap,
+    )
+    units = []
+    for match, tables in enumerate(plan.schedule, start=1):
+        for table, (first, second) in enumerate(tables, start=1):
+            units.append(
+                TableUnit(
+                    event=config.name,
+                    event_seed=config.seed,
+                    session=session.session,
+                    section=match,
+                    table=table,
+                    rules=rules,
+                    deals=plan.deals_per_match,
+                    seats=(assignment(slots[first], entrants), assignment(slots[second], entrants)),
+                    starting_chips=(plan.starting_stack, plan.starting_stack),
+                    eliminating=session.eliminating,
+                    max_faults=config.max_faults,
+                    limits=config.limits,
+                    log_dir=runtime.log_dir,
+                )
+            )
+    runtime.observer.units_started(f"session {session.session} (round robin)", units)
+    results = runtime.executor.run(
+        units, lambda index, result: runtime.observer.unit_finished(units[index], result)
+    )
+
+    # Absent players need distinct names to be told apart in the comparisons.
+    names = [
+        player if player is not None else f"{ABSENT}{slot}" for slot, player in enumerate(slots)
+    ]
+    comparisons: list[Comparison] = []
+    matches = []
+    position = 0
+    for match, tables in enumerate(plan.schedule, start=1):
+        match_units = units[position : position + len(tables)]
+        match_results = results[position : position + len(tables)]
+        position += len(tables)
+        outcomes = []
+        for seat in (0, 1):
+            slot_list = [pair[seat] for pair in tables]
+            chips = tuple(
+                plan.starting_stack + result.session_nets[seat] for result in match_results
+            )
+            absent = tuple(slots[slot] is None for slot in slot_list)
+            points = comparison_points(chips, absent, plan.points_by_place)
+            comparisons.append(
+                Comparison(
+                    match, seat, tuple(names[slot] for slot in slot_list), chips, absent, points
+                )
+            )
+            outcomes.append(
+                ComparisonOutcome(seat, tuple(slots[slot] for slot in slot_list), chips, points)
+            )
+        matches.append(
+            MatchOutcome(
+                match=match,
+                table_results=tuple(
+                    table_outcome(unit, result)
+                    for unit, result in zip(match_units, match_results, strict=True)
+                ),
+                comparisons=tuple(outcomes),
+            )
+        )
+    absent_names = [name for name, player in zip(names, slots, strict=True) if player is None]
+    order = rank_round_robin(names, comparisons, absent=absent_names)
+    totals = {
+        name: sum(
+            (c.points[c.players.index(name)] for c in comparisons if name in c.players),
+            start=Fraction(0),
+        )
+        for name in names
+    }
+    beaten = {
+        name: sum(c.beaten_by(name) for c in comparisons if name in c.players) for name in names
+    }
+    real = [player for player in slots if player is not None]
+    return RoundRobinOutcome(
+        session=session.session,
+        slots=tuple(slots),
+        matches=tuple(matches),
+        points=tuple((player, totals[player]) for player in real),
+        beaten=tuple((player, beaten[player]) for player in real),
+        order=tuple(tuple(group) for group in order if not set(group) & set(absent_names)),
+    )

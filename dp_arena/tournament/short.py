@@ -1,0 +1,175 @@
+"""The short tournament and the Short Sit n Go (SPEC 3.2): two or three sessions shaped
+by the structure table, absent players added in session 1, no carryover, and the
+winners of each seat position of the last session sharing the pool (for 33-36 players,
+70 % to the seat-position winners and 30 % to the runners-up).
+
+The short tournament is capped pot-limit throughout; the Sit n Go is capped pot-limit
+in session 1 and capped no-limit afterwards; both play blinds 10/20.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dp_arena.engine import Betting
+from dp_arena.tournament.charts import SHORT_SPLIT_TWO_PLACES, SHORT_STRUCTURE, SNG_SHORT_SIZES
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
+from dp_arena.tournament.outcomes import EventResult, SessionOutcome
+from dp_arena.tournament.plan import (
+    EventPlan,
+    PrizeKind,
+    PrizePlan,
+    SectionPlan,
+    SessionKind,
+    SessionPlan,
+)
+from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
+from dp_arena.tournament.regular import no_options
+from dp_arena.tournament.sessions import play_sections_session
+from dp_arena.tournament.standings import standings_from_groups
+
+__all__ = ["SHORT", "SNG_SHORT", "ShortFormat"]
+
+
+class ShortFormat:
+    """The short tournament (``sit_and_go=False``) or the Short Sit n Go."""
+
+    def __init__(self, *, sit_and_go: bool) -> None:
+        self.sit_and_go = sit_and_go
+        self.name = "sng-short" if sit_and_go else "short"
+        self.title = "Short Sit n Go" if sit_and_go else "Short tournament"
+        self.defaults = FormatDefaults(
+            small_blind=10, big_blind=20, fee_cents=None if sit_and_go else 100, fee_percent=10
+        )
+
+    def check_players(self, count: int) -> str | None:
+        if self.sit_and_go and count not in SNG_SHORT_SIZES:
+            return (
+                f"a Short Sit n Go starts with {', '.join(map(str, SNG_SHORT_SIZES))} players,"
+                f" not {count}"
+            )
+        if count not in SHORT_STRUCTURE:
+            return f"a short tournament takes 6 to 36 entrants, not {count}"
+        return None
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        return no_options(options)
+
+    def plan(self, config: EventConfig) -> EventPlan:
+        settings = EventSettings.resolve(config, self.defaults)
+        entrants = len(config.entrants)
+        row = SHORT_STRUCTURE[entrants]
+        sessions = []
+        remaining = entrants
+        for number, stage in enumerate(row.stages, start=1):
+            absent = row.absent if number == 1 else 0
+            final = stage.advancing is None
+            no_limit = self.sit_and_go and number > 1
+            sessions.append(
+                SessionPlan(
+                    session=number,
+                    kind=SessionKind.SECTIONS,
+                    players=remaining,
+                    betting=Betting.NO_LIMIT if no_limit else Betting.POT_LIMIT,
+                    small_blind=settings.small_blind,
+                    big_blind=settings.big_blind,
+                    cap=settings.cap,
+                    # The last session decides the money: its standings are hidden too.
+                    eliminating=True,
+                    final=final,
+                    carryover_step=0,
+                    sections=(
+                        SectionPlan(
+                            section=1,
+                            players=remaining,
+                            tables=stage.tables,
+                            seats=stage.seats,
+                            absent=absent,
+                            deals=settings.deals_for(stage.seats),
+                            advancing=stage.advancing,
+                        ),
+                    ),
+                )
+            )
+            if stage.advancing is not None:
+                remaining = stage.advancing * stage.seats
+        pool = entrants * settings.buy_in_cents
+        seat_positions = row.stages[-1].seats
+        if row.paid_places == 1:
+            by_place = [split_evenly(pool, seat_positions)]
+        else:
+            first, second = split_by_weights(pool, SHORT_SPLIT_TWO_PLACES) if pool else (0, 0)
+            by_place = [split_evenly(first, seat_positions), split_evenly(second, seat_positions)]
+        return EventPlan(
+            event=config.name,
+            format=self.name,
+            seed=config.seed,
+            entrants=entrants,
+            sessions=tuple(sessions),
+            prizes=PrizePlan(
+                pool_cents=pool,
+                buy_in_cents=settings.buy_in_cents,
+                fee_cents=settings.fee_cents,
+                kind=PrizeKind.SEAT_POSITIONS,
+                seat_positions=tuple(
+                    tuple(place[seat] for place in by_place) for seat in range(seat_positions)
+                ),
+            ),
+        )
+
+    def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
+        order = {entrant.player: index for index, entrant in enumerate(config.entrants)}
+        players = [entrant.player for entrant in config.entrants]
+        eliminated_in: dict[str, int] = {}
+        outcomes: list[SessionOutcome] = []
+        for session in plan.sessions:
+            outcome = play_sections_session(config, session, players, {}, runtime)
+            if not session.final:
+                for player in outcome.eliminated:
+                    eliminated_in[player] = session.session
+                players = list(outcome.advancing)
+            outcomes.append(outcome)
+            runtime.observer.session_finished(outcome)
+        last = outcomes[-1]
+        prizes: dict[str, int] = {}
+        by_rank: dict[int, list[str]] = {}
+        for section in last.sections:
+            for seat in range(section.seats):
+                rows = [row for row in section.players if row.seat == seat]
+                ranked = [
+                    RankedScore(
+                        row.rank,
+                        SeatScore(
+                            row.player or "",
+                            row.total_chips,
+                            row.session_net,
+                            row.round_nets,
+                            row.rank,
+                            row.player is None,
+                        ),
+                        row.decided_by,
+                    )
+                    for row in rows
+                ]
+                groups = [[entry.player for entry in group] for group in money_groups(ranked)]
+                prizes.update(pay_places(plan.prizes.seat_positions[seat], groups))
+                for row in rows:
+                    if row.player is not None:
+                        by_rank.setdefault(row.rank, []).append(row.player)
+        groups = [sorted(by_rank[rank], key=order.__getitem__) for rank in sorted(by_rank)]
+        standings = standings_from_groups(groups, prizes, eliminated_in, order)
+        faults = tuple(
+            fault
+            for outcome in outcomes
+            for section in outcome.sections
+            for table in section.table_results
+            for fault in table.faults
+        )
+        return EventResult(tuple(outcomes), tuple(standings), faults)
+
+
+SHORT = ShortFormat(sit_and_go=False)
+SNG_SHORT = ShortFormat(sit_and_go=True)

@@ -1,0 +1,223 @@
+"""Units of work: one table for one session, as plain frozen data, and the executors that
+run them.
+
+A :class:`TableUnit` holds everything a worker needs and nothing it must share: the
+table rules, who sits where (agent specs, placeholders), the deck ids, the deals, the
+starting chips and what the bots may see. :func:`run_unit` seats the bots itself (fresh
+for every unit, so mirrored copies of a bot never share state), plays the session with
+:func:`dp_arena.agents.play_table_session` and returns the
+:class:`~dp_arena.results.TableSessionResult`. Only plain data crosses this boundary,
+so a unit can run in this process (:class:`SerialExecutor`) or on a Ray worker, in any
+order, with the same result.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from dp_arena.agents import (
+    AbsentSeat,
+    DealEnd,
+    DealStart,
+    FaultPolicy,
+    InProcessSeat,
+    Observation,
+    Seat,
+    SeatFault,
+    SessionContext,
+    TableSession,
+    load_agent,
+    play_table_session,
+)
+from dp_arena.engine import Action, TableRules
+from dp_arena.errors import AgentError
+from dp_arena.results import FaultKind, TableSessionResult
+
+__all__ = ["Executor", "SeatAssignment", "SerialExecutor", "TableUnit", "run_unit"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatAssignment:
+    """Who sits in a seat: an entrant (``spec`` is its resolved agent spec) or, with
+    ``spec`` ``None``, an absent player (a placeholder)."""
+
+    player: str
+    spec: str | None = None
+    trusted: bool = False
+
+    @property
+    def absent(self) -> bool:
+        return self.spec is None
+
+
+@dataclass(frozen=True, slots=True)
+class TableUnit:
+    """One table of one section for one session: the unit every format is made of.
+
+    The deck of deal ``d`` is ``deck_for(event_seed, section, session, d)``: every table
+    of a section shares it. ``limits`` are sandbox limit overrides as ``(name, value)``
+    pairs; ``log_dir`` is where sandboxed bots' logs go (one folder per player).
+    """
+
+    event: str
+    event_seed: int
+    session: int
+    section: int
+    table: int
+    rules: TableRules
+    deals: int
+    seats: tuple[SeatAssignment, ...]
+    starting_chips: tuple[int, ...]
+    eliminating: bool
+    max_faults: int = 3
+    limits: tuple[tuple[str, Any], ...] = ()
+    log_dir: str | None = None
+
+    def __post_init__(self) -> None:
+        count = self.rules.seat_count
+        if len(self.seats) != count or len(self.starting_chips) != count:
+            raise ValueError(
+                f"table unit: {count} seats need {count} assignments and starting chips"
+            )
+        if self.deals <= 0:
+            raise ValueError(f"table unit: deals must be positive, not {self.deals}")
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return tuple(seat.player for seat in self.seats)
+
+    @property
+    def absent_seats(self) -> tuple[int, ...]:
+        return tuple(index for index, seat in enumerate(self.seats) if seat.absent)
+
+
+class _UnloadableSeat:
+    """A bot that could not be loaded in-process: its first call reports the load error,
+    after which it is inactive and the table plays it as an absent player (the same
+    contract as the sandbox's seats)."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        self.name = name
+        self.fault = SeatFault(FaultKind.LOAD_ERROR, detail[:1000])
+        self.reported = False
+
+    @property
+    def active(self) -> bool:
+        return not self.reported
+
+    def _report(self) -> SeatFault:
+        self.reported = True
+        return self.fault
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._report()
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._report()
+
+    def decide(self, observation: Observation) -> Action | SeatFault:
+        return self._report()
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._report()
+
+    def close(self) -> None:
+        return None
+
+
+def _sandbox_opener() -> Callable[..., Seat] | None:
+    """``dp_arena.sandbox.open_seat``, or ``None`` where the sandbox is not installed."""
+    try:
+        module = importlib.import_module("dp_arena.sandbox")
+    except ImportError:
+        return None
+    opener: Callable[..., Seat] | None = getattr(module, "open_seat", None)
+    return opener
+
+
+def _open_seat(seat: SeatAssignment, unit: TableUnit) -> Seat:
+    if seat.spec is None:
+        return AbsentSeat(seat.player)
+    open_seat = _sandbox_opener()
+    if open_seat is not None:
+        limits = None
+        if unit.limits:
+            from dp_arena.sandbox.limits import Limits
+
+            limits = Limits().with_changes(**dict(unit.limits))
+        log_dir = None if unit.log_dir is None else Path(unit.log_dir) / seat.player
+        return open_seat(
+            seat.spec, name=seat.player, trusted=seat.trusted, limits=limits, log_dir=log_dir
+        )
+    # Without the sandbox every bot runs in-process.
+    try:
+        return InProcessSeat(load_agent(seat.spec), seat.player)
+    except AgentError as error:
+        return _UnloadableSeat(seat.player, str(error))
+
+
+def run_unit(unit: TableUnit) -> TableSessionResult:
+    """Seat the bots of ``unit``, play its session and return the result."""
+    seats: list[Seat] = []
+    try:
+        for assignment in unit.seats:
+            seats.append(_open_seat(assignment, unit))
+        table = TableSession(
+            seats,
+            unit.players,
+            absent=unit.absent_seats,
+            policy=FaultPolicy(max_faults=unit.max_faults),
+        )
+        context = SessionContext(
+            event=unit.event,
+            section=unit.section,
+            session=unit.session,
+            eliminating=unit.eliminating,
+        )
+        return play_table_session(
+            table,
+            unit.rules,
+            event_seed=unit.event_seed,
+            section=unit.section,
+            session=unit.session,
+            deals=unit.deals,
+            context=context,
+            starting_chips=unit.starting_chips,
+            table_index=unit.table,
+        )
+    finally:
+        for seat in seats:
+            seat.close()
+
+
+class Executor(Protocol):
+    """Runs table units and returns their results in the order of ``units``, whatever
+    the order they finish in. ``on_result(index, result)`` is told of each result as it
+    arrives (for progress displays)."""
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]: ...
+
+
+class SerialExecutor:
+    """Runs every unit in this process, one after the other."""
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]:
+        results = []
+        for index, unit in enumerate(units):
+            result = run_unit(unit)
+            if on_result is not None:
+                on_result(index, result)
+            results.append(result)
+        return results

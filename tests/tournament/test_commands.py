@@ -1,0 +1,86 @@
+"""``dp-arena plan`` and ``dp-arena run`` from the command line, and the package's
+docstring examples."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import json
+import pkgutil
+from pathlib import Path
+
+import pytest
+
+import dp_arena.tournament
+from dp_arena.cli import main
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def test_plan_json_of_the_seventy_player_example(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "regular", "--players", "70", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["entrants"] == 70
+    sizes = [
+        [section["players"] for section in session["sections"]] for session in plan["sessions"]
+    ]
+    assert sizes == [[23, 23, 24], [23, 23, 24], [18, 18], [24], [12], []]
+    assert plan["sessions"][-1]["round_robin"]["players"] == 6
+    assert len(plan["sessions"][-1]["round_robin"]["schedule"]) == 5
+    assert plan["prizes"]["places"] == [25900, 16100, 10500, 8050, 5250, 4200]
+
+
+def test_plan_text_of_a_config(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", str(CONFIGS / "short.toml"), "--players", "33"]) == 0
+    text = capsys.readouterr().out
+    assert "Short tournament" in text and "33 entrants" in text
+    assert "section 1: 33 players, 6 tables x 6, 3 absent, 6 deals" in text
+    assert "seat position 0 of the last session: place 1 $77.00, place 2 $33.00" in text
+
+
+def test_plan_refuses_what_it_cannot_plan(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "sng-round-robin", "--players", "5"]) == 2
+    assert "4 or 6 players, not 5" in capsys.readouterr().err
+    assert main(["plan", "regular"]) == 2
+    assert "--players" in capsys.readouterr().err
+    assert main(["plan", "nonsense", "--players", "8"]) == 2
+    assert "neither a format" in capsys.readouterr().err
+
+
+def test_run_the_demo_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["run", str(CONFIGS / "demo.toml"), "--run-dir", str(tmp_path / "demo"), "--quiet"])
+        == 0
+    )
+    captured = capsys.readouterr()
+    assert "final standings:" in captured.out and captured.err == ""
+    results = json.loads((tmp_path / "demo" / "results.json").read_text())
+    assert results["event"]["format"] == "regular"
+    assert results["prizes"]["paid_cents"] == results["prizes"]["pool_cents"]
+
+
+def test_run_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        '[event]\nname = "x"\nformat = "regular"\n[field]\ncount = 2\nfrom = ["random"]\n'
+    )
+    assert main(["run", str(bad), "--run-dir", str(tmp_path / "out")]) == 2
+    assert (
+        "entrants: a regular tournament needs at least 4 entrants, not 2" in capsys.readouterr().err
+    )
+    assert not (tmp_path / "out").exists()  # nothing ran half-way
+
+
+def _modules() -> list[str]:
+    package = dp_arena.tournament
+    return [package.__name__] + [
+        f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
+    ]
+
+
+@pytest.mark.parametrize("module_name", _modules())
+def test_docstring_examples(module_name: str) -> None:
+    failures, _ = doctest.testmod(
+        importlib.import_module(module_name), optionflags=doctest.ELLIPSIS
+    )
+    assert failures == 0

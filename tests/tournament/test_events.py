@@ -1,0 +1,274 @@
+"""Whole events of every format played with built-in bots: they complete, keep the
+rules' invariants, and give the same results.json for the same config and seed."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dp_arena.results import TableSessionResult
+from dp_arena.tournament.config import EventConfig, parse_config
+from dp_arena.tournament.event import run_event
+from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.plan import EventPlan
+from dp_arena.tournament.units import SerialExecutor, TableUnit, run_unit
+
+BOTS = Path(__file__).resolve().parent / "bots"
+
+
+def _config(
+    format_name: str, players: int, *, seed: int = 3, entrants: Sequence[dict] = ()
+) -> EventConfig:
+    data: dict[str, Any] = {
+        "event": {"name": f"test {format_name}", "format": format_name, "seed": seed}
+    }
+    field = players - len(entrants)
+    if field:
+        data["field"] = {"count": field, "from": ["random", "calling-station"]}
+    if entrants:
+        data["entrants"] = list(entrants)
+    return parse_config(data)
+
+
+def _play(config: EventConfig, executor: Any = None) -> tuple[EventPlan, EventResult]:
+    event_format = get_format(config.format)
+    plan = event_format.plan(config)
+    return plan, event_format.play(config, plan, Runtime(executor or SerialExecutor()))
+
+
+def _check_invariants(config: EventConfig, plan: EventPlan, result: EventResult) -> None:
+    entrants = {entrant.player for entrant in config.entrants}
+    assert sorted(standing.player for standing in result.standings) == sorted(entrants)
+    assert sum(standing.prize_cents for standing in result.standings) == plan.prizes.pool_cents
+    assert len(result.sessions) == len(plan.sessions)
+    for session_plan, outcome in zip(plan.sessions, result.sessions, strict=True):
+        if isinstance(outcome, RoundRobinOutcome):
+            assert session_plan.round_robin is not None
+            assert outcome.slots.count(None) == session_plan.round_robin.absent
+            total_points = sum(points for _, points in outcome.points)
+            per_match = sum(session_plan.round_robin.points_by_place) * 2
+            assert (
+                total_points <= per_match * session_plan.round_robin.matches
+            )  # absent players score 0
+            for match in outcome.matches:
+                for table in match.table_results:
+                    assert all(sum(nets) == 0 for nets in table.deal_nets)
+            continue
+        assert isinstance(outcome, SessionOutcome)
+        assert len(outcome.advancing) == (session_plan.advancing or 0)
+        for section_plan, section in zip(session_plan.sections, outcome.sections, strict=True):
+            rows = section.players
+            assert sum(1 for row in rows if row.player is None) == section_plan.absent
+            # Absent players never advance and earn nothing.
+            assert all(
+                not row.advanced and row.carryover_out == 0 for row in rows if row.player is None
+            )
+            for table in section.table_results:
+                assert len(table.deal_nets) == section_plan.deals
+                assert all(sum(nets) == 0 for nets in table.deal_nets)  # chips are conserved
+            for seat in range(section.seats):
+                ranks = sorted(row.rank for row in rows if row.seat == seat)
+                assert ranks == list(range(1, section.tables + 1))
+                advancing = sum(1 for row in rows if row.seat == seat and row.advanced)
+                assert advancing == (
+                    0
+                    if session_plan.final
+                    else section_plan.advancing
+                    or section.tables
+                    - sum(1 for row in rows if row.seat == seat and row.player is None)
+                )
+            for row in rows:
+                assert row.total_chips == row.starting_chips + row.carryover_in + row.session_net
+
+
+@pytest.mark.parametrize(
+    "format_name, players",
+    [
+        ("regular", 4),
+        ("regular", 5),
+        ("regular", 7),
+        ("regular", 13),
+        ("regular", 31),
+        ("short", 7),
+        ("short", 13),
+        ("short", 25),
+        ("short", 35),
+        ("sng-short", 15),
+        ("sng-round-robin", 4),
+        ("sng-round-robin", 6),
+    ],
+)
+def test_full_events_complete_and_keep_the_invariants(format_name: str, players: int) -> None:
+    config = _config(format_name, players)
+    plan, result = _play(config)
+    _check_invariants(config, plan, result)
+    assert result.faults == ()
+
+
+def test_carryover_is_earned_by_rank_and_added_to_the_next_session_only() -> None:
+    config = _config("regular", 13)
+    _, result = _play(config)
+    first, second, third = result.sessions[0], result.sessions[1], result.sessions[2]
+    assert isinstance(first, SessionOutcome) and isinstance(second, SessionOutcome)
+    assert isinstance(third, SessionOutcome)
+    earned = {
+        row.player: row.carryover_out
+        for section in first.sections
+        for row in section.players
+        if row.player
+    }
+    # 5 tables: 500 per place -> 2000, 1500, 1000, 500, 0 by rank.
+    for row in first.sections[0].players:
+        if row.player:
+            assert row.carryover_out == (5 - row.rank) * 500
+    for row in second.sections[0].players:
+        if row.player:
+            assert row.carryover_in == earned[row.player]
+            assert row.carryover_out == ((5 - row.rank) * 800 if row.advanced else 0)
+    carried = dict(second.carryover)
+    for row in third.sections[0].players:  # the semifinal: carryover from session 2 only
+        assert row.player is not None and row.carryover_in == carried[row.player]
+        assert row.carryover_out == 0  # none into the final
+
+
+def test_absent_players_never_advance_or_win() -> None:
+    for format_name, players in (("regular", 5), ("regular", 11), ("short", 13), ("short", 21)):
+        config = _config(format_name, players)
+        plan, result = _play(config)
+        assert plan.sessions[0].round_robin is not None or plan.sessions[0].sections[0].absent > 0
+        _check_invariants(config, plan, result)
+        winners = [standing for standing in result.standings if standing.prize_cents]
+        assert winners and all(
+            standing.player in {e.player for e in config.entrants} for standing in winners
+        )
+
+
+class _ReversedExecutor:
+    """Runs units last first (as a parallel executor might finish them) and returns the
+    results in order."""
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]:
+        results: dict[int, TableSessionResult] = {}
+        for index in reversed(range(len(units))):
+            results[index] = run_unit(units[index])
+            if on_result is not None:
+                on_result(index, results[index])
+        return [results[index] for index in range(len(units))]
+
+
+def test_same_seed_same_results_json_whatever_the_executor(tmp_path: Path) -> None:
+    config = _config("regular", 13, seed=11)
+    first = run_event(config, tmp_path / "a")
+    second = run_event(config, tmp_path / "b", executor=_ReversedExecutor())
+    text = (tmp_path / "a" / "results.json").read_bytes()
+    assert text == (tmp_path / "b" / "results.json").read_bytes()
+    assert first.summary == second.summary
+    run_event(_config("regular", 13, seed=12), tmp_path / "c")
+    assert (tmp_path / "c" / "results.json").read_bytes() != text
+
+
+def test_the_run_directory(tmp_path: Path) -> None:
+    config = _config("sng-round-robin", 4)
+    run = run_event(config, tmp_path / "run")
+    document = json.loads((tmp_path / "run" / "results.json").read_text())
+    assert set(document) >= {
+        "event",
+        "entrants",
+        "plan",
+        "sessions",
+        "standings",
+        "prizes",
+        "faults",
+    }
+    assert document["prizes"]["paid_cents"] == document["prizes"]["pool_cents"] == 4000
+    assert document["prizes"]["fees_cents"] == 400
+    assert (tmp_path / "run" / "summary.txt").read_text() == run.summary
+    assert json.loads((tmp_path / "run" / "timing.json").read_text())["deals_played"] == 3 * 2 * 6
+    assert (tmp_path / "run" / "sessions" / "session-1.json").is_file()
+    histories = sorted((tmp_path / "run" / "histories").glob("*.phhs"))
+    if histories:  # PHH writing is there when dp_arena.engine.phh is
+        assert len(histories) == 6 and document["histories"] == [
+            f"histories/{path.name}" for path in histories
+        ]
+        from dp_arena.engine.phh import replay_file
+
+        results = replay_file(histories[0])
+        assert len(results) == 6
+    assert not list((tmp_path / "run").rglob("*.tmp"))
+    with pytest.raises(Exception, match="already holds a finished run"):
+        run_event(config, tmp_path / "run")
+
+
+def test_every_table_of_a_section_plays_the_same_cards() -> None:
+    """The duplicate guarantee, through the units the formats build."""
+    config = _config("regular", 23)
+    plan = get_format("regular").plan(config)
+    seen: list[tuple[TableUnit, TableSessionResult]] = []
+
+    class Recording(SerialExecutor):
+        def run(
+            self, units: Sequence[TableUnit], on_result: Any = None
+        ) -> list[TableSessionResult]:
+            results = super().run(units, on_result)
+            seen.extend(zip(units, results, strict=True))
+            return results
+
+    get_format("regular").play(config, plan, Runtime(Recording()))
+    by_section: dict[tuple[int, int], list[TableSessionResult]] = {}
+    for unit, result in seen:
+        by_section.setdefault((unit.session, unit.section), []).append(result)
+    assert len(by_section) > 5
+    for results in by_section.values():
+        for deal in range(len(results[0].deals)):
+            assert len({result.deals[deal].hole_cards for result in results}) == 1
+            boards = sorted((result.deals[deal].board for result in results), key=len)
+            assert all(
+                boards[-1].startswith(board) for board in boards
+            )  # shorter when folded early
+
+
+def test_bots_see_no_standings_in_elimination_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "spy.jsonl"
+    monkeypatch.setenv("DP_ARENA_SPY_LOG", str(log))
+    spies = [
+        {"name": f"spy-{index}", "agent": f"{BOTS / 'spy.py'}:Spy", "trusted": True}
+        for index in range(8)
+    ]
+    config = _config("regular", 8, entrants=spies)
+    _, result = _play(config)
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    by_session = Counter((line["session"], line["eliminating"]) for line in lines)
+    # Session 1 eliminates no one: standings visible. Session 2 (the semifinal) hides them.
+    # The round-robin final (session 3) eliminates no one.
+    assert set(by_session) == {(1, False), (2, True), (3, False)}
+    for line in lines:
+        if line["eliminating"]:
+            assert line["table_session_nets"] is None and line["seat_position_rank"] is None
+        else:
+            assert line["table_session_nets"] is not None
+        assert line["session_chips"] >= 0
+    assert result.faults == ()
+
+
+def test_a_bot_that_cannot_load_plays_as_absent_and_the_event_completes() -> None:
+    broken = {"name": "broken", "agent": f"{BOTS / 'spy.py'}:Broken", "trusted": True}
+    config = _config("short", 8, entrants=[broken])
+    plan, result = _play(config)
+    _check_invariants(config, plan, result)
+    assert {fault.kind.value for fault in result.faults if fault.player == "broken"} <= {
+        "LOAD_ERROR",
+        "CRASH",
+    }
+    assert any(fault.player == "broken" for fault in result.faults)
