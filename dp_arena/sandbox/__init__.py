@@ -74,6 +74,9 @@ class FailedSeat:
         self._reported = True
         return self.fault
 
+    def wait_loaded(self) -> SeatFault | None:
+        return self.fault
+
     def begin_session(self, context: SessionContext) -> SeatFault | None:
         return self._report()
 
@@ -145,12 +148,12 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
 
 
 def open_seat(spec: str, *, name: str, trusted: bool = False, limits: Limits | None = None,
-              log_dir: Path | None = None) -> Seat:
+              log_dir: Path | None = None, bot_dir: Path | None = None) -> Seat:
     """A seat for the agent ``spec`` (see the module docstring); never raises for a
-    broken bot."""
+    broken bot. ``log_dir`` keeps the bot's stderr; ``bot_dir`` is the folder a command
+    bot runs in (default: the folder of the script its command line names)."""
     limits = limits or Limits()
     try:
-        bot_dir: Path | None = None
         if spec.startswith(REGISTRY_PREFIX):
             from dp_arena.registry import Registry
 

@@ -161,6 +161,12 @@ class ProcessSeat:
             except Exception:
                 pass
 
+    def wait_loaded(self) -> SeatFault | None:
+        """Wait for the bot's hello (at most the load timeout); the load fault, if any."""
+        if self._dead is None and not self._loaded:
+            self._await_hello()
+        return self._dead if not self._loaded else None
+
     # -- internals --------------------------------------------------------------------
 
     def _kill(self) -> None:
