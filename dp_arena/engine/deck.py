@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Iterator
 
 from dp_arena.engine.cards import Card
 
@@ -35,6 +36,9 @@ __all__ = ["DECK_VERSION", "button_for_deal", "deal_cards", "deck_for"]
 DECK_VERSION = 1
 _WORDS = 64  # words read at once; 51 are needed unless a draw is rejected
 _TWO_64 = 1 << 64
+# _ACCEPT_BELOW[bound]: the largest multiple of ``bound`` not above 2**64; a word at or
+# above it is rejected, so that ``word % bound`` is uniform.
+_ACCEPT_BELOW = (0, *(_TWO_64 - _TWO_64 % bound for bound in range(1, 53)))
 
 
 def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Card, ...]:
@@ -43,23 +47,25 @@ def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Ca
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"deck_for: {name} must be a non-negative integer, not {value!r}")
     material = f"dp-arena/deck/v{DECK_VERSION}:{event_seed}:{section}:{session}:{deal}".encode()
-    shake = hashlib.shake_256(material)
-    words = struct.unpack(f"<{_WORDS}Q", shake.digest(8 * _WORDS))
+    words = _words(material)
     cards = list(range(52))
-    word_index = 0
-    for i in range(51, 0, -1):
-        bound = i + 1
-        limit = _TWO_64 - _TWO_64 % bound
-        while True:
-            if word_index == len(words):  # astronomically rare: extend the same stream
-                words = struct.unpack(f"<{2 * len(words)}Q", shake.digest(16 * len(words)))
-            word = words[word_index]
-            word_index += 1
-            if word < limit:
-                break
-        j = word % bound
-        cards[i], cards[j] = cards[j], cards[i]
+    # Position bound - 1, from 51 down to 1, swaps with a uniform draw from 0..bound - 1.
+    for bound, word in zip(range(52, 1, -1), words, strict=False):  # the stream has no end
+        while word >= _ACCEPT_BELOW[bound]:
+            word = next(words)
+        position, other = bound - 1, word % bound
+        cards[position], cards[other] = cards[other], cards[position]
     return tuple(cards)
+
+
+def _words(material: bytes) -> Iterator[int]:
+    """The SHAKE-256 stream of ``material`` as little-endian 64-bit words, without end."""
+    shake = hashlib.shake_256(material)
+    count = _WORDS
+    yield from struct.unpack(f"<{count}Q", shake.digest(8 * count))
+    while True:  # astronomically rare: a draw was rejected; read on in the same stream
+        count *= 2
+        yield from struct.unpack(f"<{count}Q", shake.digest(8 * count))[count // 2 :]
 
 
 def button_for_deal(deal: int, seat_count: int) -> int:
