@@ -7,7 +7,9 @@ Blinds are 10/20 unless a test says otherwise.
 
 from __future__ import annotations
 
+import doctest
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 
@@ -585,3 +587,13 @@ def test_refusal_messages_name_the_action_and_the_limits() -> None:
         state.apply(raise_to(1001))
     with pytest.raises(IllegalActionError, match="20 to call"):
         state.apply(CHECK)
+
+
+def test_the_engine_guide_examples_run() -> None:
+    guide = Path(__file__).resolve().parents[2] / "docs" / "engine.md"
+    result = doctest.testfile(
+        str(guide),
+        module_relative=False,
+        optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE,
+    )
+    assert result.attempted > 10 and result.failed == 0
