@@ -33,7 +33,7 @@ from dp_arena.agents import (
     load_agent,
     play_table_session,
 )
-from dp_arena.engine import Action, TableRules
+from dp_arena.engine import Action, Betting, TableRules
 from dp_arena.errors import AgentError
 from dp_arena.results import FaultKind, TableSessionResult
 
@@ -89,6 +89,67 @@ class TableUnit:
     @property
     def players(self) -> tuple[str, ...]:
         return tuple(seat.player for seat in self.seats)
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        """``(session, section, table)``: unique within an event."""
+        return (self.session, self.section, self.table)
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data; :meth:`from_json` gives the unit back exactly."""
+        rules = self.rules
+        return {
+            "event": self.event,
+            "event_seed": self.event_seed,
+            "session": self.session,
+            "section": self.section,
+            "table": self.table,
+            "rules": {
+                "seat_count": rules.seat_count,
+                "small_blind": rules.small_blind,
+                "big_blind": rules.big_blind,
+                "betting": rules.betting.value,
+                "cap": rules.cap,
+            },
+            "deals": self.deals,
+            "seats": [
+                {"player": seat.player, "spec": seat.spec, "trusted": seat.trusted}
+                for seat in self.seats
+            ],
+            "starting_chips": list(self.starting_chips),
+            "eliminating": self.eliminating,
+            "max_faults": self.max_faults,
+            "limits": [[name, value] for name, value in self.limits],
+            "log_dir": self.log_dir,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TableUnit:
+        rules = data["rules"]
+        return cls(
+            event=data["event"],
+            event_seed=data["event_seed"],
+            session=data["session"],
+            section=data["section"],
+            table=data["table"],
+            rules=TableRules(
+                rules["seat_count"],
+                rules["small_blind"],
+                rules["big_blind"],
+                Betting(rules["betting"]),
+                rules["cap"],
+            ),
+            deals=data["deals"],
+            seats=tuple(
+                SeatAssignment(seat["player"], seat["spec"], seat["trusted"])
+                for seat in data["seats"]
+            ),
+            starting_chips=tuple(data["starting_chips"]),
+            eliminating=data["eliminating"],
+            max_faults=data["max_faults"],
+            limits=tuple((name, value) for name, value in data["limits"]),
+            log_dir=data["log_dir"],
+        )
 
     @property
     def absent_seats(self) -> tuple[int, ...]:

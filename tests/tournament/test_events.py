@@ -272,3 +272,24 @@ def test_a_bot_that_cannot_load_plays_as_absent_and_the_event_completes() -> Non
         "CRASH",
     }
     assert any(fault.player == "broken" for fault in result.faults)
+
+
+def test_units_are_plain_data_that_round_trip_through_json() -> None:
+    config = _config("regular", 11)
+    plan = get_format("regular").plan(config)
+    units: list[TableUnit] = []
+
+    class Keeping(SerialExecutor):
+        def run(
+            self, batch: Sequence[TableUnit], on_result: Any = None
+        ) -> list[TableSessionResult]:
+            units.extend(batch)
+            return super().run(batch, on_result)
+
+    get_format("regular").play(config, plan, Runtime(Keeping()))
+    assert len({unit.key for unit in units}) == len(units)
+    for unit in units:
+        data = json.loads(json.dumps(unit.to_json()))
+        assert TableUnit.from_json(data) == unit
+    # A unit replayed alone gives the same result (what a worker elsewhere would return).
+    assert run_unit(TableUnit.from_json(units[0].to_json())) == run_unit(units[0])
