@@ -1,0 +1,148 @@
+"""``dp-arena match``: a duplicate match between agents with full seat rotation.
+
+``dp-arena match SPEC SPEC [SPEC...]`` seats k agents at a k-seat table, once for every
+rotation of the agents around the seats, plays the same deals at every table and
+prints each agent's duplicate score in milli-big-blinds per deal with a 95% confidence
+interval over deal blocks, and its faults by kind (see :mod:`dp_arena.match`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from dp_arena.engine import Betting
+from dp_arena.errors import AgentError, ConfigError
+from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "specs",
+        nargs="+",
+        metavar="SPEC",
+        help="2 to 10 agents: a built-in name (random, calling-station, aggressive, tag, equity),"
+        " path/to/file.py:Class, package.module:Class, or a command line (see docs/agents.md)",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=500,
+        help="deals, each played at every table (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--betting",
+        choices=[betting.value for betting in Betting],
+        default=Betting.NO_LIMIT.value,
+        help="betting structure (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the decks (default: %(default)s)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument(
+        "--trusted",
+        action="store_true",
+        help="run Python agents in this process instead of the sandbox (only for code you trust)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
+    parser.add_argument(
+        "--log-dir", type=Path, default=None, help="where sandboxed agents' output is kept"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if not 2 <= len(args.specs) <= 10:
+            raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
+        for spec in args.specs:
+            check_spec(spec)
+        config = MatchConfig(
+            tuple(args.specs), deals=args.deals, betting=Betting(args.betting), seed=args.seed
+        )
+    except (AgentError, ConfigError) as error:
+        print(f"dp-arena match: {error}", file=sys.stderr)
+        return 2
+    progress = None if args.quiet or not sys.stderr.isatty() else Progress(sys.stderr)
+    try:
+        result = play_match(
+            config,
+            trusted=args.trusted,
+            log_dir=args.log_dir,
+            on_progress=None if progress is None else progress.update,
+        )
+    except AgentError as error:
+        if progress is not None:
+            progress.clear()
+        print(f"dp-arena match: {error}", file=sys.stderr)
+        return 2
+    if progress is not None:
+        progress.clear()
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print(format_result(result, sandboxed=sandbox_available() and not args.trusted))
+    return 0
+
+
+class Progress:
+    """A one-line progress indicator, redrawn at most once per whole percent."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.shown = -1
+
+    def update(self, played: int, total: int) -> None:
+        percent = 100 * played // total
+        if percent != self.shown:
+            self.shown = percent
+            self.stream.write(f"\rmatch: {played}/{total} hands ({percent}%)")
+            self.stream.flush()
+
+    def clear(self) -> None:
+        if self.shown >= 0:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def format_result(result: MatchResult, *, sandboxed: bool) -> str:
+    config = result.config
+    where = "sandboxed" if sandboxed else "in-process"
+    lines = [
+        f"Duplicate match: {config.agent_count} agents, {len(result.tables)} tables"
+        f" (every seat rotation), {config.deals} deals, capped {config.betting.value},"
+        f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap}, seed {config.seed};"
+        f" non-built-in agents ran {where}",
+        "",
+        "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same seat"
+        " with the same cards), 95% CI over deal blocks:",
+        "",
+    ]
+    width = max(len("agent"), *(len(score.name) for score in result.scores))
+    lines.append(f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'net chips':>10}  faults")
+    ranked = sorted(result.scores, key=lambda score: (-score.summary.mean, score.index))
+    for score in ranked:
+        summary = score.summary
+        interval = "" if summary.low is None else f"[{summary.low:+.1f}, {summary.high:+.1f}]"
+        faults = (
+            ", ".join(f"{kind.value} {count}" for kind, count in score.fault_counts if count)
+            or "none"
+        )
+        lines.append(
+            f"{score.name:<{width}}  {summary.mean:>+10.1f}  {interval:>23}"
+            f"  {score.net:>+10}  {faults}"
+        )
+    if result.faults:
+        lines += ["", "First faults:"]
+        for table, fault in result.faults[:5]:
+            agent = result.names[result.seatings[table][fault.seat]]
+            where_text = (
+                f"deal {fault.deal} {fault.street}" if fault.deal is not None else "session start"
+            )
+            lines.append(
+                f"  {agent} ({fault.kind.value}, table {table}, {where_text}): {fault.detail}"
+            )
+    return "\n".join(lines)

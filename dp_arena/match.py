@@ -1,0 +1,416 @@
+"""The duplicate match: k agents at a k-seat table, one table per rotation of the agents
+around the seats, every table playing the same deals, each agent scored against its
+seat position over deal blocks.
+
+Structure. Agent ``a`` sits at seat ``(a + r) % k`` of table ``r`` (``r = 0..k-1``), so
+over the k tables every agent holds every seat exactly once (two agents: each deal is
+played twice with the seats swapped, as in the ACPC). Deal ``d`` uses the deck
+``deck_for(seed, 0, 0, d)`` and the button ``d % k`` at every table, and every player
+starts every deal with the cap available. Each table copy of an agent is a seat of its
+own (its own process when sandboxed), so copies share nothing.
+
+Score. In deal ``d`` the *seat position* ``s`` is played once per table, by a different
+agent each time; an agent's duplicate score for the deal is the mean, over its k plays,
+of its net minus the mean net of that seat position in that deal. The k plays of one
+deal form a **block**; the match reports, per agent, the mean block score in
+milli-big-blinds per deal with a 95% Student-t interval over blocks
+(:mod:`dp_arena.ratings.blocks`). Block scores are computed exactly from the integer
+nets, so two copies of the same deterministic bot score exactly zero, and the block
+scores of all agents sum to zero. Heads-up, an agent's score is simply its mean net
+per hand played.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from dp_arena.agents import (
+    BUILTINS,
+    FaultPolicy,
+    InProcessSeat,
+    Seat,
+    SessionContext,
+    SpecKind,
+    TableSession,
+    load_agent,
+    parse_spec,
+    play_table_session,
+)
+from dp_arena.engine import Betting, HandState, TableRules
+from dp_arena.errors import AgentError, ConfigError
+from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
+from dp_arena.results import Fault, FaultKind, TableSessionResult
+
+__all__ = [
+    "AgentScore",
+    "MatchConfig",
+    "MatchResult",
+    "SeatFactory",
+    "block_scores",
+    "check_spec",
+    "open_agent_seat",
+    "play_match",
+    "seatings",
+]
+
+DEFAULT_POLICY = FaultPolicy()
+
+# (spec, seat name) -> a seat; the default is open_agent_seat.
+SeatFactory = Callable[[str, str], Seat]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchConfig:
+    """What a match plays: the agents' specs, the number of deals, the table's rules and
+    the seed of the decks. Invalid values raise :class:`ConfigError` naming the field."""
+
+    specs: tuple[str, ...]
+    deals: int = 500
+    betting: Betting = Betting.NO_LIMIT
+    seed: int = 0
+    small_blind: int = 10
+    big_blind: int = 20
+    cap: int = 1000
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.specs, tuple):
+            object.__setattr__(self, "specs", tuple(self.specs))
+        if not 2 <= len(self.specs) <= 10:
+            raise ConfigError(f"a match needs 2 to 10 agents, not {len(self.specs)}", field="specs")
+        for name in ("deals", "seed"):
+            value = getattr(self, name)
+            if type(value) is not int or value < (1 if name == "deals" else 0):
+                least = "a positive" if name == "deals" else "a non-negative"
+                raise ConfigError(f"{name} must be {least} integer, not {value!r}", field=name)
+        if not isinstance(self.betting, Betting):
+            try:
+                object.__setattr__(self, "betting", Betting(self.betting))
+            except ValueError:
+                raise ConfigError(
+                    f"betting must be one of {[b.value for b in Betting]}, not {self.betting!r}",
+                    field="betting",
+                ) from None
+        self.rules()  # validates blinds and cap
+
+    @property
+    def agent_count(self) -> int:
+        return len(self.specs)
+
+    def rules(self) -> TableRules:
+        return TableRules(
+            seat_count=len(self.specs),
+            small_blind=self.small_blind,
+            big_blind=self.big_blind,
+            betting=self.betting,
+            cap=self.cap,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AgentScore:
+    """One agent's result: its duplicate score in mbb per deal over ``summary.count``
+    deal blocks, its total net in chips over all its hands, and its faults by kind."""
+
+    index: int
+    name: str
+    spec: str
+    summary: BlockSummary
+    net: int
+    hands: int
+    fault_counts: tuple[tuple[FaultKind, int], ...]
+
+    @property
+    def faults(self) -> int:
+        return sum(count for _, count in self.fault_counts)
+
+    def to_json(self) -> dict[str, Any]:
+        summary = self.summary
+        return {
+            "name": self.name,
+            "spec": self.spec,
+            "mbb_per_deal": _rounded(summary.mean),
+            "ci95": None
+            if summary.low is None
+            else [_rounded(summary.low), _rounded(summary.high)],
+            "std_error": _rounded(summary.standard_error),
+            "blocks": summary.count,
+            "hands": self.hands,
+            "net_chips": self.net,
+            "faults": {kind.value: count for kind, count in self.fault_counts},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MatchResult:
+    """A finished match: its config, the agents' display names, who sat where
+    (``seatings[table][seat]`` is an agent index), every table's result, the per-agent
+    block scores in mbb (``block_scores[agent][deal]``) and each agent's score."""
+
+    config: MatchConfig
+    names: tuple[str, ...]
+    seatings: tuple[tuple[int, ...], ...]
+    tables: tuple[TableSessionResult, ...]
+    block_scores: tuple[tuple[float, ...], ...]
+    scores: tuple[AgentScore, ...]
+    faults: tuple[tuple[int, Fault], ...] = field(default=())  # (table, fault), in play order
+
+    def to_json(self) -> dict[str, Any]:
+        config = self.config
+        return {
+            "match": {
+                "specs": list(config.specs),
+                "agents": list(self.names),
+                "deals": config.deals,
+                "tables": len(self.tables),
+                "seats": config.agent_count,
+                "betting": config.betting.value,
+                "small_blind": config.small_blind,
+                "big_blind": config.big_blind,
+                "cap": config.cap,
+                "seed": config.seed,
+                "unit": "mbb/deal",
+                "confidence": 0.95,
+            },
+            "agents": [score.to_json() for score in self.scores],
+            "seatings": [list(seating) for seating in self.seatings],
+            "faults": [
+                {
+                    "agent": self.names[self.seatings[table][fault.seat]],
+                    "kind": fault.kind.value,
+                    "table": table,
+                    "seat": fault.seat,
+                    "deal": fault.deal,
+                    "street": fault.street,
+                    "detail": fault.detail,
+                    "substituted": fault.substituted,
+                }
+                for table, fault in self.faults
+            ],
+        }
+
+
+def _rounded(value: float | None) -> float | None:
+    # A thousandth of a milli-big-blind is far below anything a match can resolve.
+    return None if value is None else round(value, 3)
+
+
+# -- structure and scoring ---------------------------------------------------------------
+
+
+def seatings(agent_count: int) -> tuple[tuple[int, ...], ...]:
+    """``seatings(k)[table][seat]``: the agent at ``seat`` of ``table``, one table per
+    rotation (agent ``a`` sits at seat ``(a + table) % k``).
+
+    >>> seatings(3)
+    ((0, 1, 2), (2, 0, 1), (1, 2, 0))
+    """
+    return tuple(
+        tuple((seat - table) % agent_count for seat in range(agent_count))
+        for table in range(agent_count)
+    )
+
+
+def block_scores(
+    tables: Sequence[TableSessionResult], seating: Sequence[Sequence[int]], big_blind: int
+) -> list[list[Fraction]]:
+    """Exact per-agent, per-deal duplicate scores in milli-big-blinds:
+    ``scores[agent][deal]`` is the mean over the agent's plays of the deal of its net
+    minus the mean net of its seat position in that deal."""
+    agent_count = len(seating)
+    deal_count = len(tables[0].deals)
+    scores = [[Fraction(0)] * deal_count for _ in range(agent_count)]
+    for deal in range(deal_count):
+        nets = [table.deals[deal].nets for table in tables]
+        position_totals = [
+            sum(nets[table][seat] for table in range(agent_count)) for seat in range(agent_count)
+        ]
+        for table in range(agent_count):
+            for seat in range(agent_count):
+                agent = seating[table][seat]
+                # (net - total / k) / k plays, in chips; x 1000 / big blind for mbb.
+                excess = agent_count * nets[table][seat] - position_totals[seat]
+                scores[agent][deal] += Fraction(
+                    1000 * excess, agent_count * agent_count * big_blind
+                )
+    return scores
+
+
+# -- seating agents ----------------------------------------------------------------------
+
+
+def open_agent_seat(
+    spec: str, *, name: str, trusted: bool = False, log_dir: Path | None = None
+) -> Seat:
+    """A seat for ``spec``: through :func:`dp_arena.sandbox.open_seat` when the sandbox is
+    installed (built-ins, and Python specs when ``trusted``, in-process; everything else in
+    its own sandboxed process), otherwise Python specs in-process."""
+    open_seat = _sandbox_open_seat()
+    if open_seat is not None:
+        return open_seat(spec, name=name, trusted=trusted, log_dir=log_dir)  # type: ignore[no-any-return]
+    parsed = parse_spec(spec)
+    if not parsed.is_python:
+        raise AgentError(
+            f"agent {spec!r} is an external program: running it needs dp_arena.sandbox"
+        )
+    return InProcessSeat(load_agent(parsed), name)
+
+
+def _sandbox_open_seat() -> Callable[..., Any] | None:
+    """The sandbox's seat factory, or ``None`` while :mod:`dp_arena.sandbox` does not
+    provide one (it is imported lazily: the match does not need it for built-ins)."""
+    if importlib.util.find_spec("dp_arena.sandbox") is None:
+        return None
+    module = importlib.import_module("dp_arena.sandbox")
+    return getattr(module, "open_seat", None)
+
+
+def sandbox_available() -> bool:
+    """Whether untrusted agents run sandboxed (:func:`dp_arena.sandbox.open_seat` exists)."""
+    return _sandbox_open_seat() is not None
+
+
+def check_spec(spec: str) -> None:
+    """Refuse, with an :class:`AgentError` saying why, a spec that names nothing that
+    exists: an unknown built-in file, a missing file, an unimportable module, or a
+    program that is not on ``PATH`` (so a typo is not mistaken for a command line)."""
+    parsed = parse_spec(spec)
+    if parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
+        path = Path(str(parsed.target)).expanduser()
+        if not path.is_file():
+            if parsed.kind is SpecKind.BUILTIN:
+                raise AgentError(f"agent {spec!r}: the built-in bot is not available (no {path})")
+            raise AgentError(f"agent {spec!r}: no such file {path}")
+    elif parsed.kind is SpecKind.MODULE:
+        try:
+            found = importlib.util.find_spec(str(parsed.target))
+        except (ImportError, ValueError):
+            found = None
+        if found is None:
+            raise AgentError(f"agent {spec!r}: no module named {parsed.target!r} can be imported")
+    else:
+        program = parsed.target[0] if isinstance(parsed.target, tuple) else str(parsed.target)
+        if shutil.which(program) is None and not Path(program).is_file():
+            raise AgentError(
+                f"agent {spec!r} is not a built-in ({', '.join(BUILTINS)}), a file.py:Class, a"
+                f" package.module:Class, or a command line whose program {program!r} exists"
+            )
+
+
+def agent_names(specs: Sequence[str]) -> tuple[str, ...]:
+    """Display names: the spec's short name, numbered when several agents share it.
+
+    >>> agent_names(["tag", "random", "tag"])
+    ('tag#1', 'random', 'tag#2')
+    """
+    short = [parse_spec(spec).name for spec in specs]
+    numbers: dict[str, int] = {}
+    names = []
+    for name in short:
+        if short.count(name) > 1:
+            numbers[name] = numbers.get(name, 0) + 1
+            name = f"{name}#{numbers[name]}"
+        names.append(name)
+    return tuple(names)
+
+
+# -- playing -----------------------------------------------------------------------------
+
+
+def play_match(
+    config: MatchConfig,
+    *,
+    trusted: bool = False,
+    seat_factory: SeatFactory | None = None,
+    policy: FaultPolicy = DEFAULT_POLICY,
+    log_dir: Path | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> MatchResult:
+    """Play the match and score it. Seats come from ``seat_factory(spec, name)`` (default
+    :func:`open_agent_seat` with ``trusted`` and ``log_dir``), a fresh one for every table
+    copy of every agent. ``on_progress(deals_played, deals_total)`` is told after every
+    deal at every table."""
+    names = agent_names(config.specs)
+    agent_count = config.agent_count
+    seating = seatings(agent_count)
+    rules = config.rules()
+    factory = seat_factory or (
+        lambda spec, name: open_agent_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
+    )
+    total = config.deals * agent_count
+    played = 0
+
+    def progress(deal: int, state: HandState) -> None:
+        nonlocal played
+        played += 1
+        if on_progress is not None:
+            on_progress(played, total)
+
+    tables = []
+    for table_index, table_agents in enumerate(seating):
+        seats: list[Seat] = []
+        try:
+            for agent in table_agents:
+                seats.append(factory(config.specs[agent], names[agent]))
+            table = TableSession(seats, [names[agent] for agent in table_agents], policy=policy)
+            result = play_table_session(
+                table,
+                rules,
+                event_seed=config.seed,
+                section=0,
+                session=0,
+                deals=config.deals,
+                # Bots that seed their own randomness from the context see the match seed.
+                context=SessionContext(event=f"match-{config.seed}"),
+                table_index=table_index,
+                on_deal=progress,
+            )
+        finally:
+            for seat in seats:
+                seat.close()
+        tables.append(result)
+    return score_match(config, names, seating, tuple(tables))
+
+
+def score_match(
+    config: MatchConfig,
+    names: tuple[str, ...],
+    seating: tuple[tuple[int, ...], ...],
+    tables: tuple[TableSessionResult, ...],
+) -> MatchResult:
+    """Score played tables: block scores, their summaries, nets and fault counts."""
+    exact = block_scores(tables, seating, config.big_blind)
+    per_agent = tuple(tuple(float(score) for score in scores) for scores in exact)
+    faults = tuple(
+        (table_index, fault) for table_index, table in enumerate(tables) for fault in table.faults
+    )
+    scores = []
+    for agent, name in enumerate(names):
+        counts = dict.fromkeys(FaultKind, 0)
+        for table_index, fault in faults:
+            if seating[table_index][fault.seat] == agent:
+                counts[fault.kind] += 1
+        net = sum(
+            deal.nets[seat]
+            for table_index, table in enumerate(tables)
+            for seat in range(config.agent_count)
+            if seating[table_index][seat] == agent
+            for deal in table.deals
+        )
+        scores.append(
+            AgentScore(
+                index=agent,
+                name=name,
+                spec=config.specs[agent],
+                summary=summarize_blocks(per_agent[agent]),
+                net=net,
+                hands=config.deals * len(tables),
+                fault_counts=tuple(counts.items()),
+            )
+        )
+    return MatchResult(config, names, seating, tables, per_agent, tuple(scores), faults)
