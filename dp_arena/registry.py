@@ -40,7 +40,15 @@ from pathlib import Path, PurePosixPath
 
 from dp_arena.errors import SubmissionError
 
-__all__ = ["MANIFEST", "Manifest", "Registry", "StoredBot", "SubmissionLimits", "content_hash", "intake"]
+__all__ = [
+    "MANIFEST",
+    "Manifest",
+    "Registry",
+    "StoredBot",
+    "SubmissionLimits",
+    "content_hash",
+    "intake",
+]
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -123,9 +131,13 @@ class _Budget:
         self.files += 1
         self.bytes += size
         if self.files > self.limits.max_files:
-            raise SubmissionError("too_many_files", f"{self.where}: more than {self.limits.max_files} files")
+            raise SubmissionError(
+                "too_many_files", f"{self.where}: more than {self.limits.max_files} files"
+            )
         if self.bytes > self.limits.max_bytes:
-            raise SubmissionError("too_large", f"{self.where}: more than {self.limits.max_bytes} bytes unpacked")
+            raise SubmissionError(
+                "too_large", f"{self.where}: more than {self.limits.max_bytes} bytes unpacked"
+            )
 
 
 def _copy_stream(source, target: Path, declared: int, budget: _Budget, name: str) -> None:  # type: ignore[no-untyped-def]
@@ -136,10 +148,16 @@ def _copy_stream(source, target: Path, declared: int, budget: _Budget, name: str
         while chunk := source.read(1 << 16):
             written += len(chunk)
             if written > declared:
-                raise SubmissionError("size_mismatch", f"{budget.where}: {name} holds more than the {declared} bytes it declares")
+                raise SubmissionError(
+                    "size_mismatch",
+                    f"{budget.where}: {name} holds more than the {declared} bytes it declares",
+                )
             out.write(chunk)
     if written != declared:
-        raise SubmissionError("size_mismatch", f"{budget.where}: {name} holds {written} bytes, not the {declared} it declares")
+        raise SubmissionError(
+            "size_mismatch",
+            f"{budget.where}: {name} holds {written} bytes, not the {declared} it declares",
+        )
 
 
 def _unpack_zip(archive: Path, destination: Path, limits: SubmissionLimits) -> None:
@@ -150,20 +168,33 @@ def _unpack_zip(archive: Path, destination: Path, limits: SubmissionLimits) -> N
             members = bundle.infolist()
             declared_total = sum(member.file_size for member in members)
             if declared_total > limits.max_bytes:
-                raise SubmissionError("too_large", f"{where}: declares {declared_total} bytes unpacked (limit {limits.max_bytes})")
+                raise SubmissionError(
+                    "too_large",
+                    f"{where}: declares {declared_total} bytes unpacked (limit {limits.max_bytes})",
+                )
             for member in members:
                 relative = _safe_relative(member.filename, where)
                 mode = member.external_attr >> 16
                 if stat.S_ISLNK(mode):
-                    raise SubmissionError("unsafe_link", f"{where}: {member.filename} is a symbolic link")
+                    raise SubmissionError(
+                        "unsafe_link", f"{where}: {member.filename} is a symbolic link"
+                    )
                 if member.is_dir():
                     (destination / relative).mkdir(parents=True, exist_ok=True)
                     continue
-                if member.compress_size and member.file_size / member.compress_size > limits.max_ratio:
-                    raise SubmissionError("zip_bomb", f"{where}: {member.filename} expands {member.file_size // max(1, member.compress_size)}x (limit {limits.max_ratio}x)")
+                if (
+                    member.compress_size
+                    and member.file_size / member.compress_size > limits.max_ratio
+                ):
+                    raise SubmissionError(
+                        "zip_bomb",
+                        f"{where}: {member.filename} expands {member.file_size // max(1, member.compress_size)}x (limit {limits.max_ratio}x)",
+                    )
                 budget.add_file(member.file_size)
                 with bundle.open(member) as source:
-                    _copy_stream(source, destination / relative, member.file_size, budget, member.filename)
+                    _copy_stream(
+                        source, destination / relative, member.file_size, budget, member.filename
+                    )
                 if mode & 0o111:
                     os.chmod(destination / relative, 0o755)
     except zipfile.BadZipFile as error:
@@ -184,16 +215,25 @@ def _unpack_tar(archive: Path, destination: Path, limits: SubmissionLimits) -> N
                     try:
                         _safe_relative(str(base / target), where)
                     except SubmissionError:
-                        raise SubmissionError("unsafe_link", f"{where}: {member.name} links outside the folder ({member.linkname})") from None
-                    raise SubmissionError("unsafe_link", f"{where}: {member.name} is a link; submit plain files")
+                        raise SubmissionError(
+                            "unsafe_link",
+                            f"{where}: {member.name} links outside the folder ({member.linkname})",
+                        ) from None
+                    raise SubmissionError(
+                        "unsafe_link", f"{where}: {member.name} is a link; submit plain files"
+                    )
                 if member.isdir():
                     (destination / relative).mkdir(parents=True, exist_ok=True)
                     continue
                 if not member.isfile():
-                    raise SubmissionError("special_file", f"{where}: {member.name} is not a regular file")
+                    raise SubmissionError(
+                        "special_file", f"{where}: {member.name} is not a regular file"
+                    )
                 budget.add_file(member.size)
                 if budget.bytes > limits.max_ratio * max(compressed, 1):
-                    raise SubmissionError("zip_bomb", f"{where}: expands more than {limits.max_ratio}x")
+                    raise SubmissionError(
+                        "zip_bomb", f"{where}: expands more than {limits.max_ratio}x"
+                    )
                 source = bundle.extractfile(member)
                 assert source is not None
                 _copy_stream(source, destination / relative, member.size, budget, member.name)
@@ -216,9 +256,14 @@ def _copy_folder(source: Path, destination: Path, limits: SubmissionLimits) -> N
         if path.is_symlink():
             target = path.resolve()
             if not target.is_relative_to(root):
-                raise SubmissionError("unsafe_link", f"{where}: {relative} links outside the folder ({os.readlink(path)})")
+                raise SubmissionError(
+                    "unsafe_link",
+                    f"{where}: {relative} links outside the folder ({os.readlink(path)})",
+                )
             if target.is_dir():
-                raise SubmissionError("unsafe_link", f"{where}: {relative} links to a folder; submit plain files")
+                raise SubmissionError(
+                    "unsafe_link", f"{where}: {relative} links to a folder; submit plain files"
+                )
         if path.is_dir():
             (destination / relative).mkdir(parents=True, exist_ok=True)
             continue
@@ -243,25 +288,49 @@ def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
         raise SubmissionError("bad_manifest", f"{MANIFEST}: not valid TOML: {error}") from None
     bot_name = name if name is not None else data.get("name")
     if not isinstance(bot_name, str) or not _NAME.match(bot_name):
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: name must be 1-64 of a-z 0-9 - _ . (starting with a letter or digit), not {bot_name!r}")
+        raise SubmissionError(
+            "bad_manifest",
+            f"{MANIFEST}: name must be 1-64 of a-z 0-9 - _ . (starting with a letter or digit), not {bot_name!r}",
+        )
     version = data.get("version")
     if not isinstance(version, str) or not version.strip() or len(version) > 40:
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: version must be a short string, not {version!r}")
+        raise SubmissionError(
+            "bad_manifest", f"{MANIFEST}: version must be a short string, not {version!r}"
+        )
     entry, command = data.get("entry"), data.get("command")
     if (entry is None) == (command is None):
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: give exactly one of entry = \"file.py:Class\" or command = \"...\"")
+        raise SubmissionError(
+            "bad_manifest",
+            f'{MANIFEST}: give exactly one of entry = "file.py:Class" or command = "..."',
+        )
     if entry is not None:
         match = _ENTRY.match(entry) if isinstance(entry, str) else None
         if match is None:
-            raise SubmissionError("bad_manifest", f"{MANIFEST}: entry must look like \"file.py:Class\", not {entry!r}")
+            raise SubmissionError(
+                "bad_manifest", f'{MANIFEST}: entry must look like "file.py:Class", not {entry!r}'
+            )
         _safe_relative(match["file"], MANIFEST)
         if not (folder / match["file"]).is_file():
-            raise SubmissionError("bad_manifest", f"{MANIFEST}: entry file {match['file']!r} is not in the submission")
+            raise SubmissionError(
+                "bad_manifest", f"{MANIFEST}: entry file {match['file']!r} is not in the submission"
+            )
     if command is not None and (not isinstance(command, str) or not command.strip()):
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: command must be a non-empty string, not {command!r}")
-    unknown = set(data) - {"name", "version", "entry", "command", "description", "language", "author"}
+        raise SubmissionError(
+            "bad_manifest", f"{MANIFEST}: command must be a non-empty string, not {command!r}"
+        )
+    unknown = set(data) - {
+        "name",
+        "version",
+        "entry",
+        "command",
+        "description",
+        "language",
+        "author",
+    }
     if unknown:
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: unknown field(s) {', '.join(sorted(unknown))}")
+        raise SubmissionError(
+            "bad_manifest", f"{MANIFEST}: unknown field(s) {', '.join(sorted(unknown))}"
+        )
     return Manifest(bot_name, version.strip(), entry, command)
 
 
@@ -346,8 +415,17 @@ class Registry:
         return connection
 
     def _stored(self, row: sqlite3.Row) -> StoredBot:
-        return StoredBot(row["name"], row["version"], row["sha256"], row["label"], row["owner"],
-                         self.bots_dir / row["sha256"], row["entry"], row["command"], row["submitted"])
+        return StoredBot(
+            row["name"],
+            row["version"],
+            row["sha256"],
+            row["label"],
+            row["owner"],
+            self.bots_dir / row["sha256"],
+            row["entry"],
+            row["command"],
+            row["submitted"],
+        )
 
     def add(self, folder: Path, manifest: Manifest, *, owner: str = "") -> tuple[StoredBot, bool]:
         """Store a checked bot; (the stored bot, whether it is new). Same content under
@@ -355,8 +433,9 @@ class Registry:
         digest = content_hash(folder)
         with self._connect() as connection:
             connection.execute("BEGIN IMMEDIATE")  # one writer at a time: versions stay dense
-            row = connection.execute("SELECT * FROM bots WHERE name = ? AND sha256 = ?",
-                                     (manifest.name, digest)).fetchone()
+            row = connection.execute(
+                "SELECT * FROM bots WHERE name = ? AND sha256 = ?", (manifest.name, digest)
+            ).fetchone()
             if row is not None:
                 return self._stored(row), False
             target = self.bots_dir / digest
@@ -366,14 +445,26 @@ class Registry:
                 for path in [staging, *staging.rglob("*")]:
                     os.chmod(path, 0o755 if path.is_dir() or path.stat().st_mode & 0o111 else 0o644)
                 staging.rename(target)
-            (latest,) = connection.execute("SELECT COALESCE(MAX(version), 0) FROM bots WHERE name = ?",
-                                           (manifest.name,)).fetchone()
+            (latest,) = connection.execute(
+                "SELECT COALESCE(MAX(version), 0) FROM bots WHERE name = ?", (manifest.name,)
+            ).fetchone()
             submitted = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")  # bookkeeping only
-            connection.execute("INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                               (manifest.name, latest + 1, digest, manifest.version, owner,
-                                manifest.entry, manifest.command, submitted))
-            row = connection.execute("SELECT * FROM bots WHERE name = ? AND version = ?",
-                                     (manifest.name, latest + 1)).fetchone()
+            connection.execute(
+                "INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    manifest.name,
+                    latest + 1,
+                    digest,
+                    manifest.version,
+                    owner,
+                    manifest.entry,
+                    manifest.command,
+                    submitted,
+                ),
+            )
+            row = connection.execute(
+                "SELECT * FROM bots WHERE name = ? AND version = ?", (manifest.name, latest + 1)
+            ).fetchone()
         return self._stored(row), True
 
     def resolve(self, reference: str) -> StoredBot:
@@ -382,12 +473,16 @@ class Registry:
         with self._connect() as connection:
             if version:
                 if not version.isdigit():
-                    raise SubmissionError("unknown_bot", f"registry: version must be a number, not {version!r}")
-                row = connection.execute("SELECT * FROM bots WHERE name = ? AND version = ?",
-                                         (name, int(version))).fetchone()
+                    raise SubmissionError(
+                        "unknown_bot", f"registry: version must be a number, not {version!r}"
+                    )
+                row = connection.execute(
+                    "SELECT * FROM bots WHERE name = ? AND version = ?", (name, int(version))
+                ).fetchone()
             else:
-                row = connection.execute("SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1",
-                                         (name,)).fetchone()
+                row = connection.execute(
+                    "SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)
+                ).fetchone()
         if row is None:
             raise SubmissionError("unknown_bot", f"registry {self.root}: no bot {reference!r}")
         return self._stored(row)
@@ -398,8 +493,13 @@ class Registry:
         return [self._stored(row) for row in rows]
 
 
-def intake(path: Path, *, name: str | None = None, limits: SubmissionLimits = SubmissionLimits(),
-           workdir: Path | None = None) -> tuple[Path, Manifest]:
+def intake(
+    path: Path,
+    *,
+    name: str | None = None,
+    limits: SubmissionLimits = SubmissionLimits(),
+    workdir: Path | None = None,
+) -> tuple[Path, Manifest]:
     """Unpack a submission into a fresh folder and read its manifest; the caller checks
     the bot and removes the folder."""
     folder = Path(tempfile.mkdtemp(prefix="dp-arena-submission-", dir=workdir))

@@ -13,16 +13,35 @@ from dp_arena.sandbox.limits import Limits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("spec", metavar="SPEC",
-                        help="the bot: FILE.py:Class, package.module:Class, a command line, or registry:NAME[@VERSION]")
-    parser.add_argument("--states", type=int, default=200, help="random states to answer (default: %(default)s)")
-    parser.add_argument("--deals", type=int, default=12, help="deals per table-session (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the random states (default: %(default)s)")
-    parser.add_argument("--action-timeout", type=float, default=Limits().action_timeout,
-                        help="seconds per decision (default: %(default)s)")
-    parser.add_argument("--load-timeout", type=float, default=Limits().load_timeout,
-                        help="seconds to load (default: %(default)s)")
-    parser.add_argument("--trusted", action="store_true", help="run a Python bot in-process, unsandboxed")
+    parser.add_argument(
+        "spec",
+        metavar="SPEC",
+        help="the bot: FILE.py:Class, package.module:Class, a command line, or registry:NAME[@VERSION]",
+    )
+    parser.add_argument(
+        "--states", type=int, default=200, help="random states to answer (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--deals", type=int, default=12, help="deals per table-session (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the random states (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--action-timeout",
+        type=float,
+        default=Limits().action_timeout,
+        help="seconds per decision (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--load-timeout",
+        type=float,
+        default=Limits().load_timeout,
+        help="seconds to load (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--trusted", action="store_true", help="run a Python bot in-process, unsandboxed"
+    )
     parser.add_argument("--log-dir", type=Path, help="keep the bot's stderr here")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
@@ -33,8 +52,15 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena check-agent: {error}")
         return 2
-    report = check_agent(args.spec, limits=limits, trusted=args.trusted, states=args.states, deals=args.deals,
-                         seed=args.seed, log_dir=args.log_dir)
+    report = check_agent(
+        args.spec,
+        limits=limits,
+        trusted=args.trusted,
+        states=args.states,
+        deals=args.deals,
+        seed=args.seed,
+        log_dir=args.log_dir,
+    )
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

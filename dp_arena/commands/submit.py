@@ -19,17 +19,31 @@ from dp_arena.sandbox.limits import Limits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", type=Path, metavar="PATH", help="a bot folder, .zip or .tar.gz with a bot.toml")
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="a bot folder, .zip or .tar.gz with a bot.toml"
+    )
     parser.add_argument("--name", help="register under this name instead of the manifest's")
     parser.add_argument("--owner", default="", help="who submits the bot")
-    parser.add_argument("--registry", type=Path,
-                        help="registry folder (default: $DP_ARENA_REGISTRY, else ./registry)")
-    parser.add_argument("--states", type=int, default=100, help="random states in the check (default: %(default)s)")
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        help="registry folder (default: $DP_ARENA_REGISTRY, else ./registry)",
+    )
+    parser.add_argument(
+        "--states", type=int, default=100, help="random states in the check (default: %(default)s)"
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
-def submit(path: Path, *, registry: Registry, name: str | None = None, owner: str = "",
-           states: int = 100, limits: Limits | None = None) -> dict[str, object]:
+def submit(
+    path: Path,
+    *,
+    registry: Registry,
+    name: str | None = None,
+    owner: str = "",
+    states: int = 100,
+    limits: Limits | None = None,
+) -> dict[str, object]:
     """Check and store one submission; the outcome as data. ``SubmissionError`` says
     why a submission is refused."""
     folder, manifest = intake(path, name=name)
@@ -42,18 +56,30 @@ def submit(path: Path, *, registry: Registry, name: str | None = None, owner: st
         report = check_agent(spec, states=states, limits=limits, bot_dir=folder)
         if not report.passed:
             problems = "; ".join(report.problems[:3]) or "it made no decision"
-            raise SubmissionError("failed_check", f"{manifest.name}: the conformance check failed: {problems}")
+            raise SubmissionError(
+                "failed_check", f"{manifest.name}: the conformance check failed: {problems}"
+            )
         stored, new = registry.add(folder, manifest, owner=owner)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    return {"name": stored.name, "version": stored.version, "ref": stored.ref, "sha256": stored.sha256,
-            "label": stored.label, "new": new, "folder": str(stored.folder), "registry": str(registry.root)}
+    return {
+        "name": stored.name,
+        "version": stored.version,
+        "ref": stored.ref,
+        "sha256": stored.sha256,
+        "label": stored.label,
+        "new": new,
+        "folder": str(stored.folder),
+        "registry": str(registry.root),
+    }
 
 
 def run(args: argparse.Namespace) -> int:
     registry = Registry(args.registry) if args.registry else Registry.default()
     try:
-        outcome = submit(args.path, registry=registry, name=args.name, owner=args.owner, states=args.states)
+        outcome = submit(
+            args.path, registry=registry, name=args.name, owner=args.owner, states=args.states
+        )
     except SubmissionError as error:
         if args.json:
             print(json.dumps({"accepted": False, "reason": error.reason, "error": str(error)}))
@@ -63,8 +89,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"accepted": True, **outcome}, indent=2))
     elif outcome["new"]:
-        print(f"accepted {outcome['ref']} (label {outcome['label']}, sha256 {str(outcome['sha256'])[:16]}...)"
-              f" in {outcome['registry']}; seat it as registry:{outcome['ref']}")
+        print(
+            f"accepted {outcome['ref']} (label {outcome['label']}, sha256 {str(outcome['sha256'])[:16]}...)"
+            f" in {outcome['registry']}; seat it as registry:{outcome['ref']}"
+        )
     else:
         print(f"unchanged: this content is already {outcome['ref']} in {outcome['registry']}")
     return 0

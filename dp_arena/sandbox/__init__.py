@@ -31,11 +31,26 @@ from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
 from dp_arena.engine.actions import Action
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
-from dp_arena.sandbox.isolation import Isolation, detect, program_runtime, python_runtime, sandbox_command
+from dp_arena.sandbox.isolation import (
+    Isolation,
+    detect,
+    program_runtime,
+    python_runtime,
+    sandbox_command,
+)
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.process import ProcessSeat
 
-__all__ = ["BotLaunch", "FailedSeat", "Isolation", "Limits", "ProcessSeat", "isolation", "launch_for", "open_seat"]
+__all__ = [
+    "BotLaunch",
+    "FailedSeat",
+    "Isolation",
+    "Limits",
+    "ProcessSeat",
+    "isolation",
+    "launch_for",
+    "open_seat",
+]
 
 REGISTRY_PREFIX = "registry:"
 
@@ -125,7 +140,11 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
-        return BotLaunch(_runner_argv(f"{spec.target}:{spec.class_name}", (str(entry),)), visible, python_runtime())
+        return BotLaunch(
+            _runner_argv(f"{spec.target}:{spec.class_name}", (str(entry),)),
+            visible,
+            python_runtime(),
+        )
     argv = list(spec.target)
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
     # Paths on the command line are made absolute: inside the sandbox the working
@@ -138,17 +157,28 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
             if candidate.is_file():
                 files.append(candidate.resolve())
     # The bot's folder: that of its script (``node bot.js``), else of the program itself.
-    script = next((path for path in files if str(path) != argv[0] and path != Path(argv[0]).resolve()), None)
+    script = next(
+        (path for path in files if str(path) != argv[0] and path != Path(argv[0]).resolve()), None
+    )
     first_file = script or (files[0] if files else None)
-    folder = bot_dir.resolve() if bot_dir is not None else (first_file.parent if first_file else None)
+    folder = (
+        bot_dir.resolve() if bot_dir is not None else (first_file.parent if first_file else None)
+    )
     if folder is None:
         folder = Path(tempfile.gettempdir()) / "dp-arena-empty"
         folder.mkdir(mode=0o755, exist_ok=True)
     return BotLaunch(tuple(argv), folder, program_runtime(argv[0]))
 
 
-def open_seat(spec: str, *, name: str, trusted: bool = False, limits: Limits | None = None,
-              log_dir: Path | None = None, bot_dir: Path | None = None) -> Seat:
+def open_seat(
+    spec: str,
+    *,
+    name: str,
+    trusted: bool = False,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+    bot_dir: Path | None = None,
+) -> Seat:
     """A seat for the agent ``spec`` (see the module docstring); never raises for a
     broken bot. ``log_dir`` keeps the bot's stderr; ``bot_dir`` is the folder a command
     bot runs in (default: the folder of the script its command line names)."""
@@ -157,7 +187,7 @@ def open_seat(spec: str, *, name: str, trusted: bool = False, limits: Limits | N
         if spec.startswith(REGISTRY_PREFIX):
             from dp_arena.registry import Registry
 
-            stored = Registry.default().resolve(spec[len(REGISTRY_PREFIX):])
+            stored = Registry.default().resolve(spec[len(REGISTRY_PREFIX) :])
             spec, bot_dir = stored.spec, stored.folder
             parsed = parse_spec(spec if stored.is_python else f"cmd:{spec}")
         else:
@@ -165,7 +195,9 @@ def open_seat(spec: str, *, name: str, trusted: bool = False, limits: Limits | N
         if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
             return InProcessSeat(load_agent(parsed), name)
         launch = launch_for(parsed, bot_dir=bot_dir)
-        command = sandbox_command(launch.argv, bot_dir=launch.bot_dir, runtime=launch.runtime, limits=limits)
+        command = sandbox_command(
+            launch.argv, bot_dir=launch.bot_dir, runtime=launch.runtime, limits=limits
+        )
         return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
     except (DPArenaError, OSError, ValueError) as error:
         return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))

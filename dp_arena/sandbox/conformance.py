@@ -88,17 +88,26 @@ class CheckReport:
 
     def lines(self) -> list[str]:
         data = self.to_json()
-        out = [f"dp-arena check-agent {self.spec}", *(f"  {line}" for line in _isolation_lines(self.isolation))]
+        out = [
+            f"dp-arena check-agent {self.spec}",
+            *(f"  {line}" for line in _isolation_lines(self.isolation)),
+        ]
         if self.loaded:
-            out.append(f"loaded in {self.load_seconds:.2f} s; the bot calls itself {self.bot_name!r}")
+            out.append(
+                f"loaded in {self.load_seconds:.2f} s; the bot calls itself {self.bot_name!r}"
+            )
         else:
             out.append("did NOT load")
         if self.decisions:
             coverage = ", ".join(f"{key} {value}" for key, value in data["coverage"].items())
             out.append(f"random states: {self.decisions} decisions ({coverage})")
-            out.append(f"decision time: median {data['decision_ms_median']} ms, max {data['decision_ms_max']} ms")
+            out.append(
+                f"decision time: median {data['decision_ms_median']} ms, max {data['decision_ms_max']} ms"
+            )
         if self.sessions:
-            out.append(f"table-sessions: {self.sessions} sessions, {self.session_deals} deals, every hook called")
+            out.append(
+                f"table-sessions: {self.sessions} sessions, {self.session_deals} deals, every hook called"
+            )
         if self.problems:
             out.append(f"problems ({len(self.problems)}; the first are shown):")
             out += [f"  - {problem}" for problem in self.problems[:10]]
@@ -129,26 +138,33 @@ class _Timed:
 
     def _keep(self, fault: SeatFault | None, what: str) -> SeatFault | None:
         if fault is not None:
-            self.report.problems.append(f"{fault.kind.value} in {self.where}, {what}: {fault.detail}")
+            self.report.problems.append(
+                f"{fault.kind.value} in {self.where}, {what}: {fault.detail}"
+            )
         return fault
 
     def begin_session(self, context: SessionContext) -> SeatFault | None:
         return self._keep(self.seat.begin_session(context), "begin_session")
 
     def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self._keep(self.seat.begin_deal(start), f"begin_deal of deal {start.context.deal_number}")
+        return self._keep(
+            self.seat.begin_deal(start), f"begin_deal of deal {start.context.deal_number}"
+        )
 
     def decide(self, observation: Any) -> Action | SeatFault:
         started = time.monotonic()
         answer = self.seat.decide(observation)
         self.report.decision_seconds.append(time.monotonic() - started)
         if isinstance(answer, SeatFault):
-            self._keep(answer, f"deal {observation.context.deal_number} {observation.street.name.lower()}")
+            self._keep(
+                answer, f"deal {observation.context.deal_number} {observation.street.name.lower()}"
+            )
         elif not observation.legal().allows(answer):
             self.report.problems.append(
                 f"ILLEGAL in {self.where}, deal {observation.context.deal_number}"
                 f" {observation.street.name.lower()}: {answer} (to call {observation.to_call},"
-                f" raise {observation.min_raise_to}..{observation.max_raise_to})")
+                f" raise {observation.min_raise_to}..{observation.max_raise_to})"
+            )
         return answer
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:
@@ -172,16 +188,22 @@ def _random_action(state: HandState, rng: random.Random) -> Action:
 
 def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) -> None:
     rng = random.Random(seed)
-    context = SessionContext(event="check-agent", deals_in_session=count, session_chips=1000 * count)
+    context = SessionContext(
+        event="check-agent", deals_in_session=count, session_chips=1000 * count
+    )
     if seat.begin_session(context) is not None and not seat.active:
         return
     for index in range(count):
         seat_count = 2 if index % 3 == 0 else rng.randint(3, 9)
         betting = Betting.NO_LIMIT if index % 2 == 0 else Betting.POT_LIMIT
         target = STREETS[(index // 2) % 4]
-        rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000)
+        rules = TableRules(
+            seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
+        )
         for attempt in range(50):
-            state = new_hand(rules, deck_for(seed, 1, index, attempt), button=rng.randrange(seat_count))
+            state = new_hand(
+                rules, deck_for(seed, 1, index, attempt), button=rng.randrange(seat_count)
+            )
             while state.actor is not None and (state.street < target or rng.random() < 0.3):
                 state.apply(_random_action(state, rng))
             if state.actor is not None and state.street == target:
@@ -189,8 +211,12 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         else:
             continue
         me = state.actor
-        deal_context = SessionContext(event="check-agent", deal_number=index, deals_in_session=count,
-                                      session_chips=1000 * count)
+        deal_context = SessionContext(
+            event="check-agent",
+            deal_number=index,
+            deals_in_session=count,
+            session_chips=1000 * count,
+        )
         hole = state.hole_cards[me]
         assert hole is not None
         if seat.begin_deal(DealStart(me, seat_count, state.button, hole, deal_context)) is not None:
@@ -204,20 +230,39 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         report.coverage[betting.value] += 1
         report.coverage[target.name.lower()] += 1
         legal = state.legal_actions()
-        state.apply(answer if isinstance(answer, Action) and legal.allows(answer) else legal.passive())
+        state.apply(
+            answer if isinstance(answer, Action) and legal.allows(answer) else legal.passive()
+        )
         while state.actor is not None:
             state.apply(_random_action(state, rng))
         assert state.payoffs is not None
-        shown = tuple(state.hole_cards[s] if s in state.showdown_values else None for s in range(seat_count))
-        end = DealEnd(me, state.payoffs[me], state.payoffs, state.board if state.showdown_values else state.visible_board,
-                      shown, tuple(state.history), deal_context)
+        shown = tuple(
+            state.hole_cards[s] if s in state.showdown_values else None for s in range(seat_count)
+        )
+        end = DealEnd(
+            me,
+            state.payoffs[me],
+            state.payoffs,
+            state.board if state.showdown_values else state.visible_board,
+            shown,
+            tuple(state.history),
+            deal_context,
+        )
         if seat.end_deal(end) is not None and not seat.active:
             return
 
 
-def check_agent(spec: str, *, limits: Limits | None = None, trusted: bool = False, states: int = 200,
-                deals: int = 12, seed: int = 1, log_dir: Path | None = None,
-                bot_dir: Path | None = None) -> CheckReport:
+def check_agent(
+    spec: str,
+    *,
+    limits: Limits | None = None,
+    trusted: bool = False,
+    states: int = 200,
+    deals: int = 12,
+    seed: int = 1,
+    log_dir: Path | None = None,
+    bot_dir: Path | None = None,
+) -> CheckReport:
     """Run the conformance check of ``spec`` and return its report (``bot_dir``: the
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
@@ -226,13 +271,20 @@ def check_agent(spec: str, *, limits: Limits | None = None, trusted: bool = Fals
     in_process = False
     try:
         parsed = parse_spec(spec) if not spec.startswith("registry:") else None
-        in_process = parsed is not None and (parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python))
+        in_process = parsed is not None and (
+            parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
+        )
     except Exception:  # open_seat reports a bad spec as a load error
         pass
     report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())
     started = time.monotonic()
-    seat = _Timed(open_seat(spec, name="candidate", trusted=trusted, limits=limits, log_dir=log_dir,
-                            bot_dir=bot_dir), report, "random states")
+    seat = _Timed(
+        open_seat(
+            spec, name="candidate", trusted=trusted, limits=limits, log_dir=log_dir, bot_dir=bot_dir
+        ),
+        report,
+        "random states",
+    )
     try:
         load_fault = _wait_loaded(seat.seat)
         report.load_seconds = round(time.monotonic() - started, 3)
@@ -247,18 +299,42 @@ def check_agent(spec: str, *, limits: Limits | None = None, trusted: bool = Fals
     if report.problems:
         return report
     opponent_spec = f"{AGENTS_DIR / 'random_bot.py'}:RandomBot"
-    for session, (seat_count, betting) in enumerate([(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]):
-        rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000)
-        candidate = _Timed(open_seat(spec, name="candidate", trusted=trusted, limits=limits, log_dir=log_dir,
-                                     bot_dir=bot_dir),
-                           report, f"table-session {session + 1} ({seat_count} seats, {betting.value})")
-        seats: list[Any] = [InProcessSeat(load_agent(opponent_spec, seed=seat), f"random{seat}")
-                            for seat in range(seat_count)]
+    for session, (seat_count, betting) in enumerate(
+        [(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]
+    ):
+        rules = TableRules(
+            seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
+        )
+        candidate = _Timed(
+            open_seat(
+                spec,
+                name="candidate",
+                trusted=trusted,
+                limits=limits,
+                log_dir=log_dir,
+                bot_dir=bot_dir,
+            ),
+            report,
+            f"table-session {session + 1} ({seat_count} seats, {betting.value})",
+        )
+        seats: list[Any] = [
+            InProcessSeat(load_agent(opponent_spec, seed=seat), f"random{seat}")
+            for seat in range(seat_count)
+        ]
         seats[session % seat_count] = candidate
         try:
-            table = TableSession(seats, [s.name for s in seats], policy=FaultPolicy(max_faults=10_000))
-            play_table_session(table, rules, event_seed=seed, section=2, session=session, deals=deals,
-                               context=SessionContext(event="check-agent"))
+            table = TableSession(
+                seats, [s.name for s in seats], policy=FaultPolicy(max_faults=10_000)
+            )
+            play_table_session(
+                table,
+                rules,
+                event_seed=seed,
+                section=2,
+                session=session,
+                deals=deals,
+                context=SessionContext(event="check-agent"),
+            )
         finally:
             candidate.close()
         report.sessions += 1

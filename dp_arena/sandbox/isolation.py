@@ -27,6 +27,7 @@ outside, and the kernel would exempt it from the process limit.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shlex
@@ -139,18 +140,33 @@ def detect() -> Isolation:
         + "): the bot has network access, sees the host's files and a setsid child may outlive it;"
         " install bubblewrap (apt-get install bubblewrap) for real isolation"
     )
-    own_uid = _is_root() and shutil.which("setpriv") is not None and all(
-        _world_reachable(path) for path in python_runtime())
-    return Isolation("none", own_uid=own_uid,
-                     network_namespace=False, pid_namespace=False, private_filesystem=False, warning=warning)
+    own_uid = (
+        _is_root()
+        and shutil.which("setpriv") is not None
+        and all(_world_reachable(path) for path in python_runtime())
+    )
+    return Isolation(
+        "none",
+        own_uid=own_uid,
+        network_namespace=False,
+        pid_namespace=False,
+        private_filesystem=False,
+        warning=warning,
+    )
 
 
 def _isolation(mode: str) -> Isolation:
     warning = None
     if not _is_root():
         warning = "not running as root: the bot runs as your own user, so the process limit counts all your processes"
-    return Isolation(mode, own_uid=_is_root(), network_namespace=True, pid_namespace=True,
-                     private_filesystem=True, warning=warning)
+    return Isolation(
+        mode,
+        own_uid=_is_root(),
+        network_namespace=True,
+        pid_namespace=True,
+        private_filesystem=True,
+        warning=warning,
+    )
 
 
 def _probe(mode: str) -> str | None:
@@ -163,18 +179,33 @@ def _probe(mode: str) -> str | None:
     probe_dir = tempfile.mkdtemp(prefix="dp-arena-probe-")
     try:
         os.chmod(probe_dir, 0o755)
-        command = _wrap(mode, ["/bin/true"], bot_dir=Path(probe_dir), runtime=(), limits=Limits(),
-                        uid=next_uid() if _is_root() else None)
+        command = _wrap(
+            mode,
+            ["/bin/true"],
+            bot_dir=Path(probe_dir),
+            runtime=(),
+            limits=Limits(),
+            uid=next_uid() if _is_root() else None,
+        )
         try:
-            completed = subprocess.run(command.argv, env=command.env, cwd="/", stdin=subprocess.DEVNULL,
-                                       capture_output=True, timeout=30, check=False)
+            completed = subprocess.run(
+                command.argv,
+                env=command.env,
+                cwd="/",
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=30,
+                check=False,
+            )
         except (OSError, subprocess.TimeoutExpired) as error:
             return str(error)
         finally:
             if command.scratch:
                 shutil.rmtree(command.scratch, ignore_errors=True)
         if completed.returncode != 0:
-            return (completed.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[-1][:200]
+            return (completed.stderr.decode("utf-8", "replace").strip().splitlines() or ["failed"])[
+                -1
+            ][:200]
         return None
     finally:
         shutil.rmtree(probe_dir, ignore_errors=True)
@@ -201,7 +232,11 @@ def minimal_env() -> dict[str, str]:
 def python_runtime() -> tuple[Path, ...]:
     """What a Python bot needs to see: the interpreter's install, the virtual
     environment (third-party packages) and the dp_arena package itself."""
-    paths = {Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve(), Path(dp_arena.__file__).resolve().parent}
+    paths = {
+        Path(sys.base_prefix).resolve(),
+        Path(sys.prefix).resolve(),
+        Path(dp_arena.__file__).resolve().parent,
+    }
     return tuple(sorted(paths))
 
 
@@ -220,7 +255,9 @@ def program_runtime(program: str) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(prefixes))
 
 
-def sandbox_command(argv: Sequence[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits) -> SandboxCommand:
+def sandbox_command(
+    argv: Sequence[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits
+) -> SandboxCommand:
     """The command that runs ``argv`` in the sandbox detected here, with ``bot_dir``
     (read-only, the working directory) and ``runtime`` (read-only) visible."""
     mode = detect().mode
@@ -246,7 +283,9 @@ def _world_reachable(path: Path) -> bool:
 
 
 def _limits_argv(limits: Limits) -> list[str]:
-    if shutil.which("prlimit") is None:  # util-linux without prlimit: the limits are lost, say so upstream
+    if (
+        shutil.which("prlimit") is None
+    ):  # util-linux without prlimit: the limits are lost, say so upstream
         return []
     return [
         "prlimit",
@@ -264,8 +303,16 @@ def _limits_argv(limits: Limits) -> list[str]:
 def _drop_argv(uid: int | None) -> list[str]:
     if uid is None:
         return []
-    return ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "--inh-caps=-all",
-            "--bounding-set=-all", "--no-new-privs", "--"]
+    return [
+        "setpriv",
+        f"--reuid={uid}",
+        f"--regid={uid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--no-new-privs",
+        "--",
+    ]
 
 
 def _visible_paths(bot_dir: Path, runtime: Sequence[Path]) -> list[Path]:
@@ -287,32 +334,69 @@ def _system_entries() -> list[tuple[str, str]]:
     return entries
 
 
-def _wrap(mode: str, argv: list[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits,
-          uid: int | None) -> SandboxCommand:
+def _wrap(
+    mode: str,
+    argv: list[str],
+    *,
+    bot_dir: Path,
+    runtime: Sequence[Path],
+    limits: Limits,
+    uid: int | None,
+) -> SandboxCommand:
     inner = _limits_argv(limits) + _drop_argv(uid) + argv
     visible = _visible_paths(bot_dir, runtime)
     env = minimal_env()
     if mode == "bubblewrap":
-        outer = ["bwrap", "--die-with-parent", "--new-session", "--unshare-ipc", "--unshare-pid",
-                 "--unshare-net", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "bot"]
+        outer = [
+            "bwrap",
+            "--die-with-parent",
+            "--new-session",
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--hostname",
+            "bot",
+        ]
         if not _is_root():
             outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
         for system, link in _system_entries():
             outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
-        outer += ["--proc", "/proc", "--dev", "/dev", "--size", str(limits.tmp_bytes), "--perms", "1777",
-                  "--tmpfs", "/tmp"]
+        outer += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--size",
+            str(limits.tmp_bytes),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+        ]
         made: set[Path] = set()
         for path in visible:
             for ancestor in reversed(path.parents):
-                if str(ancestor) in ("/", "/tmp") or ancestor in made or any(
-                        ancestor == Path(system) for system, _ in _system_entries()):
+                if (
+                    str(ancestor) in ("/", "/tmp")
+                    or ancestor in made
+                    or any(ancestor == Path(system) for system, _ in _system_entries())
+                ):
                     continue
                 made.add(ancestor)
                 outer += ["--perms", "0755", "--dir", str(ancestor)]
             outer += ["--ro-bind", str(path), str(path)]
         outer += ["--chdir", str(bot_dir)]
         if uid is not None:
-            outer += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+            outer += [
+                "--cap-add",
+                "CAP_SETUID",
+                "--cap-add",
+                "CAP_SETGID",
+                "--cap-add",
+                "CAP_SETPCAP",
+            ]
         return SandboxCommand(tuple([*outer, "--", *inner]), env, "/", uid)
     if mode == "unshare":
         scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
@@ -324,17 +408,30 @@ def _wrap(mode: str, argv: list[str], *, bot_dir: Path, runtime: Sequence[Path],
     return SandboxCommand(tuple(inner), env, str(bot_dir), uid)
 
 
-def _unshare_script(root: str, visible: Sequence[Path], bot_dir: Path, limits: Limits, inner: Sequence[str]) -> str:
+def _unshare_script(
+    root: str, visible: Sequence[Path], bot_dir: Path, limits: Limits, inner: Sequence[str]
+) -> str:
     """A shell script, run as root in fresh namespaces, that builds the bot's read-only
     root filesystem at ``root`` (the same layout bubblewrap makes) and enters it."""
     quote = shlex.quote
-    lines = ["set -e", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", f"R={quote(root)}", 'mount -t tmpfs -o mode=0755 dp-arena-root "$R"']
+    lines = [
+        "set -e",
+        "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
+        f"R={quote(root)}",
+        'mount -t tmpfs -o mode=0755 dp-arena-root "$R"',
+    ]
 
     def bind(source: str) -> None:
         target = '"$R"' + quote(source)
         kind = "-d" if os.path.isdir(source) else "-f"
-        make = f"mkdir -p {target}" if kind == "-d" else f"mkdir -p $(dirname {target}) && touch {target}"
-        lines.append(f"{make} && mount --rbind {quote(source)} {target} && mount -o remount,bind,ro {target}")
+        make = (
+            f"mkdir -p {target}"
+            if kind == "-d"
+            else f"mkdir -p $(dirname {target}) && touch {target}"
+        )
+        lines.append(
+            f"{make} && mount --rbind {quote(source)} {target} && mount -o remount,bind,ro {target}"
+        )
 
     for system, link in _system_entries():
         if link:
@@ -345,12 +442,16 @@ def _unshare_script(root: str, visible: Sequence[Path], bot_dir: Path, limits: L
     lines.append('mkdir -p "$R/dev"')
     for device in ("null", "zero", "full", "random", "urandom"):
         lines.append(f'touch "$R/dev/{device}" && mount --bind /dev/{device} "$R/dev/{device}"')
-    lines.append(f'mkdir -p "$R/tmp" && mount -t tmpfs -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"')
+    lines.append(
+        f'mkdir -p "$R/tmp" && mount -t tmpfs -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"'
+    )
     for path in visible:
         bind(str(path))
     lines.append('chmod 0755 "$R"')
     command = " ".join(quote(part) for part in inner)
-    lines.append(f'exec chroot "$R" /bin/sh -c {quote(f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}")}')
+    lines.append(
+        f'exec chroot "$R" /bin/sh -c {quote(f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}")}'
+    )
     return "\n".join(lines)
 
 
@@ -381,8 +482,6 @@ def kill_uid(uid: int) -> int:
     """SIGKILL every process running as ``uid`` (a bot's own uid); how many were found."""
     pids = uid_processes(uid)
     for pid in pids:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
     return len(pids)

@@ -44,11 +44,15 @@ class Limits:
         for field in fields(self):
             value = getattr(self, field.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-                raise ConfigError(f"sandbox limits: {field.name} must be a positive number, not {value!r}",
-                                  field=field.name)
+                raise ConfigError(
+                    f"sandbox limits: {field.name} must be a positive number, not {value!r}",
+                    field=field.name,
+                )
             if field.type == "int" and not isinstance(value, int):
-                raise ConfigError(f"sandbox limits: {field.name} must be an integer, not {value!r}",
-                                  field=field.name)
+                raise ConfigError(
+                    f"sandbox limits: {field.name} must be an integer, not {value!r}",
+                    field=field.name,
+                )
 
     def with_changes(self, **changes: Any) -> Limits:
         """A copy with some limits changed (validated like the original)."""

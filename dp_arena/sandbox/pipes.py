@@ -8,6 +8,7 @@ dealer waits, into a capped log, so a bot that floods it only stalls itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import select
 import time
@@ -72,7 +73,9 @@ class BotLog:
 class Pipes:
     """The dealer's ends of a bot's stdin (``to_bot``), stdout (``from_bot``) and stderr."""
 
-    def __init__(self, to_bot: int, from_bot: int, stderr: int, *, message_bytes: int, log: BotLog) -> None:
+    def __init__(
+        self, to_bot: int, from_bot: int, stderr: int, *, message_bytes: int, log: BotLog
+    ) -> None:
         self.to_bot = to_bot
         self.from_bot = from_bot
         self.stderr = stderr
@@ -212,7 +215,5 @@ class Pipes:
 
     def close(self) -> None:
         for fd in (self.to_bot, self.from_bot, self.stderr):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass

@@ -9,6 +9,7 @@ did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -53,7 +54,9 @@ def log_path(log_dir: Path | None, name: str) -> Path | None:
 class ProcessSeat:
     """A bot in a sandboxed process (see :mod:`dp_arena.sandbox`)."""
 
-    def __init__(self, command: SandboxCommand, *, name: str, limits: Limits, log_dir: Path | None = None) -> None:
+    def __init__(
+        self, command: SandboxCommand, *, name: str, limits: Limits, log_dir: Path | None = None
+    ) -> None:
         self.name = name
         self.limits = limits
         self.command = command
@@ -72,16 +75,27 @@ class ProcessSeat:
         self.pipes: Pipes | None = None
         try:
             self.process = subprocess.Popen(
-                command.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=command.env, cwd=command.cwd, close_fds=True, start_new_session=True,
+                command.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=command.env,
+                cwd=command.cwd,
+                close_fds=True,
+                start_new_session=True,
             )
         except OSError as error:
             self._dead = SeatFault(FaultKind.LOAD_ERROR, f"cannot start {command.argv[0]}: {error}")
             return
         assert self.process.stdin and self.process.stdout and self.process.stderr
         # The Popen file objects stay open but unused: all I/O goes through the raw fds.
-        self.pipes = Pipes(self.process.stdin.fileno(), self.process.stdout.fileno(),
-                           self.process.stderr.fileno(), message_bytes=limits.message_bytes, log=self.log)
+        self.pipes = Pipes(
+            self.process.stdin.fileno(),
+            self.process.stdout.fileno(),
+            self.process.stderr.fileno(),
+            message_bytes=limits.message_bytes,
+            log=self.log,
+        )
         hello = protocol.encode(protocol.hello(name, limits.to_json()))
         try:
             self.pipes.send(hello, self._started + limits.load_timeout)
@@ -115,7 +129,9 @@ class ProcessSeat:
         request_id = self._request_id
         started = time.monotonic()
         deadline = started + self.limits.action_timeout + self._bank
-        answer = self._ask(protocol.encode(protocol.act(request_id, observation)), request_id, deadline)
+        answer = self._ask(
+            protocol.encode(protocol.act(request_id, observation)), request_id, deadline
+        )
         elapsed = time.monotonic() - started
         self.decision_seconds.append(elapsed)
         if isinstance(answer, SeatFault) and answer.kind is FaultKind.TIMEOUT:
@@ -130,23 +146,17 @@ class ProcessSeat:
         process = self.process
         if process is not None and self.pipes is not None:
             if process.poll() is None and self._dead is None:
-                try:
+                with contextlib.suppress(Closed):
                     self.pipes.send(protocol.encode(protocol.goodbye()), time.monotonic() + 0.1)
-                except Closed:
-                    pass
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(EXIT_GRACE)
-                except subprocess.TimeoutExpired:
-                    pass
             self._kill()
             self.pipes.drain_stderr()
             self.pipes.close()
             for stream in (process.stdin, process.stdout, process.stderr):
                 if stream is not None:
-                    try:
+                    with contextlib.suppress(OSError):
                         stream.close()
-                    except OSError:
-                        pass
             self.pipes = None
         self.log.close()
         if self.command.scratch:
@@ -156,10 +166,8 @@ class ProcessSeat:
 
     def __del__(self) -> None:  # a seat nobody closed must still not leave a process behind
         if self.process is not None and self.process.returncode is None:
-            try:
+            with contextlib.suppress(Exception):
                 self._kill()
-            except Exception:
-                pass
 
     def wait_loaded(self) -> SeatFault | None:
         """Wait for the bot's hello (at most the load timeout); the load fault, if any."""
@@ -173,18 +181,12 @@ class ProcessSeat:
         process = self.process
         assert process is not None
         if process.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 process.kill()
-            except ProcessLookupError:
-                pass
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             process.wait(10)
-        except subprocess.TimeoutExpired:
-            pass
         if self.command.uid is not None:
             # Anything still running under the bot's own uid escaped the process group
             # (possible only without a PID namespace): kill it too.
@@ -218,7 +220,10 @@ class ProcessSeat:
                 self._fail(FaultKind.LOAD_ERROR, f"exited while loading{self._exit_text()}")
                 return
             if line is None:
-                self._fail(FaultKind.LOAD_TIMEOUT, f"no hello within the load timeout of {self.limits.load_timeout:g} s")
+                self._fail(
+                    FaultKind.LOAD_TIMEOUT,
+                    f"no hello within the load timeout of {self.limits.load_timeout:g} s",
+                )
                 return
             try:
                 message = protocol.decode(line)
@@ -226,7 +231,9 @@ class ProcessSeat:
                     self.log.note(f"log: {str(message.get('message'))[:1000]}")
                     continue
                 if message.get("type") == "error":
-                    self._fail(FaultKind.LOAD_ERROR, f"could not load: {str(message.get('message'))[:400]}")
+                    self._fail(
+                        FaultKind.LOAD_ERROR, f"could not load: {str(message.get('message'))[:400]}"
+                    )
                     return
                 self.bot_name = protocol.check_hello(message)
             except protocol.ProtocolViolation as error:
@@ -272,10 +279,16 @@ class ProcessSeat:
         assert self.pipes is not None
         self._drain()
         try:
-            if not self.pipes.send(protocol.encode(message), time.monotonic() + self.limits.action_timeout):
-                return SeatFault(FaultKind.TIMEOUT, f"{message['type']}: the bot is not reading its input")
+            if not self.pipes.send(
+                protocol.encode(message), time.monotonic() + self.limits.action_timeout
+            ):
+                return SeatFault(
+                    FaultKind.TIMEOUT, f"{message['type']}: the bot is not reading its input"
+                )
         except Closed:
-            self._fail(FaultKind.CRASH, f"{message['type']}: the bot's input is closed{self._exit_text()}")
+            self._fail(
+                FaultKind.CRASH, f"{message['type']}: the bot's input is closed{self._exit_text()}"
+            )
             self._reported_dead = True
             assert self._dead is not None
             return self._dead
@@ -285,7 +298,11 @@ class ProcessSeat:
         if not self._pending:
             return None
         problems, self._pending = self._pending, []
-        kind = FaultKind.PROTOCOL if any(problem.startswith("protocol:") for problem in problems) else FaultKind.ERROR
+        kind = (
+            FaultKind.PROTOCOL
+            if any(problem.startswith("protocol:") for problem in problems)
+            else FaultKind.ERROR
+        )
         return SeatFault(kind, "; ".join(problems)[:1000])
 
     def _drain(self) -> None:
@@ -334,7 +351,10 @@ class ProcessSeat:
                     return self._protocol_fault(str(error))
                 if line is None:
                     limit = self.limits.action_timeout + self._bank
-                    return SeatFault(FaultKind.TIMEOUT, f"no answer within {limit:.3g} s (action time + time bank)")
+                    return SeatFault(
+                        FaultKind.TIMEOUT,
+                        f"no answer within {limit:.3g} s (action time + time bank)",
+                    )
                 try:
                     message = protocol.decode(line)
                 except protocol.ProtocolViolation as error:
@@ -347,7 +367,11 @@ class ProcessSeat:
                     if message.get("id") == request_id:
                         # A bot may call its own answer malformed (the Python runner does,
                         # as the in-process seat would); it cannot claim any other kind.
-                        kind = FaultKind.PROTOCOL if message.get("fault") == "PROTOCOL" else FaultKind.ERROR
+                        kind = (
+                            FaultKind.PROTOCOL
+                            if message.get("fault") == "PROTOCOL"
+                            else FaultKind.ERROR
+                        )
                         return SeatFault(kind, str(message.get("message"))[:500])
                     self._stray(line)  # an error from a hook: reported at the next hook
                     continue
@@ -367,4 +391,3 @@ class ProcessSeat:
     def _protocol_fault(self, detail: str) -> SeatFault:
         self.log.note(f"PROTOCOL: {detail}")
         return SeatFault(FaultKind.PROTOCOL, detail)
-

@@ -119,10 +119,14 @@ def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:
     an action (an ``error`` reply is the caller's to handle first)."""
     kind = message.get("type", "action")
     if kind != "action":
-        raise ProtocolViolation(f"expected an action for request {expected_id}, got {_brief(message)}")
+        raise ProtocolViolation(
+            f"expected an action for request {expected_id}, got {_brief(message)}"
+        )
     reply_id = message.get("id")
     if reply_id != expected_id or type(reply_id) is not int:
-        raise ProtocolViolation(f"stale or wrong reply id {_brief(reply_id)} (expected {expected_id})")
+        raise ProtocolViolation(
+            f"stale or wrong reply id {_brief(reply_id)} (expected {expected_id})"
+        )
     try:
         return parse_action({"action": message.get("action"), "amount": message.get("amount")})
     except ValueError as error:

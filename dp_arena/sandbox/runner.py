@@ -11,6 +11,7 @@ carries only the protocol.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import traceback
@@ -43,7 +44,9 @@ class _Host:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dp_arena.sandbox.runner")
     parser.add_argument("spec", help="FILE.py:Class or package.module:Class")
-    parser.add_argument("--path", action="append", default=[], help="a folder to put on sys.path first")
+    parser.add_argument(
+        "--path", action="append", default=[], help="a folder to put on sys.path first"
+    )
     args = parser.parse_args(argv)
 
     # Keep the real stdout for the protocol and send everything else written to fd 1
@@ -70,12 +73,18 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as error:  # anything at all: the dealer must hear why
         host.error(f"loading {args.spec}: {_describe(error)}")
         return 1
-    host.send({"type": "hello", "protocol": host.protocol.PROTOCOL_VERSION, "name": type(agent).__name__})
+    host.send(
+        {"type": "hello", "protocol": host.protocol.PROTOCOL_VERSION, "name": type(agent).__name__}
+    )
 
-    hooks = {name: getattr(agent, name, None) for name in ("begin_session", "begin_deal", "end_deal")}
-    readers = {"session_start": ("begin_session", "context", SessionContext.from_json),
-               "deal_start": ("begin_deal", "deal", DealStart.from_json),
-               "deal_end": ("end_deal", "result", DealEnd.from_json)}
+    hooks = {
+        name: getattr(agent, name, None) for name in ("begin_session", "begin_deal", "end_deal")
+    }
+    readers = {
+        "session_start": ("begin_session", "context", SessionContext.from_json),
+        "deal_start": ("begin_deal", "deal", DealStart.from_json),
+        "deal_end": ("end_deal", "result", DealEnd.from_json),
+    }
     decode = host.protocol.decode
     for line in stdin:
         message = decode(line)
@@ -89,10 +98,18 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             try:
                 action = answer if type(answer) is Action else parse_action(answer)
-            except ValueError as error:  # an answer that is no action: as in-process, a PROTOCOL fault
-                host.error(f"act returned {str(answer)[:80]!r}: {error}", id=request_id, fault="PROTOCOL")
+            except (
+                ValueError
+            ) as error:  # an answer that is no action: as in-process, a PROTOCOL fault
+                host.error(
+                    f"act returned {str(answer)[:80]!r}: {error}", id=request_id, fault="PROTOCOL"
+                )
                 continue
-            reply: dict[str, Any] = {"type": "action", "id": request_id, "action": action.kind.value}
+            reply: dict[str, Any] = {
+                "type": "action",
+                "id": request_id,
+                "action": action.kind.value,
+            }
             if action.amount is not None:
                 reply["amount"] = action.amount
             host.send(reply)
@@ -108,10 +125,8 @@ def main(argv: list[str] | None = None) -> int:
         elif kind == "goodbye":
             close = getattr(agent, "close", None)
             if callable(close):
-                try:
+                with contextlib.suppress(Exception):
                     close()
-                except Exception:
-                    pass
             return 0
     return 0
 

@@ -35,16 +35,30 @@ RULES = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.N
 
 
 def reference_seat(name: str = "station") -> Seat:
-    return InProcessSeat(load_agent(str(REPO / "agents" / "calling_station.py") + ":CallingStation"), name)
+    return InProcessSeat(
+        load_agent(str(REPO / "agents" / "calling_station.py") + ":CallingStation"), name
+    )
 
 
-def play(seats: list[Seat], *, deals: int = 6, table_index: int = 0, rules: TableRules = RULES) -> TableSessionResult:
+def play(
+    seats: list[Seat], *, deals: int = 6, table_index: int = 0, rules: TableRules = RULES
+) -> TableSessionResult:
     table = TableSession(seats, [seat.name for seat in seats])
-    return play_table_session(table, rules, event_seed=7, section=0, session=0, deals=deals,
-                              context=SessionContext(event="hostile"), table_index=table_index)
+    return play_table_session(
+        table,
+        rules,
+        event_seed=7,
+        section=0,
+        session=0,
+        deals=deals,
+        context=SessionContext(event="hostile"),
+        table_index=table_index,
+    )
 
 
-def play_mirrored(make_hostile: Callable[[], Seat], *, deals: int = 6) -> tuple[list[TableSessionResult], list[Seat]]:
+def play_mirrored(
+    make_hostile: Callable[[], Seat], *, deals: int = 6
+) -> tuple[list[TableSessionResult], list[Seat]]:
     """The hostile bot at two mirrored tables: seat 0 at table 0, seat 1 at table 1, both
     copies started before either table plays, against the in-process calling station."""
     first, second = make_hostile(), make_hostile()
@@ -138,7 +152,9 @@ def sandbox_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     detect.cache_clear()
     if sandbox_isolation().mode != mode:
         detect.cache_clear()
-        pytest.skip(f"the {mode} sandbox does not work on this machine: {sandbox_isolation().warning}")
+        pytest.skip(
+            f"the {mode} sandbox does not work on this machine: {sandbox_isolation().warning}"
+        )
     yield mode
     detect.cache_clear()
 

@@ -20,7 +20,16 @@ def test_a_good_bot_passes_with_full_coverage(capsys: pytest.CaptureFixture[str]
     assert report["passed"] and report["loaded"] and report["problems"] == []
     assert report["random_state_decisions"] == 48
     coverage = report["coverage"]
-    for key in ("preflop", "flop", "turn", "river", "heads-up", "multi-way", "no-limit", "pot-limit"):
+    for key in (
+        "preflop",
+        "flop",
+        "turn",
+        "river",
+        "heads-up",
+        "multi-way",
+        "no-limit",
+        "pot-limit",
+    ):
         assert coverage[key] > 0, key
     assert report["sessions"] == 2
     assert report["isolation"]["mode"] in ("bubblewrap", "unshare", "none")
@@ -34,14 +43,35 @@ def test_an_illegal_bot_fails_and_says_why(capsys: pytest.CaptureFixture[str]) -
     assert "isolation mode:" in out
 
 
-def test_a_bot_that_never_loads_fails_with_a_load_timeout(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check-agent", f"{HOSTILE / 'never_loads' / 'bot.py'}:Bot", "--load-timeout", "1.5", "--json"])
+def test_a_bot_that_never_loads_fails_with_a_load_timeout(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(
+        [
+            "check-agent",
+            f"{HOSTILE / 'never_loads' / 'bot.py'}:Bot",
+            "--load-timeout",
+            "1.5",
+            "--json",
+        ]
+    )
     report = json.loads(capsys.readouterr().out)
     assert code == 1 and not report["loaded"]
     assert report["problems"][0].startswith("LOAD_TIMEOUT")
 
 
 def test_the_node_example_passes(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["check-agent", f"node {REPO / 'examples' / 'bots' / 'node' / 'bot.js'}", "--states", "24",
-                 "--deals", "4"]) == 0
+    assert (
+        main(
+            [
+                "check-agent",
+                f"node {REPO / 'examples' / 'bots' / 'node' / 'bot.js'}",
+                "--states",
+                "24",
+                "--deals",
+                "4",
+            ]
+        )
+        == 0
+    )
     assert "result: PASS" in capsys.readouterr().out

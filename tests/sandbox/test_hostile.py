@@ -43,7 +43,9 @@ def pipe_bot(folder: Path, *, limits=LIMITS, name: str = "hostile"):  # type: ig
 
 
 def hostile_faults(results: list[TableSessionResult]) -> list[FaultKind]:
-    return [fault.kind for result in results for fault in result.faults if fault.player == "hostile"]
+    return [
+        fault.kind for result in results for fault in result.faults if fault.player == "hostile"
+    ]
 
 
 def check_everyone_else(results: list[TableSessionResult]) -> None:
@@ -95,7 +97,9 @@ def test_malformed_replies_are_protocol_faults() -> None:
 def test_a_malformed_answer_from_a_python_class_is_a_protocol_fault(tmp_path: Path) -> None:
     folder = tmp_path / "dancer"
     folder.mkdir()
-    (folder / "bot.py").write_text("class Bot:\n    def act(self, observation):\n        return 'dance'\n")
+    (folder / "bot.py").write_text(
+        "class Bot:\n    def act(self, observation):\n        return 'dance'\n"
+    )
     results, seats = play_mirrored(class_bot(folder))
     assert set(hostile_faults(results)) == {FaultKind.PROTOCOL}
     check_everyone_else(results)
@@ -140,8 +144,11 @@ def test_the_cpu_limit_is_a_backstop_that_kills_a_spinning_bot() -> None:
     limits = LIMITS.with_changes(cpu_seconds=1, action_timeout=20.0, time_bank=1.0)
     results, seats = play_mirrored(class_bot(HOSTILE / "spinner", limits=limits))
     assert set(hostile_faults(results)) == {FaultKind.CRASH}
-    assert all("SIGXCPU" in fault.detail or "SIGKILL" in fault.detail
-               for result in results for fault in result.faults)
+    assert all(
+        "SIGXCPU" in fault.detail or "SIGKILL" in fault.detail
+        for result in results
+        for fault in result.faults
+    )
     check_everyone_else(results)
     assert_nothing_left(seats)
 
@@ -201,8 +208,9 @@ def loopback_listener() -> Iterator[tuple[int, list[bytes]]]:
 
 
 @pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
-def test_the_hosts_loopback_is_unreachable(sandbox_mode: str, tmp_path: Path,
-                                            loopback_listener: tuple[int, list[bytes]]) -> None:
+def test_the_hosts_loopback_is_unreachable(
+    sandbox_mode: str, tmp_path: Path, loopback_listener: tuple[int, list[bytes]]
+) -> None:
     port, received = loopback_listener
     folder = copy_bot("networker", tmp_path)
     (folder / "port.txt").write_text(str(port))
@@ -215,7 +223,8 @@ def test_the_hosts_loopback_is_unreachable(sandbox_mode: str, tmp_path: Path,
 
 
 def test_without_isolation_the_loopback_is_reachable_so_the_test_above_means_something(
-        tmp_path: Path, loopback_listener: tuple[int, list[bytes]], monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, loopback_listener: tuple[int, list[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
     port, received = loopback_listener
     folder = copy_bot("networker", tmp_path)
     (folder / "port.txt").write_text(str(port))
@@ -258,7 +267,11 @@ def test_a_fork_bomb_is_contained(sandbox_mode: str) -> None:
     results, seats = play_mirrored(class_bot(HOSTILE / "forkbomb"))
     faults = [fault for result in results for fault in result.faults]
     assert faults and {fault.kind for fault in faults} <= {FaultKind.ERROR, FaultKind.TIMEOUT}
-    forked = [int(fault.detail.split("forked ")[1].split()[0]) for fault in faults if "forked" in fault.detail]
+    forked = [
+        int(fault.detail.split("forked ")[1].split()[0])
+        for fault in faults
+        if "forked" in fault.detail
+    ]
     assert forked and max(forked) < LIMITS.processes
     check_everyone_else(results)
     assert_nothing_left(seats)

@@ -19,7 +19,7 @@ from dp_arena.sandbox import FailedSeat, ProcessSeat, open_seat, protocol
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Oversized, Pipes
 
-from .conftest import LIMITS, PYTHON, REPO, as_if_absent, assert_nothing_left, play
+from .conftest import LIMITS, PYTHON, REPO, assert_nothing_left, play
 
 EXAMPLES = REPO / "examples" / "bots"
 TIGHT = f"{EXAMPLES / 'python_class' / 'bot.py'}:TightCaller"
@@ -36,24 +36,42 @@ def test_a_sandboxed_bot_plays_exactly_as_in_process() -> None:
     sandboxed = open_seat(TIGHT, name="tight", limits=LIMITS)
     assert isinstance(sandboxed, ProcessSeat)
     try:
-        seats = [sandboxed, InProcessSeat(load_agent(RANDOM, seed=1), "r1"), InProcessSeat(load_agent(RANDOM, seed=2), "r2")]
+        seats = [
+            sandboxed,
+            InProcessSeat(load_agent(RANDOM, seed=1), "r1"),
+            InProcessSeat(load_agent(RANDOM, seed=2), "r2"),
+        ]
         through_pipe = play(seats, deals=30, rules=THREE)
     finally:
         sandboxed.close()
-    direct = play([InProcessSeat(load_agent(TIGHT), "tight"), InProcessSeat(load_agent(RANDOM, seed=1), "r1"),
-                   InProcessSeat(load_agent(RANDOM, seed=2), "r2")], deals=30, rules=THREE)
+    direct = play(
+        [
+            InProcessSeat(load_agent(TIGHT), "tight"),
+            InProcessSeat(load_agent(RANDOM, seed=1), "r1"),
+            InProcessSeat(load_agent(RANDOM, seed=2), "r2"),
+        ],
+        deals=30,
+        rules=THREE,
+    )
     assert through_pipe.faults == ()
     assert through_pipe.deals == direct.deals
     assert_nothing_left([sandboxed])
 
 
-@pytest.mark.parametrize("spec", [f"{PYTHON} -I {EXAMPLES / 'python' / 'bot.py'}",
-                                  f"node {EXAMPLES / 'node' / 'bot.js'}"], ids=["python", "node"])
+@pytest.mark.parametrize(
+    "spec",
+    [f"{PYTHON} -I {EXAMPLES / 'python' / 'bot.py'}", f"node {EXAMPLES / 'node' / 'bot.js'}"],
+    ids=["python", "node"],
+)
 def test_the_example_external_bots_play_cleanly(spec: str, tmp_path: Path) -> None:
     first = open_seat(spec, name="external", limits=LIMITS, log_dir=tmp_path)
     second = open_seat(spec, name="external", limits=LIMITS, log_dir=tmp_path)
     try:
-        result = play([first, second, InProcessSeat(load_agent(RANDOM, seed=3), "random")], deals=12, rules=THREE)
+        result = play(
+            [first, second, InProcessSeat(load_agent(RANDOM, seed=3), "random")],
+            deals=12,
+            rules=THREE,
+        )
         assert isinstance(first, ProcessSeat) and isinstance(second, ProcessSeat)
         assert first.process is not None and second.process is not None
         assert first.process.pid != second.process.pid  # mirrored copies never share a process
@@ -102,7 +120,9 @@ def play_fault_detail(spec: str) -> str:
 
 
 def _observation(seat_count: int = 2):  # type: ignore[no-untyped-def]
-    rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+    rules = TableRules(
+        seat_count=seat_count, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT
+    )
     state = new_hand(rules, deck_for(1, 0, 0, 0), button=0)
     assert state.actor is not None
     return observe(state, state.actor, SessionContext())
@@ -111,8 +131,10 @@ def _observation(seat_count: int = 2):  # type: ignore[no-untyped-def]
 def test_the_time_bank_pays_for_slow_decisions_until_it_runs_out(tmp_path: Path) -> None:
     folder = tmp_path / "slow"
     folder.mkdir()
-    (folder / "bot.py").write_text("import time\nclass Bot:\n    def act(self, observation):\n"
-                                   "        time.sleep(0.8)\n        return 'fold'\n")
+    (folder / "bot.py").write_text(
+        "import time\nclass Bot:\n    def act(self, observation):\n"
+        "        time.sleep(0.8)\n        return 'fold'\n"
+    )
     limits = LIMITS.with_changes(action_timeout=0.3, time_bank=1.3)
     seat = open_seat(f"{folder / 'bot.py'}:Bot", name="slow", limits=limits)
     try:
@@ -124,13 +146,21 @@ def test_the_time_bank_pays_for_slow_decisions_until_it_runs_out(tmp_path: Path)
     assert getattr(answers[2], "kind", None) is FaultKind.TIMEOUT
 
 
-def test_a_late_reply_after_a_timeout_is_dropped_not_taken_for_the_next_answer(tmp_path: Path) -> None:
+def test_a_late_reply_after_a_timeout_is_dropped_not_taken_for_the_next_answer(
+    tmp_path: Path,
+) -> None:
     folder = tmp_path / "late"
     folder.mkdir()
-    (folder / "bot.py").write_text("import time\nclass Bot:\n    calls = 0\n    def act(self, observation):\n"
-                                   "        self.calls += 1\n        if self.calls == 1:\n            time.sleep(1.0)\n"
-                                   "            return 'call'\n        return 'fold'\n")
-    seat = open_seat(f"{folder / 'bot.py'}:Bot", name="late", limits=LIMITS.with_changes(action_timeout=0.2, time_bank=0.1))
+    (folder / "bot.py").write_text(
+        "import time\nclass Bot:\n    calls = 0\n    def act(self, observation):\n"
+        "        self.calls += 1\n        if self.calls == 1:\n            time.sleep(1.0)\n"
+        "            return 'call'\n        return 'fold'\n"
+    )
+    seat = open_seat(
+        f"{folder / 'bot.py'}:Bot",
+        name="late",
+        limits=LIMITS.with_changes(action_timeout=0.2, time_bank=0.1),
+    )
     try:
         seat.begin_session(SessionContext())
         first = seat.decide(_observation())
@@ -152,7 +182,7 @@ def test_lines_over_the_message_limit_are_skipped_without_being_buffered() -> No
     def writer() -> None:
         view = memoryview(payload)
         while view:
-            view = view[os.write(from_bot_write, view[:65536]):]
+            view = view[os.write(from_bot_write, view[:65536]) :]
 
     thread = threading.Thread(target=writer)
     thread.start()
@@ -173,11 +203,17 @@ def test_lines_over_the_message_limit_are_skipped_without_being_buffered() -> No
 def test_a_bots_stderr_is_kept_up_to_the_log_limit(tmp_path: Path) -> None:
     folder = tmp_path / "chatty"
     folder.mkdir()
-    (folder / "bot.py").write_text("import sys\nclass Bot:\n    def act(self, observation):\n"
-                                   "        sys.stderr.write('chatter ' * 100000)\n"
-                                   "        print('stray stdout goes to the log too')\n        return 'fold'\n")
-    seat = open_seat(f"{folder / 'bot.py'}:Bot", name="chatty", limits=LIMITS.with_changes(log_bytes=65536),
-                     log_dir=tmp_path / "logs")
+    (folder / "bot.py").write_text(
+        "import sys\nclass Bot:\n    def act(self, observation):\n"
+        "        sys.stderr.write('chatter ' * 100000)\n"
+        "        print('stray stdout goes to the log too')\n        return 'fold'\n"
+    )
+    seat = open_seat(
+        f"{folder / 'bot.py'}:Bot",
+        name="chatty",
+        limits=LIMITS.with_changes(log_bytes=65536),
+        log_dir=tmp_path / "logs",
+    )
     try:
         seat.begin_session(SessionContext())
         answers = [seat.decide(_observation()) for _ in range(3)]

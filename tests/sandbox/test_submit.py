@@ -50,13 +50,26 @@ def test_the_content_hash_is_sha256_over_the_documented_listing(tmp_path: Path) 
     os.chmod(folder / "bot.py", 0o644)
     os.chmod(folder / "bot.toml", 0o644)
     listing = "".join(
-        f"{name}\0-\0{hashlib.sha256((folder / name).read_bytes()).hexdigest()}\n" for name in ("bot.py", "bot.toml"))
+        f"{name}\0-\0{hashlib.sha256((folder / name).read_bytes()).hexdigest()}\n"
+        for name in ("bot.py", "bot.toml")
+    )
     assert content_hash(folder) == hashlib.sha256(listing.encode()).hexdigest()
 
 
 def test_absolute_and_dotdot_paths_are_refused(tmp_path: Path) -> None:
-    assert refused(zip_of(tmp_path / "a.zip", {"/etc/evil": b"x", "bot.toml": MANIFEST.encode()}), tmp_path) == "unsafe_path"
-    assert refused(zip_of(tmp_path / "b.zip", {"../evil.py": b"x", "bot.toml": MANIFEST.encode()}), tmp_path) == "unsafe_path"
+    assert (
+        refused(
+            zip_of(tmp_path / "a.zip", {"/etc/evil": b"x", "bot.toml": MANIFEST.encode()}), tmp_path
+        )
+        == "unsafe_path"
+    )
+    assert (
+        refused(
+            zip_of(tmp_path / "b.zip", {"../evil.py": b"x", "bot.toml": MANIFEST.encode()}),
+            tmp_path,
+        )
+        == "unsafe_path"
+    )
     archive = tmp_path / "c.tar.gz"
     with tarfile.open(archive, "w:gz") as bundle:
         info = tarfile.TarInfo("sub/../../evil.py")
@@ -71,7 +84,10 @@ def test_links_that_leave_the_folder_are_refused(tmp_path: Path) -> None:
     assert refused(folder, tmp_path) == "unsafe_link"
     archive = tmp_path / "links.tar.gz"
     with tarfile.open(archive, "w:gz") as bundle:
-        for kind, target in ((tarfile.SYMTYPE, "/etc/passwd"), (tarfile.LNKTYPE, "../../etc/shadow")):
+        for kind, target in (
+            (tarfile.SYMTYPE, "/etc/passwd"),
+            (tarfile.LNKTYPE, "../../etc/shadow"),
+        ):
             info = tarfile.TarInfo(f"link{kind!r}")
             info.type, info.linkname = kind, target
             bundle.addfile(info)
@@ -79,7 +95,9 @@ def test_links_that_leave_the_folder_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_zip_bomb_is_refused_before_it_expands(tmp_path: Path) -> None:
-    bomb = zip_of(tmp_path / "bomb.zip", {"bot.toml": MANIFEST.encode(), "zeros": b"\0" * (20 * 1024 * 1024)})
+    bomb = zip_of(
+        tmp_path / "bomb.zip", {"bot.toml": MANIFEST.encode(), "zeros": b"\0" * (20 * 1024 * 1024)}
+    )
     assert bomb.stat().st_size < 100_000
     assert refused(bomb, tmp_path) == "zip_bomb"
 
@@ -92,7 +110,7 @@ def test_declared_sizes_are_checked_against_the_bytes(tmp_path: Path) -> None:
     zip_of(liar, {"bot.toml": MANIFEST.encode(), "data": b"A" * 5000})
     raw = bytearray(liar.read_bytes())
     central = raw.rfind(b"PK\x01\x02")  # the last central-directory entry is "data"
-    raw[central + 24:central + 28] = (100).to_bytes(4, "little")  # uncompressed size: 100
+    raw[central + 24 : central + 28] = (100).to_bytes(4, "little")  # uncompressed size: 100
     liar.write_bytes(bytes(raw))
     reason = refused(liar, tmp_path)
     assert reason in ("size_mismatch", "bad_archive")
@@ -103,19 +121,27 @@ def test_missing_or_invalid_manifests_are_refused(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "bot.py").write_text(GOOD_BOT)
     assert refused(folder, tmp_path) == "no_manifest"
-    for index, manifest in enumerate([
-        "name = [broken",
-        'name = "Caps Not Allowed"\nversion = "1"\nentry = "bot.py:Bot"\n',
-        'name = "x"\nversion = "1"\n',
-        'name = "x"\nversion = "1"\nentry = "bot.py:Bot"\ncommand = "node a.js"\n',
-        'name = "x"\nversion = "1"\nentry = "missing.py:Bot"\n',
-        'name = "x"\nversion = "1"\nentry = "../bot.py:Bot"\n',
-    ]):
-        assert refused(make_bot(tmp_path / f"m{index}", manifest=manifest), tmp_path) in ("bad_manifest", "unsafe_path")
+    for index, manifest in enumerate(
+        [
+            "name = [broken",
+            'name = "Caps Not Allowed"\nversion = "1"\nentry = "bot.py:Bot"\n',
+            'name = "x"\nversion = "1"\n',
+            'name = "x"\nversion = "1"\nentry = "bot.py:Bot"\ncommand = "node a.js"\n',
+            'name = "x"\nversion = "1"\nentry = "missing.py:Bot"\n',
+            'name = "x"\nversion = "1"\nentry = "../bot.py:Bot"\n',
+        ]
+    ):
+        assert refused(make_bot(tmp_path / f"m{index}", manifest=manifest), tmp_path) in (
+            "bad_manifest",
+            "unsafe_path",
+        )
 
 
 def test_a_bot_that_fails_the_check_is_refused(tmp_path: Path) -> None:
-    broken = make_bot(tmp_path / "broken", code="class Bot:\n    def act(self, observation):\n        return 'raise 1'\n")
+    broken = make_bot(
+        tmp_path / "broken",
+        code="class Bot:\n    def act(self, observation):\n        return 'raise 1'\n",
+    )
     registry = Registry(tmp_path / "registry")
     with pytest.raises(SubmissionError) as caught:
         submit(broken, registry=registry, states=10)
@@ -123,7 +149,9 @@ def test_a_bot_that_fails_the_check_is_refused(tmp_path: Path) -> None:
     assert registry.list() == []
 
 
-def test_accept_resubmit_new_version_and_seat_from_the_registry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_accept_resubmit_new_version_and_seat_from_the_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     registry = Registry(tmp_path / "registry")
     folder = make_bot(tmp_path / "caller")
     first = submit(folder, registry=registry, owner="ann", states=10)
@@ -162,7 +190,10 @@ def test_the_example_command_bots_are_accepted(tmp_path: Path) -> None:
 
 
 def test_unpack_flattens_a_single_top_folder(tmp_path: Path) -> None:
-    archive = zip_of(tmp_path / "nested.zip", {"caller/bot.toml": MANIFEST.encode(), "caller/bot.py": GOOD_BOT.encode()})
+    archive = zip_of(
+        tmp_path / "nested.zip",
+        {"caller/bot.toml": MANIFEST.encode(), "caller/bot.py": GOOD_BOT.encode()},
+    )
     destination = tmp_path / "out"
     destination.mkdir()
     unpack(archive, destination)

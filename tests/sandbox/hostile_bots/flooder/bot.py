@@ -1,4 +1,5 @@
 """Hostile (pipe protocol): after its hello, floods stdout with garbage forever."""
+
 import json
 import sys
 

@@ -1,5 +1,6 @@
 """Hostile: a fork bomb. Every child forks on, forever; the bot reports how many forks
 it got and then fails the decision."""
+
 import os
 import time
 

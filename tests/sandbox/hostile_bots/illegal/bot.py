@@ -1,5 +1,6 @@
 """Hostile: answers with well-formed actions the rules refuse (a raise of one chip, a
 check facing a bet, a raise when raising is over)."""
+
 from dp_arena.engine import Action
 
 

@@ -1,4 +1,5 @@
 """Hostile (pipe protocol): answers with a different malformed reply every time."""
+
 import json
 import sys
 

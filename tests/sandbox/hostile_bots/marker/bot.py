@@ -1,5 +1,6 @@
 """Hostile: leaves a marker in /tmp and in its own folder, and looks for the marker of
 its mirrored copy; reports what it saw by raising."""
+
 import os
 import pathlib
 
@@ -16,7 +17,10 @@ class Bot:
 
     def act(self, observation):
         seen = []
-        for place in (pathlib.Path("/tmp/dp-arena-marker"), pathlib.Path(__file__).parent / "marker"):
+        for place in (
+            pathlib.Path("/tmp/dp-arena-marker"),
+            pathlib.Path(__file__).parent / "marker",
+        ):
             try:
                 text = place.read_text()
             except OSError:

@@ -1,6 +1,7 @@
 """Hostile: tries to reach a listener on the host's loopback at every decision; the port
 is in port.txt beside this file (the test writes it). It reports what happened by
 raising, so every decision is a fault whose text says whether it got through."""
+
 import pathlib
 import socket
 

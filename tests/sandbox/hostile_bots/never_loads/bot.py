@@ -1,4 +1,5 @@
 """Hostile: never finishes loading (sleeps at import)."""
+
 import time
 
 time.sleep(10_000)

@@ -1,5 +1,6 @@
 """Hostile: starts a child in a session of its own (setsid) that would outlive the bot,
 and a double-forked daemon; then plays by checking or folding."""
+
 import os
 import subprocess
 import time
@@ -7,8 +8,12 @@ import time
 
 class Bot:
     def begin_session(self, context):
-        subprocess.Popen(["sleep", "10000"], start_new_session=True,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            ["sleep", "10000"],
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         if os.fork() == 0:
             os.setsid()
             if os.fork() == 0:

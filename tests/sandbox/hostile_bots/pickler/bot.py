@@ -1,4 +1,5 @@
 """Hostile (pipe protocol): answers with a pickle instead of JSON."""
+
 import json
 import pickle
 import sys

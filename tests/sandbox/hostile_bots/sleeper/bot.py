@@ -1,4 +1,5 @@
 """Hostile: never answers (sleeps forever in act)."""
+
 import time
 
 

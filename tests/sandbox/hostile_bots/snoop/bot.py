@@ -1,5 +1,6 @@
 """Hostile: tries to read another bot's file, whose path is in target.txt beside this
 file (the test writes it), and reports by raising."""
+
 import pathlib
 
 

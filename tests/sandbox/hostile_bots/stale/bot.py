@@ -1,4 +1,5 @@
 """Hostile (pipe protocol): answers every request with the id of an earlier one."""
+
 import json
 import sys
 
