@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     event_format = get_format(config.format)
     plan = event_format.plan(config)
     if args.json:
-        print(json.dumps(plain(plan), indent=2, sort_keys=True))
+        print(json.dumps(plain(plan.to_json()), indent=2, sort_keys=True))
     else:
         print(describe_plan(plan, event_format.title), end="")
     return 0

@@ -46,6 +46,7 @@ __all__ = [
     "plain",
     "results_document",
     "run_event",
+    "session_json",
     "write_atomic",
 ]
 
@@ -80,6 +81,15 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def session_json(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
+    """A session's outcome as JSON, its per-player pairs as objects keyed by player."""
+    data: dict[str, Any] = plain(outcome)
+    for key in ("carryover", "points", "beaten"):
+        if key in data:
+            data[key] = {player: value for player, value in data[key]}
+    return data
 
 
 def _dump(data: Any) -> str:
@@ -161,7 +171,8 @@ class _RunDirObserver:
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
         if self.progress is not None:
             self.progress.finish()
-        write_atomic(self.run_dir / "sessions" / f"session-{outcome.session}.json", _dump(outcome))
+        path = self.run_dir / "sessions" / f"session-{outcome.session}.json"
+        write_atomic(path, _dump(session_json(outcome)))
 
 
 def results_document(
@@ -184,6 +195,7 @@ def results_document(
         },
         "settings": {
             **plain(settings),
+            "deals": {str(seats): deals for seats, deals in settings.deals},
             "max_faults": config.max_faults,
             "limits": dict(config.limits),
             "options": dict(config.options),
@@ -191,8 +203,8 @@ def results_document(
         "entrants": [
             {"player": e.player, "spec": e.spec, "trusted": e.trusted} for e in config.entrants
         ],
-        "plan": plan,
-        "sessions": list(result.sessions),
+        "plan": plan.to_json(),
+        "sessions": [session_json(outcome) for outcome in result.sessions],
         "standings": list(result.standings),
         "prizes": {
             "pool_cents": plan.prizes.pool_cents,
@@ -201,6 +213,7 @@ def results_document(
             "by_player": prizes,
         },
         "faults": list(result.faults),
+        **({} if result.details is None else {"details": result.details}),
         "histories": sorted(histories),
     }
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from dp_arena.engine import Betting
+from dp_arena.results import to_json
 
 __all__ = [
     "MAX_SECTION",
@@ -126,6 +128,8 @@ class PrizeKind(enum.StrEnum):
     ROUND_ROBIN_POINTS = (
         "round-robin-points"  # the winner's share plus a share by points (RR Sit n Go)
     )
+    SET_AND_HAND_MONEY = "set-and-hand-money"  # each set's pool by seat position (Quick Play)
+    CASH_SETTLEMENT = "cash-settlement"  # money settled after every deal (cash game)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,7 @@ class PrizePlan:
     seat_positions: tuple[tuple[int, ...], ...] = ()
     winner_cents: int = 0
     points_cents: int = 0
+    notes: tuple[str, ...] = ()  # how the money is paid, in words, for kinds without a table
 
     @property
     def total_cents(self) -> int:
@@ -159,6 +164,14 @@ class EventPlan:
     entrants: int
     sessions: tuple[SessionPlan, ...]
     prizes: PrizePlan
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON data: every field, and each session's number of players going on."""
+        data: dict[str, Any] = to_json(self)
+        for session, session_data in zip(self.sessions, data["sessions"], strict=True):
+            session_data["advancing"] = session.advancing
+        data["deals"] = self.deals
+        return data
 
     @property
     def deals(self) -> int:

@@ -25,6 +25,7 @@ def test_plan_json_of_the_seventy_player_example(capsys: pytest.CaptureFixture[s
         [section["players"] for section in session["sections"]] for session in plan["sessions"]
     ]
     assert sizes == [[23, 23, 24], [23, 23, 24], [18, 18], [24], [12], []]
+    assert [session["advancing"] for session in plan["sessions"]] == [70, 36, 24, 12, 6, None]
     assert plan["sessions"][-1]["round_robin"]["players"] == 6
     assert len(plan["sessions"][-1]["round_robin"]["schedule"]) == 5
     assert plan["prizes"]["places"] == [25900, 16100, 10500, 8050, 5250, 4200]
