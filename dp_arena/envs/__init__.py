@@ -1,6 +1,6 @@
 """Environments for learning: PettingZoo AEC environments of capped hold'em (one table,
 and mirrored duplicate tables), the observation encoding, the discrete actions, and the
-wrappers (Gymnasium single-agent, RLlib key renaming).
+wrappers (Gymnasium single-agent, RLlib observation keys).
 
 Import the environment modules as PettingZoo's are imported::
 
@@ -8,14 +8,18 @@ Import the environment modules as PettingZoo's are imported::
 
     env = capped_holdem_v0.env(num_players=6, betting="pot-limit")
 
-This package imports NumPy, Gymnasium and PettingZoo; :mod:`dp_arena.engine` and
-:mod:`dp_arena.agents` never import it.
+Submodules load when first used, so a bot that needs only the discrete actions does not
+import PettingZoo. Importing this package registers the Gymnasium single-agent
+environment as ``"dp_arena/CappedHoldem-v0"``. :mod:`dp_arena.engine` and
+:mod:`dp_arena.agents` never import this package.
 """
 
 from __future__ import annotations
 
-from dp_arena.envs import capped_holdem_v0, discrete_actions, duplicate_holdem_v0, encoding, single_agent
-from dp_arena.envs.single_agent import SingleAgentEnv
+import importlib
+from typing import Any
+
+import gymnasium
 
 __all__ = [
     "SingleAgentEnv",
@@ -23,7 +27,28 @@ __all__ = [
     "discrete_actions",
     "duplicate_holdem_v0",
     "encoding",
+    "rllib",
     "single_agent",
 ]
 
-single_agent.register()
+_SUBMODULES = {
+    "capped_holdem_v0",
+    "discrete_actions",
+    "duplicate_holdem_v0",
+    "encoding",
+    "rllib",
+    "single_agent",
+}
+
+if "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
+    gymnasium.register(
+        id="dp_arena/CappedHoldem-v0", entry_point="dp_arena.envs.single_agent:SingleAgentEnv"
+    )
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"dp_arena.envs.{name}")
+    if name == "SingleAgentEnv":
+        return importlib.import_module("dp_arena.envs.single_agent").SingleAgentEnv
+    raise AttributeError(f"module 'dp_arena.envs' has no attribute {name!r}")

@@ -36,7 +36,7 @@ r places to its left) and divides chips by the cap C:
 
 | index | values | meaning |
 |---|---|---|
-| 0 - 51 | 0/1 | own hole cards (card = rank × 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
+| 0 - 51 | 0/1 | own hole cards (card = rank x 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
 | 52 - 103 | 0/1 | board cards visible now |
 | 104 - 107 | 0/1 | street: preflop, flop, turn, river (all 0 once the deal is over) |
 | 108 - 108+P-1 | 0/1 | position: seats after the button (0 = button) |
@@ -48,7 +48,7 @@ r places to its left) and divides chips by the cap C:
 | S+5 | [0, 1] | cap graphic: C minus the deal total of the last bettor or raiser, / C |
 | S+6 | [0, 1] | players still in the deal / P |
 | S+7 | [0, 1] | deal number / deals in the session |
-| S+8 | [-(P-1), P-1] | own session net / (C × deals in the session) |
+| S+8 | [-(P-1), P-1] | own session net / (C x deals in the session) |
 | S+9+5r | [0, 1] | relative seat r: committed this deal / C |
 | S+9+5r+1 | [0, 1] | relative seat r: still available this deal / C (the cap graphic) |
 | S+9+5r+2 | [0, 1] | relative seat r: bet on this street / C |
@@ -70,7 +70,7 @@ see the same game; the other agents' infos are empty.
 | 2 … | raise to each configured size, clipped to [min raise-to, max raise-to]; masked when raising is not allowed |
 
 With the default sizes: 2 = minimum raise, 3 = half-pot, 4 = pot, 5 = all-in. A pot
-fraction f raises to current bet + ⌊f × (pot + owed)⌋. `step()` also accepts a
+fraction f raises to current bet + ⌊f x (pot + owed)⌋. `step()` also accepts a
 :class:`dp_arena.engine.Action` (a rule-based bot's answer, validated by the engine). An
 action the mask forbids raises :class:`dp_arena.errors.IllegalActionError` naming the
 agent, the action and the mask: there is no silent default.
@@ -120,7 +120,7 @@ def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(SessionEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(SessionEnv):
     """One capped table; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -141,8 +141,14 @@ class raw_env(SessionEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
-            num_players=num_players, betting=betting, cap=cap, blinds=blinds, deals=deals,
-            raise_sizes=raise_sizes, tables=1, render_mode=render_mode,
+            num_players=num_players,
+            betting=betting,
+            cap=cap,
+            blinds=blinds,
+            deals=deals,
+            raise_sizes=raise_sizes,
+            tables=1,
+            render_mode=render_mode,
         )
 
     def agent_name(self, table: int, seat: int) -> str:

@@ -8,7 +8,7 @@ max_raise_to]``:
 - ``"min"``: the minimum raise;
 - a positive number ``f``: a raise of ``f`` times the pot, the pot counting every chip
   committed this deal plus what the raiser must first call (``1`` is a pot-sized raise,
-  the pot-limit maximum); raise-to = current bet + ⌊f × (pot + owed)⌋;
+  the pot-limit maximum); raise-to = current bet + ⌊f x (pot + owed)⌋;
 - ``"all-in"`` (or ``"max"``): the maximum, which is all-in in no-limit and the pot
   limit in pot-limit.
 
@@ -51,11 +51,13 @@ _MAX = "all-in"
 class ActionTable:
     """The discrete actions for one tuple of raise sizes (validated here)."""
 
-    __slots__ = ("labels", "raise_sizes", "size", "_fractions")
+    __slots__ = ("_fractions", "labels", "raise_sizes", "size")
 
     def __init__(self, raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES) -> None:
         if isinstance(raise_sizes, (str, bytes)) or not isinstance(raise_sizes, Sequence):
-            raise ConfigError(f"raise_sizes must be a sequence, not {raise_sizes!r}", field="raise_sizes")
+            raise ConfigError(
+                f"raise_sizes must be a sequence, not {raise_sizes!r}", field="raise_sizes"
+            )
         fractions: list[Fraction | str] = []
         labels = ["fold", "check/call"]
         for index, size in enumerate(raise_sizes):
@@ -97,26 +99,43 @@ class ActionTable:
         amount = current_bet + int(size * (pot + owed))
         return low if amount < low else high if amount > high else amount
 
-    def to_action(self, index: object, legal: LegalActions, *, pot: int, current_bet: int) -> Action:
+    def to_action(
+        self, index: object, legal: LegalActions, *, pot: int, current_bet: int
+    ) -> Action:
         """The engine action of discrete action ``index``; an index the mask forbids raises
         :class:`~dp_arena.errors.IllegalActionError` naming the action and the mask."""
         if isinstance(index, bool) or not hasattr(index, "__index__"):
-            raise self._illegal(IllegalReason.UNKNOWN_ACTION, index, legal, "is not an integer action")
+            raise self._illegal(
+                IllegalReason.UNKNOWN_ACTION, index, legal, "is not an integer action"
+            )
         position = int(index.__index__())  # numpy integers included
         if not 0 <= position < self.size:
-            raise self._illegal(IllegalReason.UNKNOWN_ACTION, position, legal, f"is outside Discrete({self.size})")
+            raise self._illegal(
+                IllegalReason.UNKNOWN_ACTION, position, legal, f"is outside Discrete({self.size})"
+            )
         if position == FOLD:
             if not legal.can_fold:
-                raise self._illegal(IllegalReason.NOTHING_TO_FOLD, position, legal, "is masked: nothing is owed")
+                raise self._illegal(
+                    IllegalReason.NOTHING_TO_FOLD, position, legal, "is masked: nothing is owed"
+                )
             return Action.fold()
         if position == CALL:
             return Action.call() if legal.call_amount else Action.check()
         if legal.min_raise_to is None:
-            raise self._illegal(IllegalReason.RAISE_NOT_ALLOWED, position, legal, "is masked: raising is not allowed now")
+            raise self._illegal(
+                IllegalReason.RAISE_NOT_ALLOWED,
+                position,
+                legal,
+                "is masked: raising is not allowed now",
+            )
         return Action.raise_to(self.raise_to(position, legal, pot=pot, current_bet=current_bet))
 
-    def _illegal(self, reason: IllegalReason, index: object, legal: LegalActions, why: str) -> IllegalActionError:
-        label = f" ({self.labels[index]})" if isinstance(index, int) and 0 <= index < self.size else ""
+    def _illegal(
+        self, reason: IllegalReason, index: object, legal: LegalActions, why: str
+    ) -> IllegalActionError:
+        label = (
+            f" ({self.labels[index]})" if isinstance(index, int) and 0 <= index < self.size else ""
+        )
         return IllegalActionError(
             reason,
             f"action {index!r}{label} {why}; action_mask is {self.mask(legal)} for {list(self.labels)}",

@@ -5,7 +5,7 @@ environment whose rewards compare each agent with its seat position.
 |---|---|
 | Actions | Discrete, as in `capped_holdem_v0` |
 | Parallel API | No (turn-based) |
-| Agents | `t{table}_p{seat}`: `t0_p0`, `t0_p1`, …, `t1_p0`, … (T × P agents) |
+| Agents | `t{table}_p{seat}`: `t0_p0`, `t0_p1`, …, `t1_p0`, … (T x P agents) |
 | Action shape | Discrete(2 + number of raise sizes) |
 | Observation shape | as in `capped_holdem_v0` (each agent sees only its own table) |
 
@@ -18,7 +18,7 @@ the other: table 0's hand to its end, then table 1's, and so on.
 
 After every deal, agent `t{t}_p{k}` gets
 
-    (net of seat k at table t − mean net of seat k over the T tables) / big blind
+    (net of seat k at table t - mean net of seat k over the T tables) / big blind
 
 its score against its seat position (SPEC 3.6's difference from the seat-position
 average). The rewards of a seat position sum to zero. When the same policy holds a seat
@@ -59,7 +59,7 @@ def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class raw_env(SessionEnv):  # noqa: N801 - PettingZoo's naming convention
+class raw_env(SessionEnv):
     """T mirrored tables; see the module docstring."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -81,8 +81,14 @@ class raw_env(SessionEnv):  # noqa: N801 - PettingZoo's naming convention
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
-            num_players=num_players, betting=betting, cap=cap, blinds=blinds, deals=deals,
-            raise_sizes=raise_sizes, tables=tables, render_mode=render_mode,
+            num_players=num_players,
+            betting=betting,
+            cap=cap,
+            blinds=blinds,
+            deals=deals,
+            raise_sizes=raise_sizes,
+            tables=tables,
+            render_mode=render_mode,
         )
 
     def agent_name(self, table: int, seat: int) -> str:
@@ -91,7 +97,10 @@ class raw_env(SessionEnv):  # noqa: N801 - PettingZoo's naming convention
     def deal_rewards(self, nets: Sequence[Sequence[int]]) -> list[list[float]]:
         big_blind = self.rules.big_blind
         table_count = len(nets)
-        means = [sum(table_nets[seat] for table_nets in nets) / table_count for seat in range(self.seat_count)]
+        means = [
+            sum(table_nets[seat] for table_nets in nets) / table_count
+            for seat in range(self.seat_count)
+        ]
         return [
             [(table_nets[seat] - means[seat]) / big_blind for seat in range(self.seat_count)]
             for table_nets in nets

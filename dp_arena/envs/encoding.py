@@ -7,7 +7,7 @@ the cap ``C``, so they lie in ``[0, 1]`` (the pot in ``[0, P]``).
 
 | index | values | meaning |
 |---|---|---|
-| 0 - 51 | 0/1 | own hole cards (card = rank × 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
+| 0 - 51 | 0/1 | own hole cards (card = rank x 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
 | 52 - 103 | 0/1 | board cards visible now |
 | 104 - 107 | 0/1 | street: preflop, flop, turn, river (all 0 once the deal is over) |
 | 108 - 108+P-1 | 0/1 | position: seats after the button (0 = button) |
@@ -19,7 +19,7 @@ the cap ``C``, so they lie in ``[0, 1]`` (the pot in ``[0, P]``).
 | S+5 | [0, 1] | cap graphic: C minus the deal total of the last bettor or raiser, / C |
 | S+6 | [0, 1] | players still in the deal / P |
 | S+7 | [0, 1] | deal number / deals in the session |
-| S+8 | [-(P-1), P-1] | own session net / (C × deals in the session) |
+| S+8 | [-(P-1), P-1] | own session net / (C x deals in the session) |
 | S+9+5r | [0, 1] | relative seat r: committed this deal / C |
 | S+9+5r+1 | [0, 1] | relative seat r: still available this deal / C (the cap graphic) |
 | S+9+5r+2 | [0, 1] | relative seat r: bet on this street / C |
@@ -48,7 +48,7 @@ import numpy as np
 from dp_arena.agents.observation import Observation
 from dp_arena.engine.actions import ActionKind, Street
 
-__all__ = ["HISTORY_RAISES_CAP", "observation_bounds", "observation_length", "encode"]
+__all__ = ["HISTORY_RAISES_CAP", "encode", "observation_bounds", "observation_length"]
 
 HISTORY_RAISES_CAP = 3
 _BOARD = 52
@@ -107,7 +107,11 @@ def encode(observation: Observation) -> np.ndarray:
         max(-(seat_count - 1), min(seat_count - 1, context.session_net * scale / deals)),
     )
     seats = scalars + _SCALARS
-    committed, available, street_bets = observation.committed, observation.available, observation.street_bets
+    committed, available, street_bets = (
+        observation.committed,
+        observation.available,
+        observation.street_bets,
+    )
     folded, absent = observation.folded, observation.absent
     for relative in range(seat_count):
         seat = (me + relative) % seat_count
@@ -131,7 +135,9 @@ def encode(observation: Observation) -> np.ndarray:
             chips[slot] += record.chips
         for slot in range(4 * seat_count):
             if chips[slot] or raises[slot]:
-                values[history + 2 * slot] = min(raises[slot], HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
+                values[history + 2 * slot] = (
+                    min(raises[slot], HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
+                )
                 values[history + 2 * slot + 1] = chips[slot] * scale
     return np.array(values, dtype=np.float32)
 

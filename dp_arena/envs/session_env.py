@@ -26,7 +26,15 @@ from pettingzoo import AECEnv
 
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.table import observe as observe_actor
-from dp_arena.engine import Action, Betting, HandState, TableRules, button_for_deal, deck_for, new_hand
+from dp_arena.engine import (
+    Action,
+    Betting,
+    HandState,
+    TableRules,
+    button_for_deal,
+    deck_for,
+    new_hand,
+)
 from dp_arena.engine.cards import format_cards
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
 from dp_arena.envs.encoding import encode, observation_bounds, observation_length
@@ -67,21 +75,40 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
     ) -> None:
         super().__init__()
         if isinstance(blinds, (str, bytes)) or not isinstance(blinds, Sequence) or len(blinds) != 2:
-            raise ConfigError(f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds")
+            raise ConfigError(
+                f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds"
+            )
         if not isinstance(cap, int) or isinstance(cap, bool):
-            raise ConfigError(f"cap must be an integer (the environments are capped), not {cap!r}", field="cap")
+            raise ConfigError(
+                f"cap must be an integer (the environments are capped), not {cap!r}", field="cap"
+            )
         if not isinstance(num_players, int) or isinstance(num_players, bool):
-            raise ConfigError(f"num_players must be an integer 2..10, not {num_players!r}", field="num_players")
+            raise ConfigError(
+                f"num_players must be an integer 2..10, not {num_players!r}", field="num_players"
+            )
         try:
             self.rules = TableRules(
-                seat_count=num_players, small_blind=blinds[0], big_blind=blinds[1], betting=betting, cap=cap
+                seat_count=num_players,
+                small_blind=blinds[0],
+                big_blind=blinds[1],
+                betting=betting,
+                cap=cap,
             )
         except ConfigError as error:
-            field = {"seat_count": "num_players", "small_blind": "blinds"}.get(error.field or "", error.field)
-            raise ConfigError(str(error).replace("seat_count", "num_players"), field=field) from None
+            field = {"seat_count": "num_players", "small_blind": "blinds"}.get(
+                error.field or "", error.field
+            )
+            raise ConfigError(
+                str(error).replace("seat_count", "num_players"), field=field
+            ) from None
         if deals is None:
             deals = num_players
-        if not isinstance(deals, int) or isinstance(deals, bool) or deals <= 0 or deals % num_players:
+        if (
+            not isinstance(deals, int)
+            or isinstance(deals, bool)
+            or deals <= 0
+            or deals % num_players
+        ):
             raise ConfigError(
                 f"deals must be a positive multiple of num_players ({num_players}): a session is whole"
                 f" rounds of the button; got {deals!r}",
@@ -101,23 +128,30 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.action_table = ActionTable(raise_sizes)
         self.seat_count = num_players
         self.agent_grid = tuple(
-            tuple(self.agent_name(table, seat) for seat in range(num_players)) for table in range(tables)
+            tuple(self.agent_name(table, seat) for seat in range(num_players))
+            for table in range(tables)
         )
         self.possible_agents = [agent for row in self.agent_grid for agent in row]
         self.seat_of = {
-            agent: (table, seat) for table, row in enumerate(self.agent_grid) for seat, agent in enumerate(row)
+            agent: (table, seat)
+            for table, row in enumerate(self.agent_grid)
+            for seat, agent in enumerate(row)
         }
         low, high = observation_bounds(num_players)
         self.observation_spaces = {
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-                    "action_mask": spaces.Box(low=0, high=1, shape=(self.action_table.size,), dtype=np.int8),
+                    "action_mask": spaces.Box(
+                        low=0, high=1, shape=(self.action_table.size,), dtype=np.int8
+                    ),
                 }
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents}
+        self.action_spaces = {
+            agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents
+        }
         self.deal_listeners: list[DealListener] = []
         self.event_seed: int | None = None
         self.session = 0
@@ -205,7 +239,7 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        table, seat = self.seat_of[agent]
+        table, _ = self.seat_of[agent]
         mask = np.zeros(self.action_table.size, dtype=np.int8)
         if agent == self.agent_selection and self._actor_observation is not None:
             observation = self._actor_observation
@@ -219,7 +253,11 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         for anyone else the same view with no legal actions (``to_call`` 0, no raise)."""
         table, seat = self.seat_of[agent]
         hand = self.hands[table]
-        if hand.actor == seat and agent == self.agent_selection and self._actor_observation is not None:
+        if (
+            hand.actor == seat
+            and agent == self.agent_selection
+            and self._actor_observation is not None
+        ):
             return self._actor_observation
         rules = hand.rules
         available, cap_gap = hand.cap_graphic()
@@ -268,11 +306,15 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """The tables in text: the deal, each seat's cards and chips, the last action."""
         if not self.hands:
             return "(not reset yet)"
-        lines = [f"{self.metadata['name']} deal {self.deal + 1 if self.agents else self.deal}/{self.deals}"
-                 f" (event seed {self.event_seed}, session {self.session})"]
+        lines = [
+            f"{self.metadata['name']} deal {self.deal + 1 if self.agents else self.deal}/{self.deals}"
+            f" (event seed {self.event_seed}, session {self.session})"
+        ]
         for table, hand in enumerate(self.hands):
             board = format_cards(hand.visible_board) or "-"
-            lines.append(f"table {table}: button seat {hand.button}, board {board}, pot {hand.pot_total}")
+            lines.append(
+                f"table {table}: button seat {hand.button}, board {board}, pot {hand.pot_total}"
+            )
             for seat in range(hand.seat_count):
                 hole = hand.hole_cards[seat]
                 marks = "folded" if hand.folded[seat] else ("to act" if hand.actor == seat else "")
@@ -282,8 +324,10 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 )
             if hand.history:
                 last = hand.history[-1]
-                lines.append(f"  last: {self.agent_grid[table][last.seat]} {last.kind.value}"
-                             + (f" to {last.raise_to}" if last.raise_to is not None else ""))
+                lines.append(
+                    f"  last: {self.agent_grid[table][last.seat]} {last.kind.value}"
+                    + (f" to {last.raise_to}" if last.raise_to is not None else "")
+                )
         return "\n".join(lines)
 
     def close(self) -> None:
@@ -302,14 +346,23 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.contexts = []
         for table in range(self.table_count):
             nets = tuple(self.session_nets[table])
-            self.contexts.append([
-                SessionContext(
-                    event=event, section=0, session=self.session, table=table, deal_number=self.deal,
-                    deals_in_session=self.deals, session_net=nets[seat], session_chips=starting + nets[seat],
-                    eliminating=False, table_session_nets=nets,
-                )
-                for seat in range(self.seat_count)
-            ])
+            self.contexts.append(
+                [
+                    SessionContext(
+                        event=event,
+                        section=0,
+                        session=self.session,
+                        table=table,
+                        deal_number=self.deal,
+                        deals_in_session=self.deals,
+                        session_net=nets[seat],
+                        session_chips=starting + nets[seat],
+                        eliminating=False,
+                        table_session_nets=nets,
+                    )
+                    for seat in range(self.seat_count)
+                ]
+            )
         for listener in self.deal_listeners:
             for table, hand in enumerate(self.hands):
                 listener("begin", table, hand, self.contexts[table])
@@ -345,9 +398,9 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         nets = tuple(hand.payoffs or (0,) * self.seat_count for hand in self.hands)
         self.last_nets = nets
         for table, table_nets in enumerate(nets):
-            row = self.session_nets[table]
+            totals = self.session_nets[table]
             for seat, net in enumerate(table_nets):
-                row[seat] += net
+                totals[seat] += net
         rewards = self.deal_rewards(nets)
         for table, row in enumerate(self.agent_grid):
             for seat, agent in enumerate(row):
@@ -358,7 +411,6 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         if self.deal < self.deals:
             self._start_deal()
             return
-        for agent in self.agents:
-            self.terminations[agent] = True
+        for name in self.agents:
+            self.terminations[name] = True
         self.agent_selection = self.agents[0]
-

@@ -57,15 +57,23 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         render_mode: str | None = None,
     ) -> None:
         if isinstance(opponents, str) or not opponents:
-            raise ConfigError(f"opponents must be a list of agent specs, not {opponents!r}", field="opponents")
+            raise ConfigError(
+                f"opponents must be a list of agent specs, not {opponents!r}", field="opponents"
+            )
         num_players = len(opponents) + 1
         if not isinstance(learner_seat, int) or not 0 <= learner_seat < num_players:
             raise ConfigError(
-                f"learner_seat must be a seat 0..{num_players - 1}, not {learner_seat!r}", field="learner_seat"
+                f"learner_seat must be a seat 0..{num_players - 1}, not {learner_seat!r}",
+                field="learner_seat",
             )
         self.table = capped_holdem_v0.raw_env(
-            num_players=num_players, betting=betting, cap=cap, blinds=blinds, deals=deals,
-            raise_sizes=raise_sizes, render_mode=render_mode,
+            num_players=num_players,
+            betting=betting,
+            cap=cap,
+            blinds=blinds,
+            deals=deals,
+            raise_sizes=raise_sizes,
+            render_mode=render_mode,
         )
         self.render_mode = render_mode
         self.learner_seat = learner_seat
@@ -128,7 +136,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                 answer = legal.passive()
             table.step(answer)
 
-    def _on_deal(self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]) -> None:
+    def _on_deal(
+        self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]
+    ) -> None:
         for seat, player in self.seats.items():
             context = contexts[seat]
             if event == "begin":
@@ -136,7 +146,10 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
                     self._tell(seat, player.begin_session(context))
                 hole = hand.hole_cards[seat]
                 assert hole is not None
-                self._tell(seat, player.begin_deal(DealStart(seat, hand.seat_count, hand.button, hole, context)))
+                self._tell(
+                    seat,
+                    player.begin_deal(DealStart(seat, hand.seat_count, hand.button, hole, context)),
+                )
             else:
                 assert hand.payoffs is not None
                 shown = tuple(
@@ -157,9 +170,3 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     def _tell(self, seat: int, fault: SeatFault | None) -> None:
         if fault is not None:
             self.opponent_faults.append((seat, fault))
-
-
-def register() -> None:
-    """Register :data:`ENV_ID` with Gymnasium (done when :mod:`dp_arena.envs` is imported)."""
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="dp_arena.envs.single_agent:SingleAgentEnv")

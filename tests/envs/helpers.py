@@ -29,12 +29,16 @@ ADVISORY = (
 )
 
 
-def run_quietly(check: Callable[..., Any], *args: Any, allow: tuple[str, ...] = ADVISORY, **kwargs: Any) -> None:
+def run_quietly(
+    check: Callable[..., Any], *args: Any, allow: tuple[str, ...] = ADVISORY, **kwargs: Any
+) -> None:
     """Run a PettingZoo check; only the ``allow``-listed advisory warnings may be raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check(*args, **kwargs)
-    unexpected = [str(w.message) for w in caught if not any(re.search(p, str(w.message)) for p in allow)]
+    unexpected = [
+        str(w.message) for w in caught if not any(re.search(p, str(w.message)) for p in allow)
+    ]
     assert not unexpected, unexpected
 
 
@@ -42,8 +46,10 @@ class MinRaiser:
     """Raises the minimum once per street when it may, otherwise checks or calls."""
 
     def act(self, observation: Observation) -> Action:
-        raised = any(r.seat == observation.seat and r.street == observation.street and r.raise_to
-                     for r in observation.history)
+        raised = any(
+            r.seat == observation.seat and r.street == observation.street and r.raise_to
+            for r in observation.history
+        )
         if observation.min_raise_to is not None and not raised:
             return Action.raise_to(observation.min_raise_to)
         return Action.call() if observation.to_call else Action.check()

@@ -15,7 +15,8 @@ from tests.envs.helpers import Caller, FoldToRaise, MinRaiser, api_test, run_qui
 
 
 @pytest.mark.parametrize(
-    ("num_players", "betting"), [(2, "no-limit"), (3, "pot-limit"), (6, "no-limit"), (10, "pot-limit")]
+    ("num_players", "betting"),
+    [(2, "no-limit"), (3, "pot-limit"), (6, "no-limit"), (10, "pot-limit")],
 )
 def test_pettingzoo_api_test(num_players: int, betting: str) -> None:
     env = capped_holdem_v0.env(num_players=num_players, betting=betting, deals=2 * num_players)
@@ -24,7 +25,9 @@ def test_pettingzoo_api_test(num_players: int, betting: str) -> None:
 
 @pytest.mark.parametrize("num_players", [2, 6])
 def test_pettingzoo_seed_test(num_players: int) -> None:
-    run_quietly(seed_test, lambda: capped_holdem_v0.env(num_players=num_players, deals=4 * num_players), 300)
+    run_quietly(
+        seed_test, lambda: capped_holdem_v0.env(num_players=num_players, deals=4 * num_players), 300
+    )
 
 
 def test_cards_come_from_the_engines_deck_for_the_seed_and_session() -> None:
@@ -104,7 +107,9 @@ def test_illegal_actions_raise_a_clear_error_and_change_nothing() -> None:
     env = capped_holdem_v0.env(num_players=2, deals=2)
     env.reset(seed=1)
     env.step(1)  # the button calls; the big blind may check
-    with pytest.raises(IllegalActionError, match=r"player_1: action 0 \(fold\) is masked.*action_mask is \[0, 1"):
+    with pytest.raises(
+        IllegalActionError, match=r"player_1: action 0 \(fold\) is masked.*action_mask is \[0, 1"
+    ):
         env.step(0)
     with pytest.raises(IllegalActionError, match=r"outside Discrete\(6\)") as caught:
         env.step(6)
@@ -129,7 +134,9 @@ def test_engine_actions_are_accepted_and_validated() -> None:
 def test_env_and_agents_table_agree_on_every_deal(num_players: int) -> None:
     """Bots acting on infos' typed Observation get, deal for deal, the nets the agents'
     own table loop (:func:`play_table_session`) gives the same bots with the same seed."""
-    bots = [MinRaiser(), Caller(), FoldToRaise(), Caller(), MinRaiser(), FoldToRaise()][:num_players]
+    bots = [MinRaiser(), Caller(), FoldToRaise(), Caller(), MinRaiser(), FoldToRaise()][
+        :num_players
+    ]
     deals = 3 * num_players
     env = capped_holdem_v0.env(num_players=num_players, deals=deals, betting="pot-limit")
     env.reset(seed=99)
@@ -144,11 +151,16 @@ def test_env_and_agents_table_agree_on_every_deal(num_players: int) -> None:
         env.step(bots[seat].act(info["observation"]))
         if env.unwrapped.deal != deals_done:  # this step ended a deal: its rewards are out
             per_deal.append(dict(env.rewards))
-    rules = TableRules(seat_count=num_players, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000)
-    table = TableSession([InProcessSeat(bot, f"bot{seat}") for seat, bot in enumerate(bots)],
-                         [f"bot{seat}" for seat in range(num_players)])
-    result = play_table_session(table, rules, event_seed=99, section=0, session=0, deals=deals,
-                                context=SessionContext())
+    rules = TableRules(
+        seat_count=num_players, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000
+    )
+    table = TableSession(
+        [InProcessSeat(bot, f"bot{seat}") for seat, bot in enumerate(bots)],
+        [f"bot{seat}" for seat in range(num_players)],
+    )
+    result = play_table_session(
+        table, rules, event_seed=99, section=0, session=0, deals=deals, context=SessionContext()
+    )
     expected = [[net / 20 for net in record.nets] for record in result.deals]
     got = [[rewards[f"player_{seat}"] for seat in range(num_players)] for rewards in per_deal]
     assert got == expected
@@ -159,7 +171,9 @@ def test_rewards_sum_to_the_session_nets() -> None:
     env = capped_holdem_v0.env(num_players=3, deals=6)
     env.reset(seed=5)
     rng = np.random.default_rng(0)
-    totals = _play(env, lambda agent, obs, info: int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    totals = _play(
+        env, lambda agent, obs, info: int(rng.choice(np.flatnonzero(obs["action_mask"])))
+    )
     nets = env.unwrapped.session_nets[0]
     assert sum(nets) == 0
     assert totals == {f"player_{seat}": pytest.approx(nets[seat] / 20) for seat in range(3)}
@@ -223,6 +237,7 @@ def test_engine_has_no_knowledge_of_the_env() -> None:
         "import sys, dp_arena.engine, dp_arena.agents;"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'pettingzoo', 'gymnasium', 'ray'}))"
     )
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert output.strip() == "[]"
-

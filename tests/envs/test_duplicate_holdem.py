@@ -31,15 +31,21 @@ def test_every_table_gets_the_same_cards_every_deal() -> None:
     env.reset(seed=12)
     rng = np.random.default_rng(1)
     seen_deals = set()
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         observation, _, terminated, truncated, _ = env.last()
         raw = env.unwrapped
         if raw.deal not in seen_deals and not terminated:
             seen_deals.add(raw.deal)
             hole, board = deal_cards(deck_for(12, 0, 0, raw.deal), 3, raw.deal % 3)
             for hand in raw.hands:
-                assert hand.hole_cards == hole and hand.board == board and hand.button == raw.deal % 3
-        env.step(None if terminated or truncated else int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+                assert (
+                    hand.hole_cards == hole and hand.board == board and hand.button == raw.deal % 3
+                )
+        env.step(
+            None
+            if terminated or truncated
+            else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+        )
     assert seen_deals == set(range(6))
 
 
@@ -77,12 +83,18 @@ def test_relative_rewards_sum_to_zero_in_each_seat_position() -> None:
         if terminated or truncated:
             env.step(None)
         elif rng.random() < 0.2:
-            env.step(Action.call() if env.unwrapped.hands[int(agent[1])].legal_actions().call_amount else Action.check())
+            env.step(
+                Action.call()
+                if env.unwrapped.hands[int(agent[1])].legal_actions().call_amount
+                else Action.check()
+            )
         else:
             env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
     nets = env.unwrapped.session_nets
     for seat in range(2):
-        assert sum(totals[f"t{table}_p{seat}"] for table in range(3)) == pytest.approx(0.0, abs=1e-9)
+        assert sum(totals[f"t{table}_p{seat}"] for table in range(3)) == pytest.approx(
+            0.0, abs=1e-9
+        )
         mean = sum(nets[table][seat] for table in range(3)) / 3
         for table in range(3):
             assert totals[f"t{table}_p{seat}"] == pytest.approx((nets[table][seat] - mean) / 20)

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from dp_arena.agents import DealEnd, DealStart, InProcessSeat, SessionContext, TableSession, play_table_session
+from dp_arena.agents import (
+    DealEnd,
+    DealStart,
+    InProcessSeat,
+    SessionContext,
+    TableSession,
+    play_table_session,
+)
 from dp_arena.engine import Betting, TableRules
 from dp_arena.envs import SingleAgentEnv
 from dp_arena.envs.single_agent import ENV_ID
@@ -16,7 +23,9 @@ from dp_arena.errors import ConfigError
 from tests.envs.helpers import MinRaiser
 
 
-@pytest.mark.parametrize("opponents", [["calling-station"], ["random"], ["random", "calling-station", "random"]])
+@pytest.mark.parametrize(
+    "opponents", [["calling-station"], ["random"], ["random", "calling-station", "random"]]
+)
 def test_gymnasium_check_env(opponents: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     env = gymnasium.make(ENV_ID, opponents=opponents, deals=len(opponents) + 1)
     check_env(env.unwrapped)  # also renders in every mode: "human" prints the table
@@ -56,14 +65,25 @@ def test_learner_and_opponents_play_as_at_the_agents_table() -> None:
     env = SingleAgentEnv(opponents=["random"], learner_seat=0, deals=12, betting="pot-limit")
     learner = MinRaiser()
     total, _ = _play(env, 31, lambda obs, info: learner.act(info["observation"]))  # engine actions
-    rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000)
+    rules = TableRules(
+        seat_count=2, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000
+    )
     from dp_arena.agents import load_agent
 
-    table = TableSession([InProcessSeat(MinRaiser(), "learner"), InProcessSeat(load_agent("random"), "random")],
-                         ["learner", "random"])
+    table = TableSession(
+        [InProcessSeat(MinRaiser(), "learner"), InProcessSeat(load_agent("random"), "random")],
+        ["learner", "random"],
+    )
     # The wrapper tells opponents the event "capped_holdem_v0:<seed>", which seeds RandomBot's choices.
-    result = play_table_session(table, rules, event_seed=31, section=0, session=0, deals=12,
-                                context=SessionContext(event="capped_holdem_v0:31"))
+    result = play_table_session(
+        table,
+        rules,
+        event_seed=31,
+        section=0,
+        session=0,
+        deals=12,
+        context=SessionContext(event="capped_holdem_v0:31"),
+    )
     assert total == pytest.approx(result.session_nets[0] / 20)
 
 
@@ -91,8 +111,15 @@ def test_opponent_hooks_are_called_and_faults_become_check_or_fold() -> None:
     # Its act() always fails, so it checks or folds: the learner never loses a chip.
     assert total >= 0
     assert recorder.events[0] == "session 2"
-    assert [e.split()[0:2] for e in recorder.events[1:]] == [["begin", "0"], ["end", "0"], ["begin", "1"], ["end", "1"]]
-    assert env.opponent_faults and all("a buggy bot" in fault.detail for _, fault in env.opponent_faults)
+    assert [e.split()[0:2] for e in recorder.events[1:]] == [
+        ["begin", "0"],
+        ["end", "0"],
+        ["begin", "1"],
+        ["end", "1"],
+    ]
+    assert env.opponent_faults and all(
+        "a buggy bot" in fault.detail for _, fault in env.opponent_faults
+    )
 
 
 def test_bad_arguments_name_the_field() -> None:

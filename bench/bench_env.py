@@ -1,0 +1,109 @@
+"""Environment steps per second for random masked play, next to PettingZoo's own
+``texas_holdem_no_limit_v6`` measured in the same run (it needs ``rlcard``).
+
+Every environment runs the same loop: ``agent_iter()``, ``last()``, a uniformly random
+legal action drawn from the observation's mask (or ``None`` for an agent whose episode
+is over), ``step()``; an episode ends, ``reset()`` starts the next. A step is one call
+of ``step()``; "decisions" counts only the steps that took an action. Figures: ours at 2
+and 6 players (one capped table, sessions of 10 rounds), the duplicate env (2 tables of
+2), and the reference at 2 and 6 players (one hand per episode, its only mode).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+SECONDS = 3.0
+
+
+def _measure(make_env: Callable[[], Any], seconds: float = SECONDS) -> dict[str, float]:
+    env = make_env()
+    rng = random.Random(0)
+    env.reset(seed=0)
+    steps = decisions = episodes = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        for _agent in env.agent_iter():
+            observation, _, terminated, truncated, _ = env.last()
+            if terminated or truncated:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.randrange(len(legal))])
+                decisions += 1
+            env.step(action)
+            steps += 1
+        episodes += 1
+        env.reset()
+    elapsed = time.perf_counter() - started
+    return {
+        "steps_per_second": round(steps / elapsed),
+        "decisions_per_second": round(decisions / elapsed),
+        "steps_per_episode": round(steps / episodes, 1),
+    }
+
+
+def _reference(num_players: int) -> Callable[[], Any] | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from pettingzoo.classic import texas_holdem_no_limit_v6
+    except ImportError:
+        return None
+
+    def make() -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return texas_holdem_no_limit_v6.env(num_players=num_players)
+
+    return make
+
+
+def run() -> dict[str, Any]:
+    from dp_arena.envs import capped_holdem_v0, duplicate_holdem_v0
+
+    figures: dict[str, Any] = {
+        "unit": "env steps per second, random masked play",
+        "seconds_each": SECONDS,
+    }
+    for players in (2, 6):
+        ours = _measure(
+            lambda players=players: capped_holdem_v0.env(num_players=players, deals=10 * players)
+        )
+        figures[f"capped_holdem_v0_{players}p"] = ours
+        reference_factory = _reference(players)
+        if reference_factory is None:
+            figures[f"reference_{players}p"] = (
+                "texas_holdem_no_limit_v6 unavailable: pip install rlcard pygame"
+            )
+            print(
+                f"{players} players: ours {ours['steps_per_second']:>7,} steps/s; reference unavailable (rlcard)"
+            )
+            continue
+        reference = _measure(reference_factory)
+        figures[f"reference_{players}p"] = reference
+        ratio = ours["steps_per_second"] / reference["steps_per_second"]
+        decision_ratio = ours["decisions_per_second"] / reference["decisions_per_second"]
+        figures[f"ratio_{players}p"] = round(ratio, 2)
+        figures[f"decision_ratio_{players}p"] = round(decision_ratio, 2)
+        print(
+            f"{players} players: capped_holdem_v0 {ours['steps_per_second']:>7,} steps/s"
+            f" ({ours['decisions_per_second']:,} decisions/s); texas_holdem_no_limit_v6"
+            f" {reference['steps_per_second']:>7,} steps/s ({reference['decisions_per_second']:,} decisions/s);"
+            f" ratio {ratio:.1f}x steps, {decision_ratio:.1f}x decisions (target 10x)"
+        )
+    duplicate = _measure(lambda: duplicate_holdem_v0.env(num_players=2, tables=2, deals=20))
+    figures["duplicate_holdem_v0_2x2"] = duplicate
+    print(f"duplicate_holdem_v0, 2 tables x 2 players: {duplicate['steps_per_second']:>7,} steps/s")
+    return figures
+
+
+if __name__ == "__main__":
+    run()

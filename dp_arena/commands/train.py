@@ -1,0 +1,143 @@
+"""``dp-arena train``: train the built-in learning bot and evaluate it.
+
+Runs REINFORCE on the duplicate environment (:mod:`dp_arena.learn.train`), writes the
+weights (by default to ``agents/learned_weights.json``, which the built-in ``learned``
+bot plays), then scores the trained policy against each training opponent in a heads-up
+duplicate evaluation with a 95% confidence interval. The default settings train in
+about two minutes on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from dp_arena.agents.spec import AGENTS_DIR
+from dp_arena.errors import ConfigError
+
+DEFAULT_OUTPUT = AGENTS_DIR / "learned_weights.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = _defaults()
+    parser.add_argument(
+        "--episodes",
+        type=int,
+        default=defaults.episodes,
+        help="training episodes (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--tables",
+        type=int,
+        default=defaults.tables,
+        help="mirrored tables per episode (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=defaults.deals,
+        help="deals per table per episode, even (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--opponents",
+        nargs="+",
+        default=list(defaults.opponents),
+        metavar="SPEC",
+        help="opponents, one per episode in turn (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--learning-rate",
+        type=float,
+        default=defaults.learning_rate,
+        help="Adam step size (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--entropy",
+        type=float,
+        default=defaults.entropy,
+        help="entropy bonus (default: %(default)s)",
+    )
+    parser.add_argument("--betting", choices=["no-limit", "pot-limit"], default=defaults.betting)
+    parser.add_argument(
+        "--seed", type=int, default=defaults.seed, help="training seed (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--output", type=Path, default=DEFAULT_OUTPUT, help="weights file (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--evaluate-deals",
+        type=int,
+        default=2000,
+        help="deal blocks per evaluation, 0 to skip (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--evaluate-seed",
+        type=int,
+        default=20260,
+        help="deck seed of the evaluation, unlike any training deck (default: %(default)s)",
+    )
+
+
+def _defaults():  # type: ignore[no-untyped-def]
+    from dp_arena.learn.train import TrainConfig
+
+    return TrainConfig()
+
+
+def run(args: argparse.Namespace) -> int:
+    from dp_arena.learn import PolicyBot, TrainConfig, duplicate_score, train
+
+    try:
+        config = TrainConfig(
+            episodes=args.episodes,
+            tables=args.tables,
+            deals=args.deals,
+            opponents=tuple(args.opponents),
+            learning_rate=args.learning_rate,
+            entropy=args.entropy,
+            seed=args.seed,
+            betting=args.betting,
+        )
+    except ConfigError as error:
+        print(f"dp-arena train: {error}", file=sys.stderr)
+        return 2
+    print(
+        f"training: {config.episodes} episodes x {config.tables} tables x {config.deals} deals,"
+        f" opponents {', '.join(config.opponents)}, {config.betting}, seed {config.seed}",
+        flush=True,
+    )
+    started = time.perf_counter()
+    step = max(1, config.episodes // 10)
+
+    def report(episode) -> None:  # type: ignore[no-untyped-def]
+        if episode.episode % step == step - 1 or episode.episode == config.episodes - 1:
+            print(
+                f"  episode {episode.episode + 1:>5}: vs {episode.opponent:<16} mean net"
+                f" {episode.mean_net_bb:+7.2f} bb/hand  ({time.perf_counter() - started:5.1f} s)",
+                flush=True,
+            )
+
+    policy = train(config, on_episode=report)
+    elapsed = time.perf_counter() - started
+    policy.metadata["training_seconds"] = round(elapsed, 1)
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    policy.save(args.output)
+    print(f"trained in {elapsed:.1f} s; weights written to {args.output}")
+    if args.evaluate_deals > 0:
+        deals = args.evaluate_deals + args.evaluate_deals % 2
+        print(f"duplicate evaluation, {deals} deals x 2 tables, seed {args.evaluate_seed}:")
+        for opponent in config.opponents:
+            score = duplicate_score(
+                lambda: PolicyBot(policy),
+                opponent,
+                deals=deals,
+                seed=args.evaluate_seed,
+                betting=config.betting,
+            )
+            verdict = (
+                "beats it" if score.low > 0 else ("loses" if score.high < 0 else "no clear result")
+            )
+            print(f"  {score}: {verdict}", flush=True)
+    return 0

@@ -1,0 +1,139 @@
+"""Hand-crafted features of a decision for the linear policy: hand equity, pot odds,
+bet pressure, street and position, computed from the typed
+:class:`~dp_arena.agents.Observation` (so a bot in a match computes exactly what the
+learner saw in training).
+
+Equity is the chance of winning at showdown against as many random hands as there are
+opponents still in the deal (ties count half), estimated by Monte-Carlo rollouts of the
+unseen cards. The rollouts are seeded from the cards themselves, so the same situation
+always gets the same estimate, in any process; pre-flop estimates are cached per
+hand class (169 of them) and number of opponents.
+
+>>> from dp_arena.engine import parse_cards
+>>> 0.80 < equity(parse_cards("AsAh"), (), opponents=1, samples=2000) < 0.90  # exactly 0.852
+True
+>>> equity(parse_cards("7c2d"), parse_cards("AsKsQs"), opponents=1, samples=400) < 0.3
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from dp_arena.agents.observation import Observation
+from dp_arena.engine.actions import ActionKind, Street
+from dp_arena.engine.cards import Card
+from dp_arena.engine.evaluator import evaluate
+
+__all__ = ["FEATURE_NAMES", "POSTFLOP_SAMPLES", "PREFLOP_SAMPLES", "equity", "features"]
+
+FEATURE_NAMES = (
+    "bias",
+    "equity",
+    "equity_squared",
+    "pot_odds",
+    "equity_minus_pot_odds",
+    "bet_pressure",
+    "pot_over_cap",
+    "preflop",
+    "flop",
+    "turn",
+    "river",
+    "can_check",
+    "button",
+    "opponent_raised_this_street",
+)
+PREFLOP_SAMPLES = 1000
+POSTFLOP_SAMPLES = 60
+_MAX_OPPONENTS = 4  # beyond four random hands the estimate barely moves and costs more
+_PREFLOP_CACHE: dict[tuple[int, int, bool, int], float] = {}
+
+
+def equity(hole: Sequence[Card], board: Sequence[Card], *, opponents: int, samples: int) -> float:
+    """Monte-Carlo equity of ``hole`` on ``board`` against ``opponents`` random hands."""
+    opponents = max(1, min(opponents, _MAX_OPPONENTS))
+    known = (*hole, *board)
+    seed = opponents
+    for card in sorted(known):
+        seed = (
+            seed * 53 + card + 1
+        )  # a pure function of the cards: no hash(), same in every process
+    rng = random.Random(seed)
+    deck = [card for card in range(52) if card not in known]
+    missing = 5 - len(board)
+    draw_count = missing + 2 * opponents
+    score = 0.0
+    hole_tuple = tuple(hole)
+    board_tuple = tuple(board)
+    for _ in range(samples):
+        drawn = rng.sample(deck, draw_count)
+        full_board = board_tuple + tuple(drawn[:missing])
+        mine = evaluate(hole_tuple + full_board)
+        best = min(
+            evaluate((drawn[missing + 2 * index], drawn[missing + 2 * index + 1], *full_board))
+            for index in range(opponents)
+        )
+        if mine < best:  # lower ranks are better hands
+            score += 1.0
+        elif mine == best:
+            score += 0.5
+    return score / samples
+
+
+def preflop_equity(hole: Sequence[Card], opponents: int) -> float:
+    """Equity of a starting hand, computed once per hand class and number of opponents."""
+    high, low = sorted((hole[0] >> 2, hole[1] >> 2), reverse=True)
+    suited = (hole[0] & 3) == (hole[1] & 3)
+    key = (high, low, suited, min(max(opponents, 1), _MAX_OPPONENTS))
+    cached = _PREFLOP_CACHE.get(key)
+    if cached is None:
+        # The class's representative: clubs (and diamonds for the second card if offsuit).
+        representative = (high * 4, low * 4 + (0 if suited else 1))
+        cached = _PREFLOP_CACHE[key] = equity(
+            representative, (), opponents=key[3], samples=PREFLOP_SAMPLES
+        )
+    return cached
+
+
+def features(observation: Observation) -> np.ndarray:
+    """The feature vector (see :data:`FEATURE_NAMES`) of the decision in ``observation``."""
+    opponents = observation.folded.count(False) - 1
+    if observation.street is Street.PREFLOP:
+        hand_equity = preflop_equity(observation.hole_cards, opponents)
+    else:
+        hand_equity = equity(
+            observation.hole_cards, observation.board, opponents=opponents, samples=POSTFLOP_SAMPLES
+        )
+    to_call = observation.to_call
+    pot = observation.pot
+    pot_odds = to_call / (pot + to_call) if to_call else 0.0
+    cap = observation.cap or observation.big_blind * 50
+    street = observation.street
+    raised = any(
+        record.street == street
+        and record.seat != observation.seat
+        and record.kind is ActionKind.RAISE
+        for record in observation.history
+    )
+    return np.array(
+        (
+            1.0,
+            hand_equity,
+            hand_equity * hand_equity,
+            pot_odds,
+            hand_equity - pot_odds,
+            min(to_call / pot, 3.0) / 3.0 if pot else 0.0,
+            min(pot / cap, 1.0),
+            street == Street.PREFLOP,
+            street == Street.FLOP,
+            street == Street.TURN,
+            street == Street.RIVER,
+            to_call == 0,
+            observation.seat == observation.button,
+            raised,
+        ),
+        dtype=np.float64,
+    )

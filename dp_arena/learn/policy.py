@@ -1,0 +1,105 @@
+"""The linear softmax policy: one weight vector per discrete action, a logit per action
+``w_a · features``, masked to the legal actions; saved as a small JSON file.
+
+>>> import numpy as np
+>>> policy = LinearPolicy.zeros(raise_sizes=("min", 1, "all-in"))
+>>> policy.weights.shape  # 5 actions (fold, check/call, 3 raises) x 14 features
+(5, 14)
+>>> probabilities = policy.probabilities(np.ones(14), np.array([0, 1, 1, 1, 1]))
+>>> probabilities.tolist()  # untrained: uniform over the legal actions
+[0.0, 0.25, 0.25, 0.25, 0.25]
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
+from dp_arena.errors import AgentError
+from dp_arena.learn.features import FEATURE_NAMES
+
+__all__ = ["FORMAT", "LinearPolicy"]
+
+FORMAT = "dp-arena/linear-policy/v1"
+
+
+class LinearPolicy:
+    """Weights of shape ``(actions, features)`` over the action table of ``raise_sizes``."""
+
+    def __init__(
+        self,
+        weights: np.ndarray,
+        raise_sizes: Sequence[RaiseSize],
+        metadata: dict[str, Any] | None = None,
+    ):
+        self.actions = ActionTable(raise_sizes)
+        expected = (self.actions.size, len(FEATURE_NAMES))
+        if weights.shape != expected:
+            raise ValueError(f"weights must have shape {expected}, not {weights.shape}")
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.raise_sizes = tuple(raise_sizes)
+        self.metadata = dict(metadata or {})
+
+    @classmethod
+    def zeros(cls, raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES) -> LinearPolicy:
+        """The untrained policy: every legal action equally likely."""
+        table = ActionTable(raise_sizes)
+        return cls(np.zeros((table.size, len(FEATURE_NAMES))), raise_sizes)
+
+    def probabilities(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """The softmax over the legal actions (``mask`` 1) of the logits ``weights @ features``."""
+        logits = self.weights @ features
+        legal = mask.astype(bool)
+        shifted = np.where(legal, logits - logits[legal].max(), -np.inf)
+        exponentials = np.exp(shifted)
+        return exponentials / exponentials.sum()  # type: ignore[no-any-return]
+
+    def best(self, features: np.ndarray, mask: np.ndarray) -> int:
+        """The most likely legal action (the first of equals: deterministic)."""
+        logits = np.where(mask.astype(bool), self.weights @ features, -np.inf)
+        return int(np.argmax(logits))
+
+    # -- files -----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "features": list(FEATURE_NAMES),
+            "actions": list(self.actions.labels),
+            "raise_sizes": list(self.raise_sizes),
+            "weights": [[round(float(value), 6) for value in row] for row in self.weights],
+            "metadata": self.metadata,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], *, source: str = "<policy>") -> LinearPolicy:
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise AgentError(f"{source}: not a {FORMAT} file")
+        if data.get("features") != list(FEATURE_NAMES):
+            raise AgentError(
+                f"{source}: its features {data.get('features')} are not this version's {list(FEATURE_NAMES)}"
+            )
+        try:
+            return cls(
+                np.array(data["weights"], dtype=np.float64),
+                tuple(data["raise_sizes"]),
+                data.get("metadata"),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise AgentError(f"{source}: bad weights: {error}") from None
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> LinearPolicy:
+        try:
+            data = json.loads(Path(path).read_text())
+        except (OSError, ValueError) as error:
+            raise AgentError(f"{path}: cannot read the policy: {error}") from None
+        return cls.from_json(data, source=str(path))
