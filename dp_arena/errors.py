@@ -8,7 +8,8 @@
     ├── HandHistoryError       a PHH file cannot be read or replayed; names file and action
     ├── AgentError             an agent spec cannot be resolved or loaded
     ├── SubmissionError        a submitted bot is refused; ``.reason`` says why
-    └── RunError               a run directory cannot be created, resumed or read
+    ├── RunError               a run directory cannot be created, resumed or read
+    └── LedgerError            a money movement the credit ledger refuses (nothing changed)
 
 A bot's misbehaviour during play is *not* an exception: it is a fault, recorded as
 data in the results (see :mod:`dp_arena.results`).
@@ -25,6 +26,7 @@ __all__ = [
     "HandHistoryError",
     "IllegalActionError",
     "IllegalReason",
+    "LedgerError",
     "RunError",
     "SubmissionError",
 ]
@@ -99,3 +101,8 @@ class SubmissionError(DPArenaError):
 
 class RunError(DPArenaError):
     """A run directory cannot be created, resumed or read."""
+
+
+class LedgerError(DPArenaError):
+    """The credit ledger refuses a money movement (an overdraft, a set settled twice, a
+    settlement that does not add up); the ledger is left unchanged."""

@@ -87,9 +87,10 @@ def describe_plan(plan: EventPlan, title: str) -> str:
                 for place, cents in enumerate(places, start=1)
             )
             lines.append(f"    seat position {seat} of the last session: {paid}")
-    else:
+    elif prizes.kind is PrizeKind.ROUND_ROBIN_POINTS:
         lines.append(f"    overall winner: {format_cents(prizes.winner_cents)}")
         lines.append(f"    shared in proportion to points: {format_cents(prizes.points_cents)}")
+    lines += [f"    {note}" for note in prizes.notes]
     return "\n".join(lines) + "\n"
 
 

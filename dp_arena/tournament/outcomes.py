@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from dp_arena.results import Fault
 
@@ -130,3 +131,4 @@ class EventResult:
     sessions: tuple[SessionOutcome | RoundRobinOutcome, ...]
     standings: tuple[Standing, ...]
     faults: tuple[Fault, ...]
+    details: Any = None  # a format's own records (Quick Play money, cash settlements, ...)
