@@ -48,11 +48,22 @@ def test_plan_refuses_what_it_cannot_plan(capsys: pytest.CaptureFixture[str]) ->
     assert "neither a format" in capsys.readouterr().err
 
 
+def _in_process() -> list[str]:
+    """Options that keep ``dp-arena run`` in this process (the serial executor), when the
+    command offers other executors."""
+    import argparse
+
+    from dp_arena.commands import run as run_command
+
+    parser = argparse.ArgumentParser()
+    run_command.add_arguments(parser)
+    options = {option for action in parser._actions for option in action.option_strings}
+    return ["--executor", "serial"] if "--executor" in options else []
+
+
 def test_run_the_demo_config(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(["run", str(CONFIGS / "demo.toml"), "--run-dir", str(tmp_path / "demo"), "--quiet"])
-        == 0
-    )
+    arguments = ["run", str(CONFIGS / "demo.toml"), "--run-dir", str(tmp_path / "demo"), "--quiet"]
+    assert main(arguments + _in_process()) == 0
     captured = capsys.readouterr()
     assert "final standings:" in captured.out and captured.err == ""
     results = json.loads((tmp_path / "demo" / "results.json").read_text())
@@ -65,7 +76,7 @@ def test_run_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[
     bad.write_text(
         '[event]\nname = "x"\nformat = "regular"\n[field]\ncount = 2\nfrom = ["random"]\n'
     )
-    assert main(["run", str(bad), "--run-dir", str(tmp_path / "out")]) == 2
+    assert main(["run", str(bad), "--run-dir", str(tmp_path / "out"), *_in_process()]) == 2
     assert (
         "entrants: a regular tournament needs at least 4 entrants, not 2" in capsys.readouterr().err
     )
