@@ -3,7 +3,7 @@
 Runs REINFORCE on the duplicate environment (:mod:`dp_arena.learn.train`), writes the
 weights (by default to ``agents/learned_weights.json``, which the built-in ``learned``
 bot plays), then scores the trained policy against each training opponent in a heads-up
-duplicate evaluation with a 95% confidence interval. The default settings train in
+duplicate match with a 95% confidence interval. The default settings train in
 about two minutes on one core.
 """
 
@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"trained in {elapsed:.1f} s; weights written to {args.output}")
     if args.evaluate_deals > 0:
         deals = args.evaluate_deals + args.evaluate_deals % 2
-        print(f"duplicate evaluation, {deals} deals x 2 tables, seed {args.evaluate_seed}:")
+        print(f"duplicate match (dp_arena.match), {deals} deals x 2 tables, seed {args.evaluate_seed}:")
         for opponent in config.opponents:
             score = duplicate_score(
                 lambda: PolicyBot(policy),
