@@ -293,3 +293,17 @@ def test_units_are_plain_data_that_round_trip_through_json() -> None:
         assert TableUnit.from_json(data) == unit
     # A unit replayed alone gives the same result (what a worker elsewhere would return).
     assert run_unit(TableUnit.from_json(units[0].to_json())) == run_unit(units[0])
+
+
+def test_identical_bots_tie_and_ties_share_the_money() -> None:
+    """Calling stations in every seat play every mirrored deal identically, so every seat
+    position ends level: money ties are not broken (SPEC 2) and round-robin ties that
+    nothing separates are declared ties (SPEC 3.4)."""
+    stations = [{"name": f"cs-{index}", "agent": "calling-station"} for index in range(6)]
+    config = _config("short", 6, entrants=stations)  # final: 2 tables x 2, pool $60.00
+    _, result = _play(config)
+    finalists = [standing for standing in result.standings if standing.eliminated_in is None]
+    assert len(finalists) == 4 and {standing.prize_cents for standing in finalists} == {1500}
+    config = _config("sng-round-robin", 4, entrants=stations[:4])  # pool $40.00
+    _, result = _play(config)
+    assert [(s.place, s.place_to, s.prize_cents) for s in result.standings] == [(1, 4, 1000)] * 4
