@@ -467,6 +467,14 @@ class Registry:
             ).fetchone()
         return self._stored(row), True
 
+    def find(self, name: str, sha256: str) -> StoredBot | None:
+        """The version of ``name`` with this content, if there is one."""
+        with self._connect() as connection:
+            row = connection.execute(
+                "SELECT * FROM bots WHERE name = ? AND sha256 = ?", (name, sha256)
+            ).fetchone()
+        return None if row is None else self._stored(row)
+
     def resolve(self, reference: str) -> StoredBot:
         """``name@version`` or ``name`` (its latest version); ``SubmissionError`` if unknown."""
         name, _, version = reference.partition("@")

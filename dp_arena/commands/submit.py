@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 
 from dp_arena.errors import SubmissionError
-from dp_arena.registry import Registry, intake
+from dp_arena.registry import Registry, StoredBot, content_hash, intake
 from dp_arena.sandbox.conformance import check_agent
 from dp_arena.sandbox.limits import Limits
 
@@ -48,6 +48,9 @@ def submit(
     why a submission is refused."""
     folder, manifest = intake(path, name=name)
     try:
+        known = registry.find(manifest.name, content_hash(folder))
+        if known is not None:  # the same content again: nothing to check or store
+            return _outcome(known, False, registry)
         if manifest.entry is not None:
             file, class_name = manifest.entry.split(":")
             spec = f"{folder / file}:{class_name}"
@@ -62,6 +65,10 @@ def submit(
         stored, new = registry.add(folder, manifest, owner=owner)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+    return _outcome(stored, new, registry)
+
+
+def _outcome(stored: StoredBot, new: bool, registry: Registry) -> dict[str, object]:
     return {
         "name": stored.name,
         "version": stored.version,

@@ -294,54 +294,30 @@ def check_agent(
         report.loaded = True
         report.bot_name = getattr(seat.seat, "bot_name", "") or seat.name
         _random_states(seat, report, count=states, seed=seed)
+        if not report.problems and seat.active:
+            # The same process plays on, as it would through the sessions of an event.
+            _table_sessions(seat, report, deals=deals, seed=seed)
     finally:
         seat.close()
-    if report.problems:
-        return report
+    return report
+
+
+def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int) -> None:
     opponent_spec = f"{AGENTS_DIR / 'random_bot.py'}:RandomBot"
-    for session, (seat_count, betting) in enumerate(
-        [(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]
-    ):
-        rules = TableRules(
-            seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
-        )
-        candidate = _Timed(
-            open_seat(
-                spec,
-                name="candidate",
-                trusted=trusted,
-                limits=limits,
-                log_dir=log_dir,
-                bot_dir=bot_dir,
-            ),
-            report,
-            f"table-session {session + 1} ({seat_count} seats, {betting.value})",
-        )
+    for session, (seat_count, betting) in enumerate([(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]):
+        rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000)
+        seat.where = f"table-session {session + 1} ({seat_count} seats, {betting.value})"
         seats: list[Any] = [
-            InProcessSeat(load_agent(opponent_spec, seed=seat), f"random{seat}")
-            for seat in range(seat_count)
+            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}") for index in range(seat_count)
         ]
-        seats[session % seat_count] = candidate
-        try:
-            table = TableSession(
-                seats, [s.name for s in seats], policy=FaultPolicy(max_faults=10_000)
-            )
-            play_table_session(
-                table,
-                rules,
-                event_seed=seed,
-                section=2,
-                session=session,
-                deals=deals,
-                context=SessionContext(event="check-agent"),
-            )
-        finally:
-            candidate.close()
+        seats[session % seat_count] = seat
+        table = TableSession(seats, [s.name for s in seats], policy=FaultPolicy(max_faults=10_000))
+        play_table_session(table, rules, event_seed=seed, section=2, session=session, deals=deals,
+                           context=SessionContext(event="check-agent"))
         report.sessions += 1
         report.session_deals += deals
-        if report.problems:
-            break
-    return report
+        if report.problems or not seat.active:
+            return
 
 
 def _wait_loaded(seat: Seat) -> SeatFault | None:

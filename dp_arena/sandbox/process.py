@@ -145,7 +145,10 @@ class ProcessSeat:
         """Say goodbye, give the bot a moment to exit, then kill whatever is left of it."""
         process = self.process
         if process is not None and self.pipes is not None:
-            if process.poll() is None and self._dead is None:
+            # A bot still busy with a request it timed out on would not read the
+            # goodbye: kill it at once rather than wait for nothing.
+            stuck = self._request_id in self._given_up
+            if process.poll() is None and self._dead is None and not stuck:
                 with contextlib.suppress(Closed):
                     self.pipes.send(protocol.encode(protocol.goodbye()), time.monotonic() + 0.1)
                 with contextlib.suppress(subprocess.TimeoutExpired):
