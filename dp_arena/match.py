@@ -23,6 +23,7 @@ per hand played.
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -60,6 +61,7 @@ __all__ = [
 ]
 
 DEFAULT_POLICY = FaultPolicy()
+REGISTRY_PREFIX = "registry:"  # a submitted bot, resolved by the sandbox (dp_arena.registry)
 
 # (spec, seat name) -> a seat; the default is open_agent_seat.
 SeatFactory = Callable[[str, str], Seat]
@@ -278,7 +280,21 @@ def sandbox_available() -> bool:
 def check_spec(spec: str) -> None:
     """Refuse, with an :class:`AgentError` saying why, a spec that names nothing that
     exists: an unknown built-in file, a missing file, an unimportable module, or a
-    program that is not on ``PATH`` (so a typo is not mistaken for a command line)."""
+    program that is not on ``PATH`` (so a typo is not mistaken for a command line), or
+    a ``registry:NAME[@VERSION]`` the bot registry does not hold."""
+    if spec.startswith(REGISTRY_PREFIX):
+        from dp_arena.errors import SubmissionError
+        from dp_arena.registry import Registry
+
+        # Registry.default() would create an empty registry: look before opening it.
+        root = Path(os.environ.get("DP_ARENA_REGISTRY") or Path.cwd() / "registry")
+        if not (root / "registry.sqlite").is_file():
+            raise AgentError(f"agent {spec!r}: there is no bot registry at {root}")
+        try:
+            Registry.default().resolve(spec[len(REGISTRY_PREFIX) :])
+        except SubmissionError as error:
+            raise AgentError(f"agent {spec!r}: {error}") from None
+        return
     parsed = parse_spec(spec)
     if parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
         path = Path(str(parsed.target)).expanduser()

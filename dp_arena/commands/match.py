@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from dp_arena.agents import BUILTINS
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
@@ -110,12 +111,15 @@ class Progress:
 
 def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     config = result.config
-    where = "sandboxed" if sandboxed else "in-process"
+    others = [spec for spec in config.specs if spec not in BUILTINS]
+    where = (
+        f"; {', '.join(others)} ran {'sandboxed' if sandboxed else 'in-process'}" if others else ""
+    )
     lines = [
         f"Duplicate match: {config.agent_count} agents, {len(result.tables)} tables"
         f" (every seat rotation), {config.deals} deals, capped {config.betting.value},"
-        f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap}, seed {config.seed};"
-        f" non-built-in agents ran {where}",
+        f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap}, seed {config.seed}"
+        f"{where}",
         "",
         "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same seat"
         " with the same cards), 95% CI over deal blocks:",

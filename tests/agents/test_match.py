@@ -280,6 +280,20 @@ def test_bad_specs_are_refused_with_a_clear_error(spec: str, words: str) -> None
         check_spec(spec)
 
 
+def test_registry_specs_are_checked_without_creating_a_registry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DP_ARENA_REGISTRY", str(tmp_path / "registry"))
+    with pytest.raises(AgentError, match="no bot registry"):
+        check_spec("registry:my-bot@1")
+    assert not (tmp_path / "registry").exists()
+    from dp_arena.registry import Registry
+
+    Registry.default()  # an empty registry
+    with pytest.raises(AgentError, match="no bot 'my-bot@1'"):
+        check_spec("registry:my-bot@1")
+
+
 def test_good_specs_pass_the_check() -> None:
     for spec in (
         "tag",
@@ -345,3 +359,24 @@ def test_docstring_examples_run() -> None:
 
     failures, attempted = doctest.testmod(dp_arena.match)
     assert failures == 0 and attempted > 0
+
+
+def test_progress_redraws_once_per_percent() -> None:
+    import io
+
+    from dp_arena.commands.match import Progress
+
+    stream = io.StringIO()
+    progress = Progress(stream)
+    for played in range(1, 401):
+        progress.update(played, 400)
+    assert stream.getvalue().count("\r") == 101  # 0%, 1%, ..., 100%: not every hand
+    assert stream.getvalue().endswith("\rmatch: 400/400 hands (100%)")
+    progress.clear()
+    assert stream.getvalue().endswith("\r\033[K")
+
+
+def test_progress_is_reported_for_every_hand() -> None:
+    seen: list[tuple[int, int]] = []
+    _match("tag", "random", "calling-station", deals=4, on_progress=lambda *args: seen.append(args))
+    assert seen == [(played, 12) for played in range(1, 13)]
