@@ -229,13 +229,21 @@ def test_bad_configuration_names_the_field(kwargs: dict[str, object], field: str
     assert caught.value.field == field
 
 
-def test_engine_has_no_knowledge_of_the_env() -> None:
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("dp_arena.engine", "numpy pettingzoo gymnasium ray"),  # the engine knows nothing of the env
+        ("dp_arena.agents", "pettingzoo gymnasium dp_arena.envs"),  # nor does the bot API
+    ],
+)
+def test_lower_layers_do_not_import_the_env(package: str, forbidden: str) -> None:
     import subprocess
     import sys
 
     code = (
-        "import sys, dp_arena.engine, dp_arena.agents;"
-        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'pettingzoo', 'gymnasium', 'ray'}))"
+        f"import sys, {package};"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {forbidden.split()!r}"
+        f" or m.startswith('dp_arena.envs')))"
     )
     output = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
