@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/dp-arena demo
+	$(BIN)/dp-arena run configs/demo.toml
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not rl"
