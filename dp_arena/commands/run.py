@@ -1,5 +1,6 @@
-"""``dp-arena run CONFIG [--run-dir DIR] [--quiet]``: run a whole event from its config,
-write the run directory and print the summary."""
+"""``dp-arena run CONFIG [--run-dir DIR] [--executor ray|serial] [--workers N]
+[--ray-address ADDR] [--quiet]``: run a whole event from its config, write the run
+directory (with its checkpoint store, see ``docs/running.md``) and print the summary."""
 
 from __future__ import annotations
 
@@ -24,11 +25,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress line (also the default when the CI variable is set)",
     )
+    from dp_arena.runner.launch import add_executor_arguments
+
+    add_executor_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from dp_arena.tournament.config import load_config
-    from dp_arena.tournament.event import Progress, default_run_dir, run_event
+    from dp_arena.runner.launch import executor_options, start_run
+    from dp_arena.tournament.event import default_run_dir
 
     try:
         config = load_config(args.config)
@@ -38,13 +43,13 @@ def run(args: argparse.Namespace) -> int:
     run_dir = args.run_dir or default_run_dir(config)
     quiet = args.quiet or bool(os.environ.get("CI"))
     try:
-        event = run_event(config, run_dir, progress=None if quiet else Progress())
+        outcome = start_run(config, run_dir, executor_options(args), quiet=quiet)
     except RunError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
-    print(event.summary, end="")
-    print(
-        f"\n{event.deals_played} table-deals in {event.seconds:.1f} s;"
-        f" results in {run_dir / 'results.json'}"
-    )
+    except KeyboardInterrupt:
+        print(f"\ndp-arena run: interrupted; continue with `dp-arena resume {run_dir}`", file=sys.stderr)
+        return 130
+    print(outcome.event.summary, end="")
+    print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
     return 0

@@ -1,0 +1,110 @@
+"""An executor that checkpoints: every finished unit goes to the store before the event
+hears of it, and a unit already in the store is not played again.
+
+:class:`CheckpointExecutor` wraps any executor (serial or Ray). For each batch of units
+the event driver hands it, it looks every unit up in the store by its content hash,
+answers the stored ones at once, and passes only the missing ones to the executor it
+wraps; each result that comes back is committed to the store, then decoded *from what
+was stored* and handed on. So an uninterrupted run and a resumed one see exactly the
+same records, and ``dp-arena resume`` is nothing more than running the deterministic
+event driver again over the same store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from dp_arena.results import TableSessionResult, to_json
+from dp_arena.runner.fingerprint import unit_id
+from dp_arena.runner.progress import RunLog, RunProgress
+from dp_arena.runner.store import RunStore
+from dp_arena.tournament.units import Executor, TableUnit
+
+__all__ = ["CheckpointExecutor", "JsonExecutor"]
+
+
+class JsonExecutor(Protocol):
+    """An executor that can hand results on as JSON data (saves a decode and re-encode)."""
+
+    def run_json(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> list[dict[str, Any]]: ...
+
+
+class CheckpointExecutor:
+    """Runs units through ``inner``, storing each result in ``store`` as it arrives and
+    answering units already stored from the store."""
+
+    def __init__(
+        self,
+        inner: Executor,
+        store: RunStore,
+        *,
+        progress: RunProgress | None = None,
+        log: RunLog | None = None,
+    ) -> None:
+        self.inner = inner
+        self.store = store
+        self.progress = progress
+        self.log = log
+        self.units_played = 0
+        self.units_from_store = 0
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]:
+        identifiers = [unit_id(unit) for unit in units]
+        stored = self.store.get(identifiers)
+        results: list[TableSessionResult | None] = [None] * len(units)
+        session = units[0].session if units else 0
+        if self.progress is not None:
+            self.progress.session_started(session, len(units))
+
+        def deliver(index: int, result: TableSessionResult, *, from_store: bool) -> None:
+            results[index] = result
+            if self.progress is not None:
+                self.progress.unit_done(len(result.deals), stored=from_store)
+            if on_result is not None:
+                on_result(index, result)
+
+        for index, identifier in enumerate(identifiers):
+            if identifier in stored:
+                deliver(index, stored[identifier], from_store=True)
+        missing = [index for index, result in enumerate(results) if result is None]
+        self.units_from_store += len(units) - len(missing)
+
+        def finished(position: int, data: dict[str, Any]) -> None:
+            index = missing[position]
+            if results[index] is not None:  # told twice: the first result stands
+                return
+            self.store.put(identifiers[index], units[index], data)
+            self.units_played += 1
+            deliver(index, TableSessionResult.from_json(data), from_store=False)
+
+        if missing:
+            batch = [units[index] for index in missing]
+            run_json = getattr(self.inner, "run_json", None)
+            if run_json is not None:
+                answered: list[Any] = run_json(batch, finished)
+                for position, data in enumerate(answered):
+                    if results[missing[position]] is None:
+                        finished(position, data)
+            else:
+                returned = self.inner.run(
+                    batch, lambda position, result: finished(position, to_json(result))
+                )
+                for position, result in enumerate(returned):
+                    if results[missing[position]] is None:
+                        finished(position, to_json(result))
+        if self.log is not None:
+            deals = sum(len(result.deals) for result in results if result is not None)
+            self.log.write(
+                f"session {session}: {len(units)} table-sessions, {deals} table-deals"
+                f" ({len(units) - len(missing)} from the store)"
+            )
+        return [result for result in results if result is not None]

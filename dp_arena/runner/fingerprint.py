@@ -1,0 +1,194 @@
+"""Fingerprints that tie a run directory to what produced it: unit ids, the code version,
+bots' content hashes, and the event config as plain data.
+
+- A **unit id** is a SHA-256 of the table unit's canonical JSON (everything that decides
+  its result: rules, seats, specs, chips, seeds; not the folder its bots' logs go to),
+  so the same unit has the same id in every process, on every machine and after a
+  resume.
+- The **code version** is a SHA-256 over the source of the installed ``dp_arena``
+  package (every ``.py`` file, by relative path), so a resume refuses to mix results of
+  two versions of the engine.
+- A **bot's content hash** covers the files it is made of: its folder for a Python file
+  or a built-in (the bot may import its neighbours or read data beside it), the
+  package or module for ``package.module:Class``, the registry's own hash for a
+  submitted bot, and the files named on a command line.
+
+Nothing here uses :func:`hash`, clocks or randomness.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dp_arena.agents import SpecKind, parse_spec
+from dp_arena.errors import AgentError, RunError
+from dp_arena.results import to_json
+from dp_arena.tournament.config import Entrant, EventConfig
+from dp_arena.tournament.units import TableUnit
+
+__all__ = [
+    "bot_fingerprints",
+    "canonical_json",
+    "code_version",
+    "config_from_json",
+    "config_to_json",
+    "folder_hash",
+    "unit_id",
+]
+
+# A bot folder is hashed file by file in path order; these bound the work when a bot
+# file sits in a big folder (a home directory, say): the first files in path order count.
+MAX_FILES = 5000
+MAX_BYTES = 512 * 1024 * 1024
+_SKIPPED_DIRECTORIES = {"__pycache__", ".git", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def canonical_json(data: Any) -> str:
+    """One spelling of JSON data: sorted keys, no spaces, UTF-8 kept as is."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def unit_id(unit: TableUnit) -> str:
+    """The content hash of a table unit (hex SHA-256 of its canonical JSON)."""
+    data = unit.to_json()
+    # Where logs go does not change the result, and a run directory may be moved.
+    data.pop("log_dir", None)
+    return hashlib.sha256(f"dp-arena/unit/v1:{canonical_json(data)}".encode()).hexdigest()
+
+
+def _source_files(root: Path) -> list[Path]:
+    return sorted(
+        (path for path in root.rglob("*.py") if "__pycache__" not in path.parts),
+        key=lambda path: path.relative_to(root).as_posix(),
+    )
+
+
+@functools.cache
+def code_version() -> str:
+    """SHA-256 over the ``dp_arena`` package's Python source (computed once per process)."""
+    import dp_arena
+
+    root = Path(dp_arena.__file__).resolve().parent
+    digest = hashlib.sha256(b"dp-arena/code/v1\n")
+    for path in _source_files(root):
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.relative_to(root).as_posix()}\0{content}\n".encode())
+    return digest.hexdigest()
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    """Regular files under ``folder`` in path order, skipping caches and hidden folders."""
+    for path in sorted(folder.iterdir(), key=lambda item: item.name):
+        if path.is_symlink():
+            continue
+        if path.is_dir():
+            if path.name in _SKIPPED_DIRECTORIES or path.name.startswith("."):
+                continue
+            yield from _walk(path)
+        elif path.is_file():
+            yield path
+
+
+def folder_hash(folder: Path) -> str:
+    """SHA-256 over a folder's files (relative path and content), in path order."""
+    digest = hashlib.sha256(b"dp-arena/folder/v1\n")
+    files = 0
+    size = 0
+    for path in _walk(folder):
+        files += 1
+        size += path.stat().st_size
+        if files > MAX_FILES or size > MAX_BYTES:
+            digest.update(b"(truncated)\n")
+            break
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{content}\n".encode())
+    return digest.hexdigest()
+
+
+def _file_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _bot_fingerprint(spec_text: str) -> str:
+    """The content hash of the bot a resolved spec names; ``missing:...`` when its files
+    cannot be found (which a resume reports as a change)."""
+    if spec_text.startswith("registry:"):
+        try:
+            from dp_arena.registry import Registry
+
+            stored = Registry.default().resolve(spec_text[len("registry:") :])
+        except (ImportError, AgentError, OSError, ValueError) as error:
+            return f"missing:{type(error).__name__}"
+        return f"registry:{stored.sha256}"
+    try:
+        spec = parse_spec(spec_text)
+    except AgentError:
+        return "missing:spec"
+    if spec.kind in (SpecKind.BUILTIN, SpecKind.FILE):
+        path = Path(str(spec.target)).expanduser()
+        if not path.is_file():
+            return "missing:file"
+        return f"folder:{folder_hash(path.resolve().parent)}"
+    if spec.kind is SpecKind.MODULE:
+        top = str(spec.target).split(".")[0]
+        # find_spec of a top-level name locates it without running it.
+        found = importlib.util.find_spec(top)
+        if found is None or found.origin is None:
+            return "missing:module"
+        origin = Path(found.origin)
+        if found.submodule_search_locations:
+            return f"package:{folder_hash(origin.parent)}"
+        return f"module:{_file_hash(origin)}"
+    # A command line: the files it names (relative to the working directory, where the
+    # sandbox runs it), each with its content; the program itself when it is a file.
+    parts = []
+    for argument in spec.target:
+        path = Path(argument).expanduser()
+        if path.is_file():
+            parts.append(f"{argument}\0{_file_hash(path)}")
+    return "command:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def bot_fingerprints(entrants: Iterable[Entrant]) -> dict[str, str]:
+    """Resolved spec -> content hash, for every distinct spec among ``entrants``."""
+    specs = sorted({entrant.resolved for entrant in entrants})
+    return {spec: _bot_fingerprint(spec) for spec in specs}
+
+
+def config_to_json(config: EventConfig) -> dict[str, Any]:
+    """The config as JSON data (for the store); :func:`config_from_json` reads it back."""
+    data: dict[str, Any] = to_json(config)
+    return data
+
+
+def config_from_json(data: dict[str, Any]) -> EventConfig:
+    """The :class:`EventConfig` that :func:`config_to_json` wrote."""
+    try:
+        return EventConfig(
+            name=data["name"],
+            format=data["format"],
+            seed=data["seed"],
+            entrants=tuple(
+                Entrant(item["player"], item["spec"], item["trusted"], item["resolved"])
+                for item in data["entrants"]
+            ),
+            buy_in_cents=data["buy_in_cents"],
+            fee_cents=data["fee_cents"],
+            cap=data["cap"],
+            small_blind=data["small_blind"],
+            big_blind=data["big_blind"],
+            deals=tuple((seats, deals) for seats, deals in data["deals"]),
+            round_robin_deals=data["round_robin_deals"],
+            max_faults=data["max_faults"],
+            limits=tuple((name, value) for name, value in data["limits"]),
+            options=tuple((name, value) for name, value in data["options"]),
+            source=data["source"],
+        )
+    except (KeyError, TypeError, ValueError) as error:
+        raise RunError(f"the stored config is malformed ({type(error).__name__}: {error})") from None

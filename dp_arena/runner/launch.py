@@ -1,0 +1,281 @@
+"""Starting and continuing runs: the executor options, the checkpoint store, the progress
+display and the event driver, put together.
+
+:func:`start_run` creates the run directory's store (recording the config, the code
+version and every bot's content hash), then plays the event through a
+:class:`~dp_arena.runner.checkpoint.CheckpointExecutor` on the chosen executor.
+:func:`continue_run` plays an event again over an existing store: units already stored
+are answered from it, so only the missing ones are played (see
+:mod:`dp_arena.runner.resume` for the checks before that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from dp_arena import __version__
+from dp_arena.errors import RunError
+from dp_arena.runner.checkpoint import CheckpointExecutor
+from dp_arena.runner.fingerprint import bot_fingerprints, canonical_json, code_version, config_to_json
+from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
+from dp_arena.runner.store import RunStore
+from dp_arena.tournament.config import EventConfig
+from dp_arena.tournament.event import EventRun, run_event
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.units import Executor, SerialExecutor
+
+__all__ = [
+    "EXECUTORS",
+    "ExecutorOptions",
+    "RunOutcome",
+    "add_executor_arguments",
+    "continue_run",
+    "executor_options",
+    "start_run",
+]
+
+EXECUTORS = ("ray", "serial")
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorOptions:
+    """Where table units run: ``ray`` (embedded, or the cluster at ``ray_address``) or
+    ``serial`` (in this process). ``workers``: CPUs of an embedded Ray, or the most
+    tasks in flight on a cluster."""
+
+    executor: str = "ray"
+    workers: int | None = None
+    ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.executor not in EXECUTORS:
+            raise RunError(f"--executor must be one of {', '.join(EXECUTORS)}, not {self.executor!r}")
+        if self.workers is not None and self.workers < 1:
+            raise RunError(f"--workers must be at least 1, not {self.workers}")
+        if self.ray_address is not None and self.executor != "ray":
+            raise RunError("--ray-address needs --executor ray")
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--executor``, ``--workers`` and ``--ray-address`` (for ``run`` and ``resume``)."""
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="ray",
+        help="where table-sessions run: ray (default: an embedded local Ray, or the"
+        " cluster of --ray-address) or serial (in this process, for debugging)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="embedded Ray: worker processes (default: this machine's cores);"
+        " on a cluster: the most tasks in flight (default: the cluster's CPUs)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="join an existing Ray cluster: auto (RAY_ADDRESS or the cluster started"
+        " on this machine), HOST:PORT of its head, or ray://HOST:PORT (Ray Client)",
+    )
+
+
+def executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    return ExecutorOptions(args.executor, args.workers, args.ray_address)
+
+
+@dataclass(frozen=True, slots=True)
+class RunOutcome:
+    """A finished run and how it ran (none of this is in ``results.json``)."""
+
+    event: EventRun
+    executor: str
+    startup_seconds: float
+    units_played: int
+    units_from_store: int
+    deals_played: int
+    deals_from_store: int
+    seconds: float
+    driver_peak_kib: int
+    worker_peaks_kib: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def deals_per_second(self) -> float | None:
+        return self.deals_played / self.seconds if self.seconds > 0 and self.deals_played else None
+
+    def report(self) -> str:
+        """The closing lines of a run, for people."""
+        rate = self.deals_per_second
+        lines = [
+            f"{self.deals_played:,} table-deals played in {format_duration(self.seconds)}"
+            + (f" ({rate:,.0f} deals/s)" if rate else "")
+            + f" on {self.executor}"
+            + (f" after a {self.startup_seconds:.1f} s start-up" if self.startup_seconds >= 0.05 else "")
+        ]
+        if self.units_from_store:
+            lines.append(
+                f"{self.units_from_store:,} table-sessions ({self.deals_from_store:,} deals)"
+                " came from the checkpoint store"
+            )
+        return "\n".join(lines)
+
+
+def _executor(options: ExecutorOptions, log_dir: Path) -> Executor:
+    if options.executor == "serial":
+        return SerialExecutor()
+    from dp_arena.runner.ray_executor import RayExecutor
+
+    return RayExecutor(address=options.ray_address, workers=options.workers, log_dir=log_dir)
+
+
+@contextlib.contextmanager
+def _running(executor: Executor) -> Iterator[Executor]:
+    start = getattr(executor, "start", None)
+    if start is not None:
+        start()
+    try:
+        yield executor
+    finally:
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
+
+
+def _describe(executor: Executor) -> str:
+    return str(getattr(executor, "description", "serial (in this process)"))
+
+
+def _check_fresh(run_dir: Path) -> None:
+    if (run_dir / "results.json").exists():
+        raise RunError(
+            f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
+        )
+
+
+def start_run(
+    config: EventConfig,
+    run_dir: Path,
+    options: ExecutorOptions | None = None,
+    *,
+    quiet: bool = False,
+    histories: bool = True,
+    stream: IO[str] | None = None,
+) -> RunOutcome:
+    """Start ``config`` in the new run directory ``run_dir`` and play it to the end."""
+    _check_fresh(run_dir)
+    if RunStore.path_in(run_dir).exists():
+        raise RunError(
+            f"{run_dir} already holds a run that did not finish; continue it with"
+            f" `dp-arena resume {run_dir}` or choose another --run-dir"
+        )
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from None
+    try:
+        config_text = canonical_json(config_to_json(config))
+    except (TypeError, ValueError) as error:
+        raise RunError(f"the config cannot be stored as JSON: {error}") from None
+    meta = {
+        "config": config_text,
+        "config_path": str(Path(config.source).resolve()) if config.source else "",
+        "code_version": code_version(),
+        "bots": canonical_json(bot_fingerprints(config.entrants)),
+        "dp_arena_version": __version__,
+        # Whether hand histories are written changes results.json (it lists them).
+        "histories": "yes" if histories else "no",
+    }
+    store = RunStore.create(run_dir, meta)
+    RunLog(run_dir / "run.log").write(
+        f"started {config.name!r} ({config.format}, seed {config.seed},"
+        f" {len(config.entrants)} entrants); code version {meta['code_version'][:12]}"
+    )
+    return continue_run(config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream)
+
+
+def continue_run(
+    config: EventConfig,
+    run_dir: Path,
+    store: RunStore,
+    options: ExecutorOptions | None = None,
+    *,
+    quiet: bool = False,
+    histories: bool = True,
+    stream: IO[str] | None = None,
+) -> RunOutcome:
+    """Play ``config`` over ``store`` to the end (``store`` is closed afterwards)."""
+    options = options or ExecutorOptions()
+    log = RunLog(run_dir / "run.log")
+    try:
+        totals = PlanTotals.of(get_format(config.format).plan(config))
+        progress = RunProgress(totals, stream=stream, live=not quiet)
+        executor = _executor(options, run_dir / "logs")
+        with _running(executor):
+            description = _describe(executor)
+            startup = float(getattr(executor, "startup_seconds", 0.0))
+            log.write(f"executor: {description}" + (f", started in {startup:.1f} s" if startup else ""))
+            checkpoint = CheckpointExecutor(executor, store, progress=progress, log=log)
+            started = time.perf_counter()
+            try:
+                event = run_event(config, run_dir, executor=checkpoint, progress=None, histories=histories)
+            except BaseException as error:
+                log.write(f"stopped: {type(error).__name__}: {error}")
+                raise
+            finally:
+                progress.finish()
+            seconds = time.perf_counter() - started
+            worker_peaks = dict(getattr(executor, "worker_peaks_kib", {}))
+        store.checkpoint()
+    finally:
+        store.close()
+    outcome = RunOutcome(
+        event=event,
+        executor=description,
+        startup_seconds=startup,
+        units_played=checkpoint.units_played,
+        units_from_store=checkpoint.units_from_store,
+        deals_played=progress.deals_played,
+        deals_from_store=progress.deals_stored,
+        seconds=seconds,
+        driver_peak_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        worker_peaks_kib=worker_peaks,
+    )
+    log.write(outcome.report())
+    log.write("finished: results.json written")
+    _write_runner_figures(run_dir, outcome)
+    return outcome
+
+
+def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
+    """``runner.json``: how the run ran (executor, start-up, memory), beside timing.json."""
+    from dp_arena.tournament.event import write_atomic
+
+    figures = {
+        "executor": outcome.executor,
+        "startup_seconds": round(outcome.startup_seconds, 3),
+        "seconds": round(outcome.seconds, 3),
+        "units_played": outcome.units_played,
+        "units_from_store": outcome.units_from_store,
+        "deals_played": outcome.deals_played,
+        "deals_from_store": outcome.deals_from_store,
+        "deals_per_second": round(outcome.deals_per_second, 1) if outcome.deals_per_second else None,
+        "driver_peak_rss_kib": outcome.driver_peak_kib,
+        "worker_peak_rss_kib": dict(sorted(outcome.worker_peaks_kib.items())),
+    }
+    write_atomic(run_dir / "runner.json", json.dumps(figures, indent=2, sort_keys=True) + "\n")

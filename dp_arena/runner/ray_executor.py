@@ -1,0 +1,260 @@
+"""Running table units on Ray: an embedded local Ray, or an existing cluster.
+
+:class:`RayExecutor` sends batches of table units to Ray tasks
+(:func:`~dp_arena.runner.worker.run_batch`); each task seats its units' bots in the
+worker, plays them and returns plain JSON data. Units go out as JSON data
+(:meth:`~dp_arena.tournament.units.TableUnit.to_json`) and results come back as JSON
+data, handed on in the order of the units, so every executor and every worker count
+gives the same results.
+
+- **Embedded** (no address): a private Ray instance is started for the run with
+  ``address="local"`` (a plain ``ray.init()`` would join whatever cluster runs on the
+  machine), one CPU per worker, no dashboard, no usage statistics, worker output kept
+  out of the terminal, and is shut down at the end; its logs are copied into the run
+  directory.
+- **A cluster** (``address`` is ``"auto"``, ``"host:port"`` or ``"ray://host:port"``):
+  the driver connects, uses the cluster's CPUs (``workers`` caps the tasks in flight),
+  and disconnects at the end without stopping anything.
+
+Ray retries a task whose worker died (``max_retries``); a unit's result is the same
+whichever attempt produced it. Ray is imported only when an executor starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import shutil
+import sys
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dp_arena.errors import RunError
+from dp_arena.results import TableSessionResult
+from dp_arena.runner.fingerprint import code_version
+from dp_arena.runner.worker import run_batch
+from dp_arena.tournament.units import TableUnit
+
+__all__ = ["RayExecutor"]
+
+# Results are small and fetched as soon as they arrive; a modest object store keeps Ray
+# from reserving a third of the memory (and, with a 64 MB /dev/shm, of /tmp).
+_OBJECT_STORE_BYTES = 256 * 1024 * 1024
+
+
+class RayExecutor:
+    """Runs table units on Ray, in batches. Use it as a context manager (or call
+    :meth:`start` and :meth:`close`); :meth:`run` starts it when needed.
+
+    ``workers``: embedded, the CPUs of the local Ray (default: this machine's cores);
+    on a cluster, the most tasks in flight (default: the cluster's CPUs). Several
+    batches per worker keep the workers busy to the end of a session; a batch is at
+    most ``max_batch`` units.
+    """
+
+    def __init__(
+        self,
+        *,
+        address: str | None = None,
+        workers: int | None = None,
+        log_dir: Path | None = None,
+        max_retries: int = 3,
+        batches_per_worker: int = 8,
+        max_batch: int = 32,
+    ) -> None:
+        if workers is not None and workers < 1:
+            raise RunError(f"--workers must be at least 1, not {workers}")
+        self.address = address
+        self.workers = workers
+        self.log_dir = log_dir
+        self.max_retries = max_retries
+        self.batches_per_worker = batches_per_worker
+        self.max_batch = max_batch
+        self.startup_seconds = 0.0
+        self.capacity = 0
+        self.tasks = 0
+        self.worker_peaks_kib: dict[str, int] = {}
+        self._remote: Any = None
+        self._owns_connection = False
+        self._logs_source: Path | None = None
+
+    @property
+    def description(self) -> str:
+        if self.address is None:
+            return f"Ray (embedded, {self.capacity or self.workers or os.cpu_count()} workers)"
+        return f"Ray cluster at {self.address} ({self.capacity} workers)"
+
+    # -- life cycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start (embedded) or join (address) Ray; a Ray already initialised in this
+        process (a notebook, a test fixture) is used as it is and left running."""
+        if self._remote is not None:
+            return
+        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        if self.address is None and "ray" not in sys.modules:
+            # Token authentication is Ray's default for a new local cluster; saying so
+            # explicitly keeps it and silences the warning that announces it. Ray reads
+            # the mode when it is imported, so only before that.
+            os.environ.setdefault("RAY_AUTH_MODE", "token")
+        import ray
+
+        started = time.perf_counter()
+        try:
+            if ray.is_initialized():
+                self._owns_connection = False
+            elif self.address is None:
+                ray.init(
+                    address="local",
+                    num_cpus=self.workers or os.cpu_count() or 1,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                    object_store_memory=_OBJECT_STORE_BYTES,
+                    namespace="dp-arena",
+                )
+                self._owns_connection = True
+                self._logs_source = _session_logs()
+            elif self.address.startswith("ray://"):
+                ray.init(address=self.address, logging_level=logging.WARNING, namespace="dp-arena")
+                self._owns_connection = True
+            else:
+                ray.init(
+                    address=self.address,
+                    log_to_driver=False,
+                    logging_level=logging.WARNING,
+                    namespace="dp-arena",
+                )
+                self._owns_connection = True
+        except (ConnectionError, RuntimeError, ValueError) as error:
+            where = "start a local Ray" if self.address is None else f"join the Ray cluster at {self.address}"
+            raise RunError(f"cannot {where}: {error}") from None
+        self.startup_seconds = time.perf_counter() - started
+        cluster_cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.capacity = self.workers if self.workers is not None else max(1, cluster_cpus)
+        if self.address is None and self._owns_connection:
+            self.capacity = min(self.capacity, cluster_cpus)
+        self._remote = ray.remote(num_cpus=1, max_retries=self.max_retries)(run_batch)
+
+    def close(self) -> None:
+        """Shut down the embedded Ray, or disconnect from the cluster; copy Ray's logs
+        into ``log_dir``."""
+        if self._remote is None:
+            return
+        self._remote = None
+        if not self._owns_connection:
+            return
+        import ray
+
+        ray.shutdown()
+        if self._logs_source is not None and self.log_dir is not None:
+            shutil.copytree(self._logs_source, self.log_dir / "ray", dirs_exist_ok=True)
+
+    def __enter__(self) -> RayExecutor:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- running -----------------------------------------------------------------------
+
+    def batch_size(self, units: int) -> int:
+        """Units per task for ``units`` units: several batches per worker, at most
+        ``max_batch``."""
+        wanted = max(1, self.capacity) * self.batches_per_worker
+        return max(1, min(self.max_batch, math.ceil(units / wanted)))
+
+    def run_json(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, dict[str, Any]], None] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Results of ``units`` as JSON data, in the order of ``units``;
+        ``on_result(index, data)`` is told of each as it arrives."""
+        self.start()
+        import ray
+
+        size = self.batch_size(len(units))
+        queue = deque((start, min(start + size, len(units))) for start in range(0, len(units), size))
+        # Embedded, Ray's CPUs bound the work in flight; on a cluster, ``workers`` does.
+        limit = self.workers if (self.address is not None and self.workers) else len(queue)
+        pending: dict[Any, tuple[int, int]] = {}
+        results: list[dict[str, Any] | None] = [None] * len(units)
+        try:
+            while queue or pending:
+                while queue and len(pending) < limit:
+                    start, end = queue.popleft()
+                    batch = [unit.to_json() for unit in units[start:end]]
+                    pending[self._remote.remote(batch)] = (start, end)
+                    self.tasks += 1
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for reference in ready:
+                    start, end = pending.pop(reference)
+                    payload = self._fetch(ray, reference, units[start:end])
+                    for offset, data in enumerate(payload["results"]):
+                        results[start + offset] = data
+                        if on_result is not None:
+                            on_result(start + offset, data)
+        except BaseException:
+            for reference in pending:
+                ray.cancel(reference, force=True)
+            raise
+        missing = [index for index, data in enumerate(results) if data is None]
+        if missing:
+            raise RunError(f"Ray returned no result for {len(missing)} of {len(units)} table units")
+        return [data for data in results if data is not None]
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]:
+        """The :class:`~dp_arena.tournament.units.Executor` interface."""
+
+        def decoded(index: int, data: dict[str, Any]) -> None:
+            if on_result is not None:
+                on_result(index, TableSessionResult.from_json(data))
+
+        return [TableSessionResult.from_json(data) for data in self.run_json(units, decoded)]
+
+    def _fetch(self, ray: Any, reference: Any, batch: Sequence[TableUnit]) -> dict[str, Any]:
+        try:
+            payload: dict[str, Any] = ray.get(reference)
+        except ray.exceptions.RayError as error:
+            tables = ", ".join(
+                f"session {unit.session} section {unit.section} table {unit.table}"
+                f" ({', '.join(unit.players)})"
+                for unit in batch[:3]
+            )
+            more = f" and {len(batch) - 3} more" if len(batch) > 3 else ""
+            raise RunError(
+                f"a Ray task failed after {self.max_retries} retries playing {tables}{more}:"
+                f" {type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
+                "; the units finished so far are stored: fix the cause and `dp-arena resume`"
+            ) from error
+        if payload["code_version"] != code_version():
+            raise RunError(
+                f"the Ray worker on {payload['host']} runs a different dp-arena"
+                f" (code version {payload['code_version'][:12]}, this driver"
+                f" {code_version()[:12]}): install the same dp-arena on every node"
+            )
+        key = f"{payload['host']}:{payload['pid']}"
+        self.worker_peaks_kib[key] = max(self.worker_peaks_kib.get(key, 0), payload["peak_rss_kib"])
+        return payload
+
+
+def _session_logs() -> Path | None:
+    """The log folder of the Ray session this process started (a private Ray API, so
+    every failure just means no logs are copied)."""
+    try:
+        from ray._private import worker
+
+        node = worker._global_node
+        return Path(node.get_logs_dir_path()) if node is not None else None
+    except (ImportError, AttributeError):
+        return None
