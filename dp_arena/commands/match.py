@@ -18,6 +18,7 @@ from dp_arena.agents import BUILTINS
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
+from dp_arena.results import Fault, FaultKind
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit status 0; 2 for bad arguments or specs; 1 when an agent could not be loaded
+    (the match is still played and printed, the agent as an absent player)."""
     try:
         if not 2 <= len(args.specs) <= 10:
             raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
@@ -86,7 +89,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json(), indent=2))
     else:
         print(format_result(result, sandboxed=sandbox_available() and not args.trusted))
-    return 0
+    # The match completes whatever the bots do, but a bot that never loaded makes its
+    # scores meaningless: say so, and fail.
+    unloaded: dict[str, Fault] = {}
+    for table, fault in result.faults:
+        if fault.kind in (FaultKind.LOAD_ERROR, FaultKind.LOAD_TIMEOUT):
+            unloaded.setdefault(result.names[result.seatings[table][fault.seat]], fault)
+    for name, fault in unloaded.items():
+        print(
+            f"dp-arena match: {name} was not loaded ({fault.kind.value}): {fault.detail}",
+            file=sys.stderr,
+        )
+    return 1 if unloaded else 0
 
 
 class Progress:

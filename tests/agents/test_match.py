@@ -337,6 +337,15 @@ def test_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ILLEGAL 6" in out and "First faults:" in out
 
 
+def test_command_fails_when_an_agent_cannot_be_loaded(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["match", f"{BUGGY}:NoSuchBot", "tag", "--deals", "3", "--trusted", "--quiet"])
+    assert status == 1
+    captured = capsys.readouterr()
+    assert "LOAD_ERROR 2" in captured.out  # the match was still played and reported
+    assert "NoSuchBot was not loaded (LOAD_ERROR)" in captured.err
+    assert "has no NoSuchBot" in captured.err
+
+
 @pytest.mark.parametrize(
     ("arguments", "words"),
     [
