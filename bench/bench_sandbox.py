@@ -108,11 +108,13 @@ def run() -> dict[str, object]:
     assert isinstance(rt, dict)
     print(f"isolation: {figures['isolation']}")
     print(
-        f"sandboxed decision round trip: median {rt['median_us']} µs, p99 {rt['p99_us']} µs (target median < 150 µs)"
+        f"sandboxed decision round trip: median {rt['median_us']} µs, p99 {rt['p99_us']} µs"
+        " (target median < 150 µs)"
     )
     print(
         f"heads-up duplicate, {2 * DEALS} deals: sandboxed {sandboxed['deals_per_second']} deals/s"
-        f" (+{sandboxed['load_seconds']} s to load 4 bots), in-process {in_process['deals_per_second']} deals/s"
+        f" (+{sandboxed['load_seconds']} s to load 4 bots),"
+        f" in-process {in_process['deals_per_second']} deals/s"
     )
     return figures
 

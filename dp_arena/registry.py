@@ -188,7 +188,9 @@ def _unpack_zip(archive: Path, destination: Path, limits: SubmissionLimits) -> N
                 ):
                     raise SubmissionError(
                         "zip_bomb",
-                        f"{where}: {member.filename} expands {member.file_size // max(1, member.compress_size)}x (limit {limits.max_ratio}x)",
+                        f"{where}: {member.filename} expands"
+                        f" {member.file_size // max(1, member.compress_size)}x"
+                        f" (limit {limits.max_ratio}x)",
                     )
                 budget.add_file(member.file_size)
                 with bundle.open(member) as source:
@@ -290,7 +292,8 @@ def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
     if not isinstance(bot_name, str) or not _NAME.match(bot_name):
         raise SubmissionError(
             "bad_manifest",
-            f"{MANIFEST}: name must be 1-64 of a-z 0-9 - _ . (starting with a letter or digit), not {bot_name!r}",
+            f"{MANIFEST}: name must be 1-64 of a-z 0-9 - _ . (starting with a letter or"
+            f" digit), not {bot_name!r}",
         )
     version = data.get("version")
     if not isinstance(version, str) or not version.strip() or len(version) > 40:

@@ -16,7 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         metavar="SPEC",
-        help="the bot: FILE.py:Class, package.module:Class, a command line, or registry:NAME[@VERSION]",
+        help="the bot: FILE.py:Class, package.module:Class, a command line,"
+        " or registry:NAME[@VERSION]",
     )
     parser.add_argument(
         "--states", type=int, default=200, help="random states to answer (default: %(default)s)"

@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"accepted": True, **outcome}, indent=2))
     elif outcome["new"]:
         print(
-            f"accepted {outcome['ref']} (label {outcome['label']}, sha256 {str(outcome['sha256'])[:16]}...)"
+            f"accepted {outcome['ref']} (label {outcome['label']},"
+            f" sha256 {str(outcome['sha256'])[:16]}...)"
             f" in {outcome['registry']}; seat it as registry:{outcome['ref']}"
         )
     else:

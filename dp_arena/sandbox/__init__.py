@@ -19,7 +19,6 @@ call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then ina
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -195,6 +194,7 @@ def open_seat(
         if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
             return InProcessSeat(load_agent(parsed), name)
         launch = launch_for(parsed, bot_dir=bot_dir)
+        _warn_once(detect())
         command = sandbox_command(
             launch.argv, bot_dir=launch.bot_dir, runtime=launch.runtime, limits=limits
         )
@@ -203,5 +203,11 @@ def open_seat(
         return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))
 
 
-def command_text(argv: tuple[str, ...]) -> str:
-    return shlex.join(argv)
+_warned: set[str] = set()
+
+
+def _warn_once(active: Isolation) -> None:
+    """Say once per process, on stderr, when bots run without the isolation promised."""
+    if active.warning and active.warning not in _warned:
+        _warned.add(active.warning)
+        print(f"dp-arena sandbox ({active.mode}): WARNING: {active.warning}", file=sys.stderr)

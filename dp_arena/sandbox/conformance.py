@@ -102,11 +102,13 @@ class CheckReport:
             coverage = ", ".join(f"{key} {value}" for key, value in data["coverage"].items())
             out.append(f"random states: {self.decisions} decisions ({coverage})")
             out.append(
-                f"decision time: median {data['decision_ms_median']} ms, max {data['decision_ms_max']} ms"
+                f"decision time: median {data['decision_ms_median']} ms,"
+                f" max {data['decision_ms_max']} ms"
             )
         if self.sessions:
             out.append(
-                f"table-sessions: {self.sessions} sessions, {self.session_deals} deals, every hook called"
+                f"table-sessions: {self.sessions} sessions, {self.session_deals} deals,"
+                " every hook called"
             )
         if self.problems:
             out.append(f"problems ({len(self.problems)}; the first are shown):")
@@ -120,7 +122,7 @@ def _isolation_lines(data: dict[str, Any]) -> list[str]:
         return ["isolation: none (trusted, in-process)"]
     from dp_arena.sandbox.isolation import Isolation
 
-    return Isolation(**data).describe()  # type: ignore[arg-type]
+    return Isolation(**data).describe()
 
 
 class _Timed:
@@ -219,9 +221,9 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         )
         hole = state.hole_cards[me]
         assert hole is not None
-        if seat.begin_deal(DealStart(me, seat_count, state.button, hole, deal_context)) is not None:
-            if not seat.active:
-                return
+        start = DealStart(me, seat_count, state.button, hole, deal_context)
+        if seat.begin_deal(start) is not None and not seat.active:
+            return
         answer = seat.decide(observe(state, me, deal_context))
         if not seat.active:
             return
@@ -304,16 +306,28 @@ def check_agent(
 
 def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int) -> None:
     opponent_spec = f"{AGENTS_DIR / 'random_bot.py'}:RandomBot"
-    for session, (seat_count, betting) in enumerate([(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]):
-        rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000)
+    for session, (seat_count, betting) in enumerate(
+        [(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]
+    ):
+        rules = TableRules(
+            seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
+        )
         seat.where = f"table-session {session + 1} ({seat_count} seats, {betting.value})"
         seats: list[Any] = [
-            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}") for index in range(seat_count)
+            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}")
+            for index in range(seat_count)
         ]
         seats[session % seat_count] = seat
         table = TableSession(seats, [s.name for s in seats], policy=FaultPolicy(max_faults=10_000))
-        play_table_session(table, rules, event_seed=seed, section=2, session=session, deals=deals,
-                           context=SessionContext(event="check-agent"))
+        play_table_session(
+            table,
+            rules,
+            event_seed=seed,
+            section=2,
+            session=session,
+            deals=deals,
+            context=SessionContext(event="check-agent"),
+        )
         report.sessions += 1
         report.session_deals += deals
         if report.problems or not seat.active:

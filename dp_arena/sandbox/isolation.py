@@ -73,7 +73,8 @@ class Isolation:
             f"isolation mode: {self.mode}",
             f"  no network (own network namespace): {yes_no[self.network_namespace]}",
             f"  own process namespace (no process outlives the bot): {yes_no[self.pid_namespace]}",
-            f"  private filesystem (own folder read-only, private /tmp): {yes_no[self.private_filesystem]}",
+            "  private filesystem (own folder read-only, private /tmp):"
+            f" {yes_no[self.private_filesystem]}",
             f"  non-root uid of its own: {yes_no[self.own_uid]}",
             "  resource limits (memory, CPU, open files, processes, file size): yes",
         ]
@@ -158,7 +159,10 @@ def detect() -> Isolation:
 def _isolation(mode: str) -> Isolation:
     warning = None
     if not _is_root():
-        warning = "not running as root: the bot runs as your own user, so the process limit counts all your processes"
+        warning = (
+            "not running as root: the bot runs as your own user, so the process limit"
+            " counts all your processes"
+        )
     return Isolation(
         mode,
         own_uid=_is_root(),
@@ -246,7 +250,7 @@ def program_runtime(program: str) -> tuple[Path, ...]:
     found = shutil.which(program)
     if found is None:
         return ()
-    prefixes = []
+    prefixes: list[Path] = []
     for path in (Path(found).absolute(), Path(found).resolve()):
         if path.resolve() == Path(sys.executable).resolve():
             prefixes += python_runtime()
@@ -263,12 +267,12 @@ def sandbox_command(
     mode = detect().mode
     bot_dir = bot_dir.resolve()
     uid = None
-    if _is_root() and shutil.which("setpriv"):
-        # Without a private filesystem the bot's own uid must reach the runtime through
-        # the host's permissions; when it cannot (Python installed under /root), the bot
-        # keeps the dealer's uid rather than fail to start.
-        if mode != "none" or all(_world_reachable(path) for path in [*runtime, bot_dir]):
-            uid = next_uid()
+    # Without a private filesystem the bot's own uid must reach the runtime through the
+    # host's permissions; when it cannot (Python installed under /root), the bot keeps
+    # the dealer's uid rather than fail to start.
+    reachable = mode != "none" or all(_world_reachable(path) for path in [*runtime, bot_dir])
+    if _is_root() and shutil.which("setpriv") and reachable:
+        uid = next_uid()
     return _wrap(mode, list(argv), bot_dir=bot_dir, runtime=runtime, limits=limits, uid=uid)
 
 
@@ -443,15 +447,15 @@ def _unshare_script(
     for device in ("null", "zero", "full", "random", "urandom"):
         lines.append(f'touch "$R/dev/{device}" && mount --bind /dev/{device} "$R/dev/{device}"')
     lines.append(
-        f'mkdir -p "$R/tmp" && mount -t tmpfs -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"'
+        'mkdir -p "$R/tmp" && mount -t tmpfs'
+        f' -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"'
     )
     for path in visible:
         bind(str(path))
     lines.append('chmod 0755 "$R"')
     command = " ".join(quote(part) for part in inner)
-    lines.append(
-        f'exec chroot "$R" /bin/sh -c {quote(f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}")}'
-    )
+    enter = f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}"
+    lines.append(f'exec chroot "$R" /bin/sh -c {quote(enter)}')
     return "\n".join(lines)
 
 

@@ -97,10 +97,8 @@ class ProcessSeat:
             log=self.log,
         )
         hello = protocol.encode(protocol.hello(name, limits.to_json()))
-        try:
+        with contextlib.suppress(Closed):  # the load check reports why the bot is gone
             self.pipes.send(hello, self._started + limits.load_timeout)
-        except Closed:
-            pass  # the load check below reports why the bot is gone
 
     # -- the Seat protocol ------------------------------------------------------------
 
@@ -310,10 +308,8 @@ class ProcessSeat:
 
     def _drain(self) -> None:
         assert self.pipes is not None
-        try:
+        with contextlib.suppress(Closed):  # the next read reports the crash
             self.pipes.drain_lines(self._stray, 4 * self.limits.message_bytes)
-        except Closed:
-            pass  # the next read reports the crash
 
     def _stray(self, line: bytes | None) -> None:
         """A line the bot sent outside an answer: a log, an error from a hook, a late reply

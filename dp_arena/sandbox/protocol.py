@@ -104,7 +104,8 @@ def check_hello(message: dict[str, Any]) -> str:
         raise ProtocolViolation(f"expected a hello, got {_brief(message)}")
     if message.get("protocol") != PROTOCOL_VERSION:
         raise ProtocolViolation(
-            f"protocol version {message.get('protocol')!r} is not supported (this dealer speaks {PROTOCOL_VERSION})"
+            f"protocol version {message.get('protocol')!r} is not supported"
+            f" (this dealer speaks {PROTOCOL_VERSION})"
         )
     name = message.get("name", "")
     if not isinstance(name, str):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import shutil
 import tarfile
@@ -21,7 +22,10 @@ from dp_arena.registry import Registry, SubmissionLimits, content_hash, intake, 
 from .conftest import REPO, play, reference_seat
 
 EXAMPLES = REPO / "examples" / "bots"
-GOOD_BOT = "class Bot:\n    def act(self, observation):\n        return 'call' if observation.to_call else 'check'\n"
+GOOD_BOT = (
+    "class Bot:\n    def act(self, observation):\n"
+    "        return 'call' if observation.to_call else 'check'\n"
+)
 MANIFEST = 'name = "caller"\nversion = "1.0"\nentry = "bot.py:Bot"\n'
 
 
@@ -198,3 +202,29 @@ def test_unpack_flattens_a_single_top_folder(tmp_path: Path) -> None:
     destination.mkdir()
     unpack(archive, destination)
     assert sorted(path.name for path in destination.iterdir()) == ["bot.py", "bot.toml"]
+
+
+def test_the_submit_command_reports_acceptance_and_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dp_arena.cli import main
+
+    registry = tmp_path / "registry"
+    folder = make_bot(tmp_path / "caller")
+    assert (
+        main(
+            ["submit", str(folder), "--registry", str(registry), "--states", "8", "--owner", "ann"]
+        )
+        == 0
+    )
+    assert "accepted caller@1" in capsys.readouterr().out
+    assert (
+        main(["submit", str(folder), "--registry", str(registry), "--name", "other", "--json"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["ref"] == "other@1"
+    bomb = zip_of(
+        tmp_path / "bomb.zip", {"bot.toml": MANIFEST.encode(), "zeros": b"\0" * (20 << 20)}
+    )
+    assert main(["submit", str(bomb), "--registry", str(registry), "--json"]) == 1
+    refusal = json.loads(capsys.readouterr().out)
+    assert refusal["accepted"] is False and refusal["reason"] == "zip_bomb"

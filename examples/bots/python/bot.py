@@ -21,7 +21,7 @@ def send(message):
 
 
 def cards(text):
-    return [text[index:index + 2] for index in range(0, len(text), 2)]
+    return [text[index : index + 2] for index in range(0, len(text), 2)]
 
 
 def decide(observation):

@@ -22,7 +22,9 @@ class TightCaller:
         high, low = sorted((RANKS.index(hole[0]), RANKS.index(hole[2])), reverse=True)
         pair = high == low
         if not board:
-            premium = (pair and high >= RANKS.index("8")) or (high == 12 and low >= RANKS.index("Q"))
+            premium = (pair and high >= RANKS.index("8")) or (
+                high == 12 and low >= RANKS.index("Q")
+            )
             if premium and observation.can(ActionKind.RAISE):
                 assert observation.min_raise_to is not None and observation.max_raise_to is not None
                 target = max(observation.min_raise_to, 3 * observation.big_blind)
@@ -36,7 +38,9 @@ class TightCaller:
             if top_pair and observation.can(ActionKind.RAISE):
                 assert observation.min_raise_to is not None and observation.max_raise_to is not None
                 target = observation.current_bet + 2 * observation.pot // 3
-                return Action.raise_to(min(max(target, observation.min_raise_to), observation.max_raise_to))
+                return Action.raise_to(
+                    min(max(target, observation.min_raise_to), observation.max_raise_to)
+                )
             if top_pair and observation.can(ActionKind.CALL):
                 return Action.call()
         return Action.check() if observation.can(ActionKind.CHECK) else Action.fold()

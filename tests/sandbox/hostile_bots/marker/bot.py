@@ -1,6 +1,7 @@
 """Hostile: leaves a marker in /tmp and in its own folder, and looks for the marker of
 its mirrored copy; reports what it saw by raising."""
 
+import contextlib
 import os
 import pathlib
 
@@ -10,10 +11,8 @@ TOKEN = f"{os.getpid()}-{id(object())}"
 class Bot:
     def begin_session(self, context):
         pathlib.Path("/tmp/dp-arena-marker").write_text(TOKEN)
-        try:
+        with contextlib.suppress(OSError):  # its own folder is read-only
             (pathlib.Path(__file__).parent / "marker").write_text(TOKEN)
-        except OSError:
-            pass  # its own folder is read-only
 
     def act(self, observation):
         seen = []
