@@ -1,0 +1,134 @@
+"""Checking a format's ``[options]`` table: each value's type and range, every problem
+named by its key (relative to ``options``) with the allowed values.
+
+Percentages are read into basis points (1/100 of a percent) exactly, so that money is
+never computed with floats: ``2.5`` is 250 basis points; a value with more than two
+decimals is refused.
+
+>>> checks = OptionChecks({"rake_percent": 2.5, "seats": 9}, known=("rake_percent", "seats"))
+>>> checks.percent("rake_percent", default=0), checks.integer("seats", 4, low=2, high=6)
+(250, 4)
+>>> [str(problem) for problem in checks.problems]
+['seats: must be an integer from 2 to 6, not 9']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from dp_arena.tournament.config import Problem
+
+__all__ = ["OptionChecks", "basis_points"]
+
+
+def basis_points(value: int | float | str) -> int | None:
+    """``value`` percent in basis points, or ``None`` when it is not a number with at most
+    two decimals."""
+    if isinstance(value, bool):
+        return None
+    try:
+        decimal = Decimal(str(value)) * 100
+    except InvalidOperation:
+        return None
+    if not decimal.is_finite() or decimal != decimal.to_integral_value():
+        return None
+    return int(decimal)
+
+
+class OptionChecks:
+    """Reads options, collecting a :class:`Problem` for every bad value (the value's
+    default is returned in its place, so checking goes on)."""
+
+    def __init__(self, options: Mapping[str, Any], *, known: Sequence[str]) -> None:
+        self.options = options
+        self.problems: list[Problem] = []
+        for key in options:
+            if key not in known:
+                self.problems.append(
+                    Problem(key, f"unknown option; allowed: {', '.join(sorted(known))}")
+                )
+
+    def add(self, key: str, message: str) -> None:
+        self.problems.append(Problem(key, message))
+
+    def integer(
+        self, key: str, default: int | None, *, low: int | None = None, high: int | None = None
+    ) -> int | None:
+        value = self.options.get(key)
+        if value is None:
+            return default
+        in_range = (low is None or value >= low) if isinstance(value, int) else False
+        in_range = in_range and (high is None or value <= high)
+        if not isinstance(value, int) or isinstance(value, bool) or not in_range:
+            if high is None:
+                allowed = f"an integer of at least {low}" if low is not None else "an integer"
+            else:
+                allowed = f"an integer from {low} to {high}"
+            self.add(key, f"must be {allowed}, not {value!r}")
+            return default
+        return value
+
+    def percent(self, key: str, *, default: int, high: int = 100) -> int:
+        """A percentage 0..``high`` in basis points (``default`` is in basis points)."""
+        value = self.options.get(key)
+        if value is None:
+            return default
+        points = basis_points(value) if isinstance(value, (int, float)) else None
+        if points is None or not 0 <= points <= high * 100:
+            self.add(
+                key,
+                f"must be a percentage from 0 to {high} with at most two decimals, not {value!r}",
+            )
+            return default
+        return points
+
+    def choice(self, key: str, default: str, allowed: Sequence[str]) -> str:
+        value = self.options.get(key)
+        if value is None:
+            return default
+        if value not in allowed:
+            self.add(key, f"must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+            return default
+        return str(value)
+
+    def string(self, key: str) -> str | None:
+        value = self.options.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, str) or not value.strip():
+            self.add(key, f"must be a non-empty string, not {value!r}")
+            return None
+        return value
+
+    def integer_list(self, key: str, *, low: int = 0) -> tuple[int, ...] | None:
+        value = self.options.get(key)
+        if value is None:
+            return None
+        if (
+            not isinstance(value, list)
+            or not value
+            or any(
+                not isinstance(item, int) or isinstance(item, bool) or item < low for item in value
+            )
+        ):
+            self.add(key, f"must be a non-empty list of integers of at least {low}, not {value!r}")
+            return None
+        return tuple(value)
+
+    def player_integers(self, key: str, *, low: int) -> tuple[tuple[str, int], ...]:
+        """A table of player name → integer (``{ "alice" = 3 }``), sorted by name."""
+        value = self.options.get(key)
+        if value is None:
+            return ()
+        if not isinstance(value, Mapping):
+            self.add(key, f"must be a table of player name = integer, not {value!r}")
+            return ()
+        pairs = []
+        for player, number in value.items():
+            if not isinstance(number, int) or isinstance(number, bool) or number < low:
+                self.add(f"{key}.{player}", f"must be an integer of at least {low}, not {number!r}")
+                continue
+            pairs.append((str(player), number))
+        return tuple(sorted(pairs))
