@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from dp_arena.agents import InProcessSeat, SessionContext, TableSession, load_agent, parse_spec, play_table_session
+from dp_arena.agents import InProcessSeat, SessionContext, TableSession, load_agent, play_table_session
 from dp_arena.engine import Betting, TableRules
 
 
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    bots = [_available(spec) for spec in args.bots]
+    bots = list(args.bots)
     seat_count = len(bots)
     if not 2 <= seat_count <= 10:
         print("dp-arena demo: give 2 to 10 bots")
@@ -53,14 +53,3 @@ def run(args: argparse.Namespace) -> int:
     faults = [fault for r in results for fault in r.faults]
     print(f"\nfaults: {len(faults)}")
     return 0
-
-
-def _available(spec: str) -> str:
-    """Fall back to the random bot while a built-in is not there yet."""
-    parsed = parse_spec(spec)
-    if parsed.kind.value == "builtin":
-        from pathlib import Path
-
-        if not Path(str(parsed.target)).exists():
-            return "random"
-    return spec
