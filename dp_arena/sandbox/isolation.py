@@ -38,7 +38,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import dp_arena
@@ -65,6 +65,7 @@ class Isolation:
     pid_namespace: bool  # closing the bot kills every process it started, setsid or not
     private_filesystem: bool  # the bot sees only its folder, the runtime and a private /tmp
     warning: str | None = None
+    resource_limits: bool = True  # setrlimit through util-linux prlimit
 
     def describe(self) -> list[str]:
         """Human-readable lines, as ``dp-arena check-agent`` prints them."""
@@ -76,7 +77,8 @@ class Isolation:
             "  private filesystem (own folder read-only, private /tmp):"
             f" {yes_no[self.private_filesystem]}",
             f"  non-root uid of its own: {yes_no[self.own_uid]}",
-            "  resource limits (memory, CPU, open files, processes, file size): yes",
+            "  resource limits (memory, CPU, open files, processes, file size):"
+            f" {yes_no[self.resource_limits]}",
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -90,6 +92,7 @@ class Isolation:
             "pid_namespace": self.pid_namespace,
             "private_filesystem": self.private_filesystem,
             "warning": self.warning,
+            "resource_limits": self.resource_limits,
         }
 
 
@@ -123,6 +126,15 @@ def next_uid() -> int:
 def detect() -> Isolation:
     """The best isolation that works here, found by starting a trivial sandboxed
     process once per dealer process (cached)."""
+    found = _detect_namespaces()
+    if shutil.which("prlimit") is not None:
+        return found
+    missing = "prlimit (util-linux) is missing: no memory, CPU, process or file limits"
+    warning = f"{found.warning}; {missing}" if found.warning else missing
+    return replace(found, resource_limits=False, warning=warning)
+
+
+def _detect_namespaces() -> Isolation:
     forced = os.environ.get("DP_ARENA_SANDBOX", "").strip().lower()
     if forced and forced not in MODES:
         raise ValueError(f"DP_ARENA_SANDBOX must be one of {', '.join(MODES)}, not {forced!r}")

@@ -5,6 +5,7 @@ load failures, the time bank, message caps and log caps work as documented."""
 from __future__ import annotations
 
 import doctest
+import json
 import os
 import threading
 import time
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from dp_arena.agents import InProcessSeat, SessionContext, load_agent, observe
-from dp_arena.engine import Betting, TableRules, deck_for, new_hand
+from dp_arena.engine import Action, Betting, TableRules, deck_for, new_hand
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import FailedSeat, ProcessSeat, open_seat, protocol
 from dp_arena.sandbox.limits import Limits
@@ -231,3 +232,32 @@ def test_limits_are_validated() -> None:
     with pytest.raises(ConfigError) as caught:
         Limits(memory_bytes=0)
     assert caught.value.field == "memory_bytes"
+
+
+def test_deal_start_and_deal_end_survive_the_trip_through_json() -> None:
+    """The hooks' messages are rebuilt exactly on the bot's side of the pipe."""
+    from dp_arena.agents import DealEnd, DealStart
+
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+    state = new_hand(rules, deck_for(3, 0, 0, 1), button=1)
+    while state.actor is not None:
+        legal = state.legal_actions()
+        state.apply(Action.call() if legal.can_call else Action.check())
+    assert state.payoffs is not None and state.showdown_values
+    context = SessionContext(
+        event="e", deal_number=1, deals_in_session=9, table_session_nets=(1, -1, 0)
+    )
+    hole = state.hole_cards[2]
+    assert hole is not None
+    start = DealStart(2, 3, 1, hole, context)
+    end = DealEnd(
+        2,
+        state.payoffs[2],
+        state.payoffs,
+        state.board,
+        tuple(state.hole_cards),
+        tuple(state.history),
+        context,
+    )
+    assert DealStart.from_json(json.loads(json.dumps(start.to_json()))) == start
+    assert DealEnd.from_json(json.loads(json.dumps(end.to_json()))) == end
