@@ -294,7 +294,8 @@ def check_agent(
             report.problems.append(f"{load_fault.kind.value}: {load_fault.detail}")
             return report
         report.loaded = True
-        report.bot_name = getattr(seat.seat, "bot_name", "") or seat.name
+        agent = getattr(seat.seat, "agent", None)  # an in-process seat's bot
+        report.bot_name = getattr(seat.seat, "bot_name", "") or type(agent).__name__
         _random_states(seat, report, count=states, seed=seed)
         if not report.problems and seat.active:
             # The same process plays on, as it would through the sessions of an event.
