@@ -1,0 +1,116 @@
+"""``dp-arena replay``: replay PHH hand histories through the engine and report the stacks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from dp_arena.engine.phh import load_histories, read_text, replay_hand
+from dp_arena.errors import HandHistoryError
+
+HISTORY_SUFFIXES = (".phh", ".phhs")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.description = (
+        "Replay PHH hand histories (.phh: one hand; .phhs: many) through dp-arena's engine\n"
+        "and print each hand's finishing stacks and nets, in PHH player order (p1 first).\n"
+        "Honours the _betting and _cap user fields that dp-arena writes; refuses antes,\n"
+        "straddles and variants other than NT. See docs/phh.md."
+    )
+    parser.epilog = (
+        "With --json, one JSON object per line per hand:\n"
+        '  {"file": "a.phh", "finishing_stacks": [1060, 940], "nets": [60, -60], "error": null}\n'
+        'a .phhs file adds "hand" (the hand\'s table name); a failed hand gives\n'
+        '"finishing_stacks": null and an "error" naming the file and the action at fault.\n'
+        "Exit status: 0 when every hand replayed, 1 when any failed."
+    )
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="PHH/PHHS files; a directory stands for every .phh and .phhs file under it",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object per hand")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="also fail a hand whose recorded finishing_stacks disagree with the replay"
+        " (a recorded half chip agrees within one chip)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    failed = False
+    for report in _reports(args.files, check=args.check):
+        failed = failed or report["error"] is not None
+        _print(report, as_json=args.json, out=sys.stdout)
+    return 1 if failed else 0
+
+
+def _paths(arguments: list[str]) -> Iterator[Path]:
+    for argument in arguments:
+        path = Path(argument)
+        if path.is_dir():
+            found = sorted(
+                p for p in path.rglob("*") if p.suffix in HISTORY_SUFFIXES and p.is_file()
+            )
+            yield from found or [path]  # an empty directory is reported as an error
+        else:
+            yield path
+
+
+def _reports(arguments: list[str], *, check: bool) -> Iterator[dict[str, Any]]:
+    for path in _paths(arguments):
+        file = str(path)
+        try:
+            if path.is_dir():
+                raise HandHistoryError("no .phh or .phhs files in this directory", file=file)
+            hands = load_histories(read_text(path), file=file)
+        except HandHistoryError as error:
+            yield {"file": file, "finishing_stacks": None, "nets": None, "error": str(error)}
+            continue
+        for hand in hands:
+            report: dict[str, Any] = {"file": file}
+            if hand.hand is not None:
+                report["hand"] = hand.hand
+            try:
+                result = replay_hand(hand)
+            except HandHistoryError as error:
+                report |= {"finishing_stacks": None, "nets": None, "error": str(error)}
+            else:
+                error_text = None
+                if check and result.matches_recorded() is False:
+                    recorded = [_number(value) for value in result.recorded_finishing_stacks or ()]
+                    error_text = (
+                        f"{hand.where}: the replay gives finishing stacks"
+                        f" {list(result.finishing_stacks)}, the file records {recorded}"
+                    )
+                report |= {
+                    "finishing_stacks": list(result.finishing_stacks),
+                    "nets": list(result.nets),
+                    "error": error_text,
+                }
+            yield report
+
+
+def _number(value: Any) -> int | float:
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def _print(report: dict[str, Any], *, as_json: bool, out: TextIO) -> None:
+    if as_json:
+        out.write(json.dumps(report) + "\n")
+        return
+    name = report["file"] + (f"[{report['hand']}]" if "hand" in report else "")
+    if report["finishing_stacks"] is not None:
+        stacks = " ".join(str(stack) for stack in report["finishing_stacks"])
+        nets = " ".join(f"{net:+d}" for net in report["nets"])
+        out.write(f"{name}: finishing stacks {stacks} (nets {nets})\n")
+    if report["error"] is not None:
+        out.write(f"error: {report['error']}\n")

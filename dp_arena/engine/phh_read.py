@@ -1,0 +1,543 @@
+"""Reading PHH hand histories (``.phh``, and ``.phhs`` files of many hands) and replaying
+them through the engine.
+
+A history is replayed under dp-arena's rules (``docs/rules.md``): variant ``NT`` with
+two blinds and no antes or straddles, ``_betting = "pot-limit"`` and ``_cap`` honoured
+when present. Player ``pK`` sits at seat ``K-1`` and the last player holds the button,
+so heads-up ``p2`` is the button and posts the small blind (PHH's reversed blinds).
+
+Histories of other tools replay too: comments (``# ...``) and no-op actions are skipped,
+unknown cards (``??``) are accepted wherever the result does not depend on them, and
+``pK sm`` may come before the rest of an all-in board is dealt (PokerKit does that). A
+player who mucks at a showdown (``pK sm`` without cards) gives up the pot. Anything the
+engine does not support, and any illegal action, raises
+:class:`~dp_arena.errors.HandHistoryError` naming the file, the action's index in the
+``actions`` array (from 0) and its text.
+
+>>> text = '''
+... variant = "NT"
+... antes = [0, 0]
+... blinds_or_straddles = [10, 20]
+... min_bet = 20
+... starting_stacks = [1000, 1000]
+... actions = ["d dh p1 AsAh", "d dh p2 Kd7c", "p2 cbr 60", "p1 cc", "d db 2c7d9h",
+...            "p1 cbr 80", "p2 f"]
+... '''
+>>> [result.finishing_stacks for result in replay_text(text)]
+[(1060, 940)]
+>>> replay_text(text.replace("p1 cc", "p1 cbr 70"), file="x.phh")
+Traceback (most recent call last):
+...
+dp_arena.errors.HandHistoryError: x.phh: action 3 'p1 cbr 70': illegal action (raise_below_min)...
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from dp_arena.engine import showdown
+from dp_arena.engine.actions import Action, Street
+from dp_arena.engine.cards import Card, format_card, parse_card
+from dp_arena.engine.rules import Betting, TableRules
+from dp_arena.engine.state import HandState
+from dp_arena.errors import ConfigError, HandHistoryError, IllegalActionError
+
+__all__ = [
+    "PhhHand",
+    "ReplayResult",
+    "load_histories",
+    "read_text",
+    "replay_file",
+    "replay_hand",
+    "replay_text",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PhhHand:
+    """One hand's fields as read from a PHH text; ``hand`` is its table name in a
+    ``.phhs`` file (``None`` in a single-hand ``.phh``)."""
+
+    file: str | None
+    hand: str | None
+    fields: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def where(self) -> str:
+        name = self.file or "<hand history>"
+        return name if self.hand is None else f"{name}[{self.hand}]"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayResult:
+    """A replayed hand. Every per-player tuple is in PHH player order (``p1`` first)."""
+
+    file: str | None
+    hand: str | None
+    starting_stacks: tuple[int, ...]
+    finishing_stacks: tuple[int, ...]
+    recorded_finishing_stacks: tuple[Decimal, ...] | None  # as the file gives them, if it does
+    state: HandState = field(repr=False, compare=False)
+
+    @property
+    def nets(self) -> tuple[int, ...]:
+        return tuple(
+            end - start
+            for start, end in zip(self.starting_stacks, self.finishing_stacks, strict=True)
+        )
+
+    def matches_recorded(self) -> bool | None:
+        """Whether the file's ``finishing_stacks`` agree with ours (``None`` if it has none).
+        A fractional record (another tool's half chip of a split pot) agrees when it is
+        within one chip of ours; a whole number must be equal."""
+        recorded = self.recorded_finishing_stacks
+        if recorded is None:
+            return None
+        return all(
+            value == ours if value == value.to_integral_value() else abs(value - ours) < 1
+            for value, ours in zip(recorded, self.finishing_stacks, strict=True)
+        )
+
+
+def load_histories(text: str, *, file: str | None = None) -> list[PhhHand]:
+    """The hands of a PHH text: one for a ``.phh``, one per TOML table for a ``.phhs``."""
+    try:
+        document = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as error:
+        raise HandHistoryError(f"not valid TOML: {error}", file=file) from None
+    if "actions" in document or "variant" in document:
+        return [PhhHand(file, None, document)]
+    hands = [
+        PhhHand(file, key, value) for key, value in document.items() if isinstance(value, dict)
+    ]
+    if not hands or len(hands) != len(document):
+        raise HandHistoryError(
+            "neither a PHH hand (no 'variant' or 'actions') nor a PHHS file of hands", file=file
+        )
+    return hands
+
+
+def replay_text(text: str, *, file: str | None = None) -> list[ReplayResult]:
+    """Replay every hand of a PHH or PHHS text; the first bad hand raises."""
+    return [replay_hand(hand) for hand in load_histories(text, file=file)]
+
+
+def replay_file(path: str | Path) -> list[ReplayResult]:
+    """Replay every hand of a ``.phh`` or ``.phhs`` file; the first bad hand raises."""
+    return replay_text(read_text(path), file=str(path))
+
+
+def read_text(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise HandHistoryError(f"cannot read the file: {error}", file=str(path)) from None
+
+
+def replay_hand(hand: PhhHand) -> ReplayResult:
+    """Replay one hand through the engine and return its finishing stacks."""
+    where = hand.where
+    rules, stacks = _table(hand.fields, where)
+    steps = _parse_actions(hand.fields, where, rules.seat_count)
+    cards = _Cards.scan(steps, where, rules.seat_count)
+    state = HandState(
+        rules,
+        button=rules.seat_count - 1,  # the last PHH player holds the button
+        stacks=stacks,
+        hole_cards=cards.hole_cards,
+        board=cards.board,
+    )
+    _play(state, steps, where, cards)
+    return ReplayResult(
+        file=hand.file,
+        hand=hand.hand,
+        starting_stacks=tuple(stacks),
+        finishing_stacks=state.final_stacks,
+        recorded_finishing_stacks=_recorded(hand.fields, where, rules.seat_count),
+        state=state,
+    )
+
+
+# -- the table ------------------------------------------------------------------------
+
+
+def _table(fields: Mapping[str, Any], where: str) -> tuple[TableRules, list[int]]:
+    for name in (
+        "variant",
+        "antes",
+        "blinds_or_straddles",
+        "min_bet",
+        "starting_stacks",
+        "actions",
+    ):
+        if name not in fields:
+            raise HandHistoryError(f"the required field {name!r} is missing", file=where)
+    variant = fields["variant"]
+    if variant != "NT":
+        raise HandHistoryError(
+            f"variant {variant!r} is not supported: dp-arena replays no-limit and pot-limit"
+            " Texas hold'em, variant 'NT'",
+            file=where,
+        )
+    stacks = _whole_numbers(fields["starting_stacks"], "starting_stacks", where)
+    player_count = len(stacks)
+    if not 2 <= player_count <= 10:
+        raise HandHistoryError(
+            f"a table has 2 to 10 players, this hand has {player_count}", file=where
+        )
+    if any(stack <= 0 for stack in stacks):
+        raise HandHistoryError(f"starting_stacks must be positive, not {stacks}", file=where)
+    antes = _whole_numbers(fields["antes"], "antes", where, player_count)
+    if any(antes):
+        raise HandHistoryError(f"antes are not supported (antes = {antes})", file=where)
+    blinds = _whole_numbers(
+        fields["blinds_or_straddles"], "blinds_or_straddles", where, player_count
+    )
+    if any(blinds[2:]):
+        raise HandHistoryError(
+            f"straddles are not supported (blinds_or_straddles = {blinds})", file=where
+        )
+    small_blind, big_blind = blinds[0], blinds[1]
+    if not 0 < small_blind <= big_blind:
+        raise HandHistoryError(
+            "blinds_or_straddles must start with a small blind and a big blind,"
+            f" 0 < SB <= BB, not {blinds}",
+            file=where,
+        )
+    min_bet = _whole_number(fields["min_bet"], "min_bet", where)
+    if min_bet != big_blind:
+        raise HandHistoryError(
+            f"min_bet {min_bet} differs from the big blind {big_blind}:"
+            " the engine's minimum bet is the big blind",
+            file=where,
+        )
+    betting_text = fields.get("_betting", Betting.NO_LIMIT.value)
+    try:
+        betting = Betting(betting_text)
+    except ValueError:
+        raise HandHistoryError(
+            f"_betting must be one of {[b.value for b in Betting]}, not {betting_text!r}",
+            file=where,
+        ) from None
+    cap = fields.get("_cap")
+    if cap is not None:
+        cap = _whole_number(cap, "_cap", where)
+    try:
+        rules = TableRules(player_count, small_blind, big_blind, betting, cap)
+    except ConfigError as error:
+        raise HandHistoryError(str(error), file=where) from None
+    return rules, stacks
+
+
+def _whole_number(value: Any, name: str, where: str) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+        return int(value)
+    raise HandHistoryError(f"{name} must be a whole number of chips, not {value!r}", file=where)
+
+
+def _whole_numbers(value: Any, name: str, where: str, length: int | None = None) -> list[int]:
+    if not isinstance(value, list):
+        raise HandHistoryError(f"{name} must be an array, not {value!r}", file=where)
+    if length is not None and len(value) != length:
+        raise HandHistoryError(
+            f"{name} must have one entry per player ({length}), not {len(value)}", file=where
+        )
+    return [_whole_number(item, f"{name}[{index}]", where) for index, item in enumerate(value)]
+
+
+def _recorded(
+    fields: Mapping[str, Any], where: str, player_count: int
+) -> tuple[Decimal, ...] | None:
+    recorded = fields.get("finishing_stacks")
+    if recorded is None:
+        return None
+    if (
+        not isinstance(recorded, list)
+        or len(recorded) != player_count
+        or not all(
+            isinstance(value, (int, Decimal)) and not isinstance(value, bool) for value in recorded
+        )
+    ):
+        raise HandHistoryError(
+            f"finishing_stacks must be {player_count} numbers, not {recorded!r}", file=where
+        )
+    return tuple(Decimal(value) for value in recorded)
+
+
+# -- the actions ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One parsed entry of ``actions``: ``verb`` is ``dh``/``db`` for the dealer;
+    ``f``/``cc``/``cbr``, ``sm`` (show) or ``muck`` for a player; ``""`` for a no-op."""
+
+    index: int
+    text: str
+    player: int | None  # from 0 (PHH's p1 is 0)
+    verb: str
+    cards: tuple[Card | None, ...] | None = None  # None for "pK sm -": shows the cards dealt
+    amount: int | None = None
+
+    def error(self, message: str, where: str) -> HandHistoryError:
+        return HandHistoryError(message, file=where, action_index=self.index, action_text=self.text)
+
+
+def _parse_actions(fields: Mapping[str, Any], where: str, player_count: int) -> list[_Step]:
+    actions = fields["actions"]
+    if not isinstance(actions, list):
+        raise HandHistoryError(f"actions must be an array of strings, not {actions!r}", file=where)
+    steps = []
+    for index, text in enumerate(actions):
+        if not isinstance(text, str):
+            raise HandHistoryError(
+                f"an action must be a string, not {text!r}",
+                file=where,
+                action_index=index,
+                action_text=str(text),
+            )
+        steps.append(_parse_step(index, text, where, player_count))
+    return steps
+
+
+def _parse_step(index: int, text: str, where: str, player_count: int) -> _Step:
+    words = text.split("#", 1)[0].split()  # a '#' starts a commentary
+    no_op = _Step(index, text, None, "")
+    if not words:
+        return no_op
+
+    def fail(message: str) -> HandHistoryError:
+        return no_op.error(message, where)
+
+    def player(word: str) -> int:
+        number = word[1:]
+        if word[:1] != "p" or not number.isdigit() or not 1 <= int(number) <= player_count:
+            raise fail(f"{word!r} is not a player (p1..p{player_count})")
+        return int(number) - 1
+
+    def cards(word: str) -> tuple[Card | None, ...]:
+        if len(word) % 2:
+            raise fail(f"{word!r} is not a list of cards")
+        parsed: list[Card | None] = []
+        for start in range(0, len(word), 2):
+            token = word[start : start + 2]
+            if "?" in token:
+                parsed.append(None)  # an unknown card
+                continue
+            try:
+                parsed.append(parse_card(token))
+            except ValueError as error:
+                raise fail(str(error)) from None
+        return tuple(parsed)
+
+    head, arguments = words[0], words[1:]
+    if head == "d":
+        if len(arguments) == 3 and arguments[0] == "dh":
+            return _Step(index, text, player(arguments[1]), "dh", cards(arguments[2]))
+        if len(arguments) == 2 and arguments[0] == "db":
+            return _Step(index, text, None, "db", cards(arguments[1]))
+        raise fail("not a dealer action ('d dh pK cards' or 'd db cards')")
+    seat = player(head)
+    verb = arguments[0] if arguments else ""
+    if verb in ("f", "cc") and len(arguments) == 1:
+        return _Step(index, text, seat, verb)
+    if verb == "cbr" and len(arguments) == 2:
+        amount = arguments[1]
+        try:
+            value = Decimal(amount)
+        except ArithmeticError:
+            raise fail(f"{amount!r} is not an amount") from None
+        if not value.is_finite() or value != value.to_integral_value():
+            raise fail(f"{amount!r} is not a whole number of chips")
+        return _Step(index, text, seat, "cbr", amount=int(value))
+    if verb == "sm" and len(arguments) <= 2:
+        if len(arguments) == 1:
+            return _Step(index, text, seat, "muck")
+        return _Step(index, text, seat, "sm", None if arguments[1] == "-" else cards(arguments[1]))
+    if verb in ("sd", "pb"):
+        raise fail(f"'{verb}' (draw or stud) is not an action of Texas hold'em")
+    raise fail("not an action: expected 'pK f', 'pK cc', 'pK cbr N' or 'pK sm [cards]'")
+
+
+@dataclass(frozen=True, slots=True)
+class _Cards:
+    """The cards of a hand, known before it is replayed: the engine takes the hole cards
+    and the whole board up front. Unknown cards get stand-ins (unused cards) that only
+    matter if a showdown needs them, which :func:`_play` refuses."""
+
+    hole_cards: tuple[tuple[Card, Card], ...]
+    board: tuple[Card, ...]
+    hole_known: tuple[bool, ...]
+    board_known: int  # how many board cards, from the first, are known
+
+    @classmethod
+    def scan(cls, steps: Sequence[_Step], where: str, player_count: int) -> _Cards:
+        dealt: list[list[Card | None]] = [[] for _ in range(player_count)]
+        shown: list[tuple[Card | None, ...] | None] = [None] * player_count
+        board: list[Card | None] = []
+        seen: dict[Card, _Step] = {}
+
+        def see(card: Card | None, step: _Step) -> None:
+            if card is None:
+                return
+            first = seen.setdefault(card, step)
+            if first is not step and not (step.verb == "sm" and first.player == step.player):
+                raise step.error(
+                    f"{format_card(card)} is dealt twice"
+                    f" (first in action {first.index} {first.text!r})",
+                    where,
+                )
+
+        for step in steps:
+            if step.verb == "dh":
+                assert step.player is not None and step.cards is not None
+                dealt[step.player].extend(step.cards)
+                if len(dealt[step.player]) > 2:
+                    raise step.error(f"p{step.player + 1} is dealt more than two hole cards", where)
+                for card in step.cards:
+                    see(card, step)
+            elif step.verb == "db":
+                assert step.cards is not None
+                board.extend(step.cards)
+                if len(board) > 5:
+                    raise step.error("more than five board cards are dealt", where)
+                for card in step.cards:
+                    see(card, step)
+            elif step.verb == "sm" and step.cards is not None:
+                assert step.player is not None
+                own = dealt[step.player]
+                if len(step.cards) != 2:
+                    raise step.error("a player shows two hole cards", where)
+                if (
+                    None not in step.cards
+                    and None not in own
+                    and len(own) == 2
+                    and set(own) != set(step.cards)
+                ):
+                    raise step.error(f"p{step.player + 1} shows cards it was not dealt", where)
+                for card in step.cards:
+                    see(card, step)
+                shown[step.player] = step.cards
+        holes: list[tuple[Card | None, ...]] = []
+        for player in range(player_count):
+            candidate = shown[player]
+            holes.append(
+                candidate
+                if candidate is not None and None not in candidate
+                else tuple(dealt[player])
+            )
+        used = set(seen)
+        spare = (card for card in range(52) if card not in used)
+        hole_known = tuple(len(hole) == 2 and None not in hole for hole in holes)
+        hole_cards: list[tuple[Card, Card]] = []
+        for hole, known in zip(holes, hole_known, strict=True):
+            first, second = hole if known else (None, None)
+            hole_cards.append(
+                (first, second)
+                if first is not None and second is not None
+                else (next(spare), next(spare))
+            )
+        board_known = next(
+            (position for position, card in enumerate(board) if card is None), len(board)
+        )
+        full_board = tuple(card if card is not None else next(spare) for card in board)
+        full_board += tuple(next(spare) for _ in range(5 - len(full_board)))
+        return cls(tuple(hole_cards), full_board, hole_known, board_known)
+
+
+def _play(state: HandState, steps: Sequence[_Step], where: str, cards: _Cards) -> None:
+    """Apply every action to ``state``, checking the order of dealing, betting and showing."""
+    board_dealt = 0
+    mucked: set[int] = set()
+    for step in steps:
+        verb = step.verb
+        if not verb:
+            continue
+        player = step.player
+        if verb == "dh":
+            if state.history:
+                raise step.error("hole cards are dealt after the betting began", where)
+        elif verb == "db":
+            assert step.cards is not None
+            board_dealt += len(step.cards)
+            if board_dealt > state.street.board_size:
+                raise step.error(
+                    f"board cards are dealt before the {state.street.name.lower()} betting is over",
+                    where,
+                )
+        elif verb in ("f", "cc", "cbr"):
+            assert player is not None
+            if state.actor is None:
+                raise step.error("the betting is over: no one is to act", where)
+            if player != state.actor:
+                raise step.error(f"it is p{state.actor + 1}'s turn, not p{player + 1}'s", where)
+            if board_dealt < state.street.board_size:
+                raise step.error(
+                    f"p{player + 1} acts before the {state.street.name.lower()} is dealt", where
+                )
+            try:
+                state.apply(_engine_action(state, step))
+            except IllegalActionError as error:
+                raise step.error(f"illegal action ({error.reason}): {error}", where) from None
+        else:  # "sm" or "muck"
+            assert player is not None
+            if state.actor is not None:
+                raise step.error("hole cards are shown before the betting is over", where)
+            if state.folded[player]:
+                raise step.error(f"p{player + 1} has folded and has nothing to show", where)
+            if verb == "muck":
+                mucked.add(player)
+    if state.actor is not None:
+        raise HandHistoryError(
+            f"the history ends before the hand is over: p{state.actor + 1} is to act", file=where
+        )
+    _settle_showdown(state, mucked, where, cards, board_dealt)
+
+
+def _engine_action(state: HandState, step: _Step) -> Action:
+    if step.verb == "f":
+        return Action.fold()
+    if step.verb == "cc":
+        return Action.check() if state.legal_actions().can_check else Action.call()
+    assert step.amount is not None
+    return Action.raise_to(step.amount)
+
+
+def _settle_showdown(
+    state: HandState, mucked: set[int], where: str, cards: _Cards, board_dealt: int
+) -> None:
+    """Take mucked hands out of the showdown, and refuse a showdown that needs unknown cards."""
+    if not state.showdown_values:
+        return  # the hand ended when all but one folded
+    contenders = [player for player in state.showdown_values if player not in mucked]
+    if not contenders:
+        raise HandHistoryError(
+            "every player at the showdown mucks: no one can win the pot", file=where
+        )
+    if mucked:
+        # A mucked hand gives up its claim (PHH 'sm' without cards), like a fold.
+        for player in mucked:
+            state.folded[player] = True
+        showdown.settle(state)
+    if len(contenders) == 1:
+        return
+    if board_dealt < Street.RIVER.board_size or cards.board_known < Street.RIVER.board_size:
+        raise HandHistoryError(
+            "the showdown needs the whole board, but the history gives"
+            f" {min(board_dealt, cards.board_known)} known board cards",
+            file=where,
+        )
+    unknown = [f"p{player + 1}" for player in sorted(contenders) if not cards.hole_known[player]]
+    if unknown:
+        raise HandHistoryError(
+            f"the showdown needs the hole cards of {', '.join(unknown)},"
+            " which the history does not give",
+            file=where,
+        )
