@@ -467,6 +467,8 @@ def _play(state: HandState, steps: Sequence[_Step], where: str, cards: _Cards) -
         elif verb == "db":
             assert step.cards is not None
             board_dealt += len(step.cards)
+            if state.is_complete and not state.showdown_values:
+                raise step.error("board cards are dealt after the hand was won by a fold", where)
             if board_dealt > state.street.board_size:
                 raise step.error(
                     f"board cards are dealt before the {state.street.name.lower()} betting is over",

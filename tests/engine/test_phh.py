@@ -538,6 +538,11 @@ GOOD = hand_text(
         ("'p3 f', 'p1 f'", "'p3 f', 'p1 sm AsAh'", "shown before the betting is over"),
         ("'p3 f', 'p1 f'", "'p3 f', 'p1 f', 'p3 sm QsQh'", "p3 has folded"),
         ("'p3 f', 'p1 f'", "'p3 f', 'p1 f', 'p2 cc'", "the betting is over"),
+        (
+            "'p3 f', 'p1 f'",
+            "'p3 f', 'p1 f', 'd db 2c3c4c'",
+            "dealt after the hand was won by a fold",
+        ),
         ("'p3 f', 'p1 f'", "'p3 f', 'p1 f', 'd dh p1 2c2d'", "more than two hole cards"),
         ("min_bet = 20\n", "min_bet = 20\n_betting = 'fixed-limit'\n", "_betting must be one of"),
         (
