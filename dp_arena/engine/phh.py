@@ -1,6 +1,6 @@
 """PHH hand histories: the public surface of the writer (:mod:`~dp_arena.engine.phh_write`)
-and the reader/replayer (:mod:`~dp_arena.engine.phh_read`). ``docs/phh.md`` describes the
-conventions.
+and the reader/replayer (:mod:`~dp_arena.engine.phh_read`, which parses actions with
+:mod:`~dp_arena.engine.phh_parse`). ``docs/phh.md`` describes the conventions.
 
 A hand written by dp-arena replays to the same stacks:
 
