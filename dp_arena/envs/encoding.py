@@ -45,10 +45,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.agents.observation import Observation
-from dp_arena.engine.actions import ActionKind, Street
+from collections.abc import Sequence
 
-__all__ = ["HISTORY_RAISES_CAP", "encode", "observation_bounds", "observation_length"]
+from dp_arena.agents.observation import Observation, SessionContext
+from dp_arena.engine.actions import ActionKind, ActionRecord, Street
+from dp_arena.engine.state import HandState
+
+__all__ = ["HISTORY_RAISES_CAP", "encode", "encode_hand", "observation_bounds", "observation_length"]
 
 HISTORY_RAISES_CAP = 3
 _BOARD = 52
@@ -77,42 +80,87 @@ def observation_bounds(seat_count: int) -> tuple[np.ndarray, np.ndarray]:
 
 def encode(observation: Observation) -> np.ndarray:
     """The vector of ``observation`` (see the module's table)."""
-    seat_count = observation.seat_count
+    if observation.cap is None:
+        raise ValueError("the observation vector needs a capped table (cap is None)")
+    return _encode(
+        observation.seat, observation.seat_count, observation.button, observation.cap,
+        observation.hole_cards, observation.board, observation.street, observation.pot,
+        observation.to_call, observation.current_bet, observation.min_raise_to,
+        observation.max_raise_to, observation.cap_gap, observation.folded, observation.absent,
+        observation.committed, observation.available, observation.street_bets,
+        observation.history, observation.context,
+    )
+
+
+def encode_hand(hand: HandState, seat: int, context: SessionContext) -> np.ndarray:
+    """The vector ``seat`` would get from :func:`encode` of its observation, read straight
+    from the hand (the environment's hot path: no :class:`Observation` is built). Only the
+    player to act has legal actions; for anyone else ``to_call`` and the raise bounds are 0."""
+    cap = hand.rules.cap
+    if cap is None:
+        raise ValueError("the observation vector needs a capped table (cap is None)")
+    if hand.actor == seat:
+        legal = hand.legal_actions()
+        to_call, min_raise_to, max_raise_to = legal.call_amount, legal.min_raise_to, legal.max_raise_to
+    else:
+        to_call, min_raise_to, max_raise_to = 0, None, None
+    hole = hand.hole_cards[seat]
+    assert hole is not None
+    return _encode(
+        seat, hand.rules.seat_count, hand.button, cap, hole, hand.visible_board, hand.street,
+        hand.pot_total, to_call, hand.current_bet, min_raise_to, max_raise_to,
+        cap - max(hand.committed), hand.folded, hand.absent, hand.committed, hand.available,
+        hand.street_bets, hand.history, context,
+    )
+
+
+def _encode(
+    me: int,
+    seat_count: int,
+    button: int,
+    cap: int,
+    hole_cards: tuple[int, int],
+    board: Sequence[int],
+    street: Street,
+    pot: int,
+    to_call: int,
+    current_bet: int,
+    min_raise_to: int | None,
+    max_raise_to: int | None,
+    cap_gap: int | None,
+    folded: Sequence[bool],
+    absent: Sequence[bool],
+    committed: Sequence[int],
+    available: Sequence[int],
+    street_bets: Sequence[int],
+    history: Sequence[ActionRecord],
+    context: SessionContext,
+) -> np.ndarray:
     # Filled as a Python list and converted once: far cheaper than item-wise NumPy writes.
     values = [0.0] * observation_length(seat_count)
-    cap = observation.cap or _no_cap(observation)
     scale = 1.0 / cap
-    me = observation.seat
-    first, second = observation.hole_cards
+    first, second = hole_cards
     values[first] = 1.0
     values[second] = 1.0
-    for card in observation.board:
+    for card in board:
         values[_BOARD + card] = 1.0
-    street = observation.street
     if street < Street.SHOWDOWN:
         values[_STREET + street] = 1.0
-    values[_POSITION + (me - observation.button) % seat_count] = 1.0
+    values[_POSITION + (me - button) % seat_count] = 1.0
     scalars = _POSITION + seat_count
-    context = observation.context
     deals = context.deals_in_session if context.deals_in_session > 0 else 1
     values[scalars : scalars + _SCALARS] = (
-        observation.pot * scale,
-        observation.to_call * scale,
-        observation.current_bet * scale,
-        (observation.min_raise_to or 0) * scale,
-        (observation.max_raise_to or 0) * scale,
-        (observation.cap_gap or 0) * scale,
-        observation.folded.count(False) / seat_count,
+        pot * scale,
+        to_call * scale,
+        current_bet * scale,
+        (min_raise_to or 0) * scale,
+        (max_raise_to or 0) * scale,
+        (cap_gap or 0) * scale,
+        folded.count(False) / seat_count,
         min(context.deal_number, deals) / deals,
         max(-(seat_count - 1), min(seat_count - 1, context.session_net * scale / deals)),
     )
     seats = scalars + _SCALARS
-    committed, available, street_bets = (
-        observation.committed,
-        observation.available,
-        observation.street_bets,
-    )
-    folded, absent = observation.folded, observation.absent
     for relative in range(seat_count):
         seat = (me + relative) % seat_count
         base = seats + _PER_SEAT * relative
@@ -123,24 +171,22 @@ def encode(observation: Observation) -> np.ndarray:
             1.0 if folded[seat] else 0.0,
             1.0 if absent[seat] else 0.0,
         )
-    history = seats + _PER_SEAT * seat_count
-    if observation.history:
+    history_base = seats + _PER_SEAT * seat_count
+    if history:
         # Counted in integers first, so a sum of chips never rounds past the cap.
         raises = [0] * (4 * seat_count)
         chips = [0] * (4 * seat_count)
-        for record in observation.history:
+        for record in history:
             slot = record.street * seat_count + (record.seat - me) % seat_count
             if record.kind is ActionKind.RAISE:
                 raises[slot] += 1
             chips[slot] += record.chips
         for slot in range(4 * seat_count):
             if chips[slot] or raises[slot]:
-                values[history + 2 * slot] = (
+                values[history_base + 2 * slot] = (
                     min(raises[slot], HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
                 )
-                values[history + 2 * slot + 1] = chips[slot] * scale
+                values[history_base + 2 * slot + 1] = chips[slot] * scale
     return np.array(values, dtype=np.float32)
 
 
-def _no_cap(observation: Observation) -> int:
-    raise ValueError("the observation vector needs a capped table (cap is None)")

@@ -37,7 +37,8 @@ from dp_arena.engine import (
 )
 from dp_arena.engine.cards import format_cards
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
-from dp_arena.envs.encoding import encode, observation_bounds, observation_length
+from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
+from dp_arena.envs.lazy_info import ObservationInfo
 from dp_arena.errors import ConfigError, IllegalActionError
 
 __all__ = ["DealListener", "SessionEnv"]
@@ -161,7 +162,6 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self.session_nets: list[list[int]] = []
         self.last_nets: tuple[tuple[int, ...], ...] = ()
         self._table_in_play = 0
-        self._actor_observation: Observation | None = None
         self._rewards_set = False
         self._vector_length = observation_length(num_players)
 
@@ -224,6 +224,9 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             hand.apply(engine_action)
         except IllegalActionError as error:
             raise IllegalActionError(error.reason, f"{agent}: {error}", action=action) from None
+        info = self.infos[agent]
+        if isinstance(info, ObservationInfo):
+            info.expire()
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:
             self._clear_rewards()
@@ -239,26 +242,20 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             self.render()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        table, _ = self.seat_of[agent]
+        table, seat = self.seat_of[agent]
+        hand = self.hands[table]
         mask = np.zeros(self.action_table.size, dtype=np.int8)
-        if agent == self.agent_selection and self._actor_observation is not None:
-            observation = self._actor_observation
-            mask[:] = self.action_table.mask(self.hands[table].legal_actions())
-        else:
-            observation = self.view(agent)
-        return {"observation": encode(observation), "action_mask": mask}
+        if agent == self.agent_selection and hand.actor == seat:
+            mask[:] = self.action_table.mask(hand.legal_actions())
+        return {"observation": encode_hand(hand, seat, self.contexts[table][seat]), "action_mask": mask}
 
     def view(self, agent: str) -> Observation:
         """The typed observation of ``agent``: what ``infos`` carries for the player to act;
         for anyone else the same view with no legal actions (``to_call`` 0, no raise)."""
         table, seat = self.seat_of[agent]
         hand = self.hands[table]
-        if (
-            hand.actor == seat
-            and agent == self.agent_selection
-            and self._actor_observation is not None
-        ):
-            return self._actor_observation
+        if hand.actor == seat and agent == self.agent_selection:
+            return observe_actor(hand, seat, self.contexts[table][seat])
         rules = hand.rules
         available, cap_gap = hand.cap_graphic()
         hole = hand.hole_cards[seat]
@@ -375,9 +372,8 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         assert seat is not None
         agent = self.agent_grid[table][seat]
         self.agent_selection = agent
-        observation = observe_actor(hand, seat, self.contexts[table][seat])
-        self._actor_observation = observation
-        self.infos[agent] = {"observation": observation}
+        context = self.contexts[table][seat]
+        self.infos[agent] = ObservationInfo(lambda: observe_actor(hand, seat, context))
 
     def _finish_hand(self, table: int) -> None:
         """``table``'s hand is over (``-1``: the deal is starting): go to the next table
@@ -407,7 +403,6 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 self.rewards[agent] = rewards[table][seat]
         self._rewards_set = True
         self.deal += 1
-        self._actor_observation = None
         if self.deal < self.deals:
             self._start_deal()
             return
