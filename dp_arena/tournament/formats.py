@@ -27,6 +27,7 @@ FORMATS: dict[str, str] = {
     "sng-short": "dp_arena.tournament.short:SNG_SHORT",
     "sng-round-robin": "dp_arena.tournament.rr_sng:SNG_ROUND_ROBIN",
     "quickplay": "dp_arena.tournament.quickplay:QUICK_PLAY",
+    "cash": "dp_arena.tournament.cash:CASH",
 }
 
 

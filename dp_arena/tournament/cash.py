@@ -1,0 +1,428 @@
+"""The duplicate cash game (SPEC 3.6): mirrored tables play deal after deal, and after
+every deal each seat position is settled in money among its players
+(:mod:`~dp_arena.tournament.cash_settlement`); players leave between deals and waiting
+players take the empty seats (:mod:`~dp_arena.tournament.cash_schedule`).
+
+Options (``[options]``), with their defaults:
+
+- ``tables``, ``seats``: mirrored tables and players per table (6 per table, or half the
+  entrants when fewer than 12; as many tables as the entrants fill, at least 2);
+- ``deals``: deals in the game at most (36); it ends sooner once no seat position
+  holds two players;
+- ``settlement``: ``"average"`` (difference from the seat-position average) or
+  ``"matchpoints"``;
+- ``chip_value_cents``: cents per chip for ``average`` (1); ``matchpoint_cents``: cents
+  per matchpoint for ``matchpoints`` (100);
+- ``rake_percent``: the house's share of each positive settlement (0);
+- ``leave_percent``: chance, drawn with the seed, that a player leaves after a deal (0);
+  ``deals_per_player``: deals after which a player leaves (none);
+- ``betting``: ``"no-limit"`` or ``"pot-limit"`` (capped no-limit); blinds 10/20, cap
+  1000 (the ``[table]`` settings).
+
+Each stretch of deals without a change of players is one table unit per table; the
+deck of deal ``j`` of stretch ``s`` is ``deck_for(event_seed, section=1, session=s,
+deal=j)``, the same at every table. Bots may see their table's nets (nothing is
+eliminated). A standing's ``prize_cents`` is the player's money won or lost, after rake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from dp_arena.engine import Betting, TableRules
+from dp_arena.errors import ConfigError
+from dp_arena.results import TableSessionResult
+from dp_arena.tournament.cash_schedule import CashSchedule, Stretch, schedule_cash_game
+from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.money import format_cents
+from dp_arena.tournament.option_checks import OptionChecks
+from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
+from dp_arena.tournament.plan import (
+    MAX_SECTION,
+    EventPlan,
+    PrizeKind,
+    PrizePlan,
+    SectionPlan,
+    SessionKind,
+    SessionPlan,
+)
+from dp_arena.tournament.sessions import assignment
+from dp_arena.tournament.units import TableUnit
+
+__all__ = ["CASH", "CashDetails", "CashFormat", "CashPlayer", "SeatSettlement", "StretchRecord"]
+
+KNOWN_OPTIONS = (
+    "tables",
+    "seats",
+    "deals",
+    "settlement",
+    "chip_value_cents",
+    "matchpoint_cents",
+    "rake_percent",
+    "leave_percent",
+    "deals_per_player",
+    "betting",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CashOptions:
+    tables: int | None
+    seats: int | None
+    deals: int
+    settlement: str
+    chip_value_cents: int
+    matchpoint_cents: int
+    rake_basis_points: int
+    leave_basis_points: int
+    deals_per_player: int | None
+    betting: Betting
+
+    def layout(self, entrants: int) -> tuple[int, int]:
+        """Tables and seats: the options', or 6 a table (half the entrants when fewer than
+        12) at as many tables as the entrants fill, at least 2 and at most 30 players."""
+        seats = self.seats or max(2, min(6, entrants // 2))
+        tables = self.tables or max(2, min(entrants // seats, MAX_SECTION // seats))
+        return tables, seats
+
+
+def read_options(options: Mapping[str, Any]) -> tuple[CashOptions, list[Problem]]:
+    checks = OptionChecks(options, known=KNOWN_OPTIONS)
+    result = CashOptions(
+        tables=checks.integer("tables", None, low=2, high=15),
+        seats=checks.integer("seats", None, low=2, high=10),
+        deals=checks.integer("deals", 36, low=1) or 36,
+        settlement=checks.choice("settlement", "average", ("average", "matchpoints")),
+        chip_value_cents=checks.integer("chip_value_cents", 1, low=1) or 1,
+        matchpoint_cents=checks.integer("matchpoint_cents", 100, low=1) or 100,
+        rake_basis_points=checks.percent("rake_percent", default=0),
+        leave_basis_points=checks.percent("leave_percent", default=0),
+        deals_per_player=checks.integer("deals_per_player", None, low=1),
+        betting=Betting(checks.choice("betting", "no-limit", ("no-limit", "pot-limit"))),
+    )
+    return result, checks.problems
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSettlement:
+    """One seat position after one deal (``deal`` counted over the whole game): its
+    players (table order), their nets in chips, their settlements in cents after rake."""
+
+    deal: int
+    seat: int
+    players: tuple[str, ...]
+    nets: tuple[int, ...]
+    settlements: tuple[int, ...]
+    rakes: tuple[int, ...]
+
+    @property
+    def rake_cents(self) -> int:
+        return sum(self.rakes)
+
+
+@dataclass(frozen=True, slots=True)
+class StretchRecord:
+    """A stretch of deals with the same players: each table's outcome, seats and nets in
+    the table's own seat order (not the unit's rotated order)."""
+
+    stretch: int
+    first_deal: int
+    deals: int
+    tables: tuple[TableOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CashPlayer:
+    player: str
+    deals_played: int
+    chips_net: int
+    money_cents: int
+    rake_cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class CashDetails:
+    settlement: str
+    chip_value_cents: int
+    matchpoint_cents: int
+    rake_basis_points: int
+    stretches: tuple[StretchRecord, ...]
+    settlements: tuple[SeatSettlement, ...]
+    players: tuple[CashPlayer, ...]
+    rake_cents: int
+
+
+def _resolve(
+    config: EventConfig, defaults: FormatDefaults
+) -> tuple[EventSettings, CashOptions, CashSchedule, int, int]:
+    settings = EventSettings.resolve(config, defaults)
+    options, problems = read_options(dict(config.options))
+    if problems:
+        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    tables, seats = options.layout(len(config.entrants))
+    if tables * seats > MAX_SECTION:
+        raise ConfigError(
+            f"options: {tables} tables x {seats} seats is more than the {MAX_SECTION} players"
+            " a section of mirrored tables may hold",
+            field="options.tables",
+        )
+    schedule = schedule_cash_game(
+        [entrant.player for entrant in config.entrants],
+        tables=tables,
+        seats=seats,
+        deals=options.deals,
+        seed=config.seed,
+        deals_per_player=options.deals_per_player,
+        leave_basis_points=options.leave_basis_points,
+    )
+    return settings, options, schedule, tables, seats
+
+
+class CashFormat:
+    name = "cash"
+    title = "Duplicate cash game"
+    defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=0, fee_cents=0)
+
+    def check_players(self, count: int) -> str | None:
+        if count < 4:
+            return (
+                f"a duplicate cash game needs at least 4 players (two tables of two), not {count}"
+            )
+        return None
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        return read_options(options)[1]
+
+    def plan(self, config: EventConfig) -> EventPlan:
+        settings, options, schedule, tables, seats = _resolve(config, self.defaults)
+        if options.settlement == "average":
+            how = (
+                "difference from the seat-position average at"
+                f" {format_cents(options.chip_value_cents)} a chip"
+            )
+        else:
+            how = f"matchpoints at {format_cents(options.matchpoint_cents)} a matchpoint"
+        rake = options.rake_basis_points
+        waiting = len(config.entrants) - tables * seats
+        notes = (
+            f"{tables} mirrored tables x {seats}, {schedule.deals} deals in"
+            f" {len(schedule.stretches)} stretch(es) without a change of players",
+            f"after every deal each seat position is settled: {how}",
+            f"rake {rake // 100}.{rake % 100:02d} % of each positive settlement",
+            *([f"{waiting} players wait for a seat at the start"] if waiting > 0 else []),
+        )
+        return EventPlan(
+            event=config.name,
+            format=self.name,
+            seed=config.seed,
+            entrants=len(config.entrants),
+            sessions=tuple(
+                _session_plan(stretch, settings, options, tables, seats)
+                for stretch in schedule.stretches
+            ),
+            prizes=PrizePlan(
+                pool_cents=0,
+                buy_in_cents=settings.buy_in_cents,
+                fee_cents=settings.fee_cents,
+                kind=PrizeKind.CASH_SETTLEMENT,
+                notes=notes,
+            ),
+        )
+
+    def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
+        settings, options, schedule, tables, seats = _resolve(config, self.defaults)
+        entrants = {entrant.player: entrant for entrant in config.entrants}
+        rules = TableRules(
+            seat_count=seats,
+            small_blind=settings.small_blind,
+            big_blind=settings.big_blind,
+            betting=options.betting,
+            cap=settings.cap,
+        )
+        units: list[TableUnit] = []
+        for stretch in schedule.stretches:
+            for table, row in enumerate(stretch.seating, start=1):
+                rotated = [row[(index + stretch.rotation) % seats] for index in range(seats)]
+                units.append(
+                    TableUnit(
+                        event=config.name,
+                        event_seed=config.seed,
+                        session=stretch.stretch,
+                        section=1,
+                        table=table,
+                        rules=rules,
+                        deals=stretch.deals,
+                        seats=tuple(assignment(player, entrants) for player in rotated),
+                        starting_chips=(settings.cap * stretch.deals,) * seats,
+                        eliminating=False,
+                        max_faults=config.max_faults,
+                        limits=config.limits,
+                        log_dir=runtime.log_dir,
+                    )
+                )
+        # Every stretch is known before a card is dealt: all of them run as one batch.
+        runtime.observer.units_started("cash game", units)
+        results = runtime.executor.run(units, _observe(runtime, units))
+        records: list[StretchRecord] = []
+        settlements: list[SeatSettlement] = []
+        for index, stretch in enumerate(schedule.stretches):
+            stretch_results = results[index * tables : (index + 1) * tables]
+            outcomes = tuple(
+                _table_outcome(table, row, result, stretch.rotation)
+                for table, (row, result) in enumerate(
+                    zip(stretch.seating, stretch_results, strict=True), start=1
+                )
+            )
+            records.append(
+                StretchRecord(stretch.stretch, stretch.first_deal, stretch.deals, outcomes)
+            )
+            settlements += _settle_stretch(stretch, outcomes, options)
+        players = _players(config, schedule, settlements)
+        details = CashDetails(
+            settlement=options.settlement,
+            chip_value_cents=options.chip_value_cents,
+            matchpoint_cents=options.matchpoint_cents,
+            rake_basis_points=options.rake_basis_points,
+            stretches=tuple(records),
+            settlements=tuple(settlements),
+            players=players,
+            rake_cents=sum(settlement.rake_cents for settlement in settlements),
+        )
+        faults = tuple(fault for result in results for fault in result.faults)
+        return EventResult((), tuple(_standings(players)), faults, details)
+
+
+def _session_plan(
+    stretch: Stretch, settings: EventSettings, options: CashOptions, tables: int, seats: int
+) -> SessionPlan:
+    return SessionPlan(
+        session=stretch.stretch,
+        kind=SessionKind.SECTIONS,
+        players=stretch.players,
+        betting=options.betting,
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        cap=settings.cap,
+        eliminating=False,
+        final=True,  # every deal is settled for money: nothing carries on
+        carryover_step=0,
+        sections=(
+            SectionPlan(
+                section=1,
+                players=stretch.players,
+                tables=tables,
+                seats=seats,
+                absent=stretch.absent,
+                deals=stretch.deals,
+                advancing=None,
+            ),
+        ),
+    )
+
+
+def _observe(runtime: Runtime, units: list[TableUnit]) -> Callable[[int, TableSessionResult], None]:
+    def on_result(index: int, result: TableSessionResult) -> None:
+        runtime.observer.unit_finished(units[index], result)
+
+    return on_result
+
+
+def _table_outcome(
+    table: int, row: tuple[str | None, ...], result: TableSessionResult, rotation: int
+) -> TableOutcome:
+    """The unit's result in the table's own seat order (unit seat ``i`` is table seat
+    ``(i + rotation) mod seats``)."""
+    seats = len(row)
+
+    def real(unit_seat: int) -> int:
+        return (unit_seat + rotation) % seats
+
+    deal_nets = []
+    for deal in result.deals:
+        nets = [0] * seats
+        for unit_seat, net in enumerate(deal.nets):
+            nets[real(unit_seat)] = net
+        deal_nets.append(tuple(nets))
+    absent = {seat for seat, player in enumerate(row) if player is None}
+    return TableOutcome(
+        table=table,
+        players=row,
+        deal_nets=tuple(deal_nets),
+        faults=result.faults,
+        benched=tuple(
+            sorted(real(seat) for seat in result.absent_seats if real(seat) not in absent)
+        ),
+    )
+
+
+def _settle_stretch(
+    stretch: Stretch, outcomes: tuple[TableOutcome, ...], options: CashOptions
+) -> list[SeatSettlement]:
+    settlements = []
+    seats = len(stretch.seating[0])
+    for deal in range(stretch.deals):
+        for seat in range(seats):
+            seated = [
+                (outcome.players[seat], outcome.deal_nets[deal][seat])
+                for outcome in outcomes
+                if outcome.players[seat] is not None
+            ]
+            players = tuple(player for player, _ in seated if player is not None)
+            nets = tuple(net for _, net in seated)
+            if not players:  # only absent players in this seat position: nothing to settle
+                continue
+            if options.settlement == "average":
+                amounts = settle_average(nets, chip_value_cents=options.chip_value_cents)
+            else:
+                amounts = settle_matchpoints(nets, matchpoint_cents=options.matchpoint_cents)
+            raked, rakes = apply_rake(amounts, rake_basis_points=options.rake_basis_points)
+            settlements.append(
+                SeatSettlement(stretch.first_deal + deal, seat, players, nets, raked, rakes)
+            )
+    return settlements
+
+
+def _players(
+    config: EventConfig, schedule: CashSchedule, settlements: list[SeatSettlement]
+) -> tuple[CashPlayer, ...]:
+    chips = dict.fromkeys((entrant.player for entrant in config.entrants), 0)
+    money = dict(chips)
+    rake = dict(chips)
+    for settlement in settlements:
+        for player, net, amount, taken in zip(
+            settlement.players,
+            settlement.nets,
+            settlement.settlements,
+            settlement.rakes,
+            strict=True,
+        ):
+            chips[player] += net
+            money[player] += amount
+            rake[player] += taken
+    played = dict(schedule.deals_played)
+    return tuple(
+        CashPlayer(player, played[player], chips[player], money[player], rake[player])
+        for player in chips
+    )
+
+
+def _standings(players: tuple[CashPlayer, ...]) -> list[Standing]:
+    """Players by money won (after rake), equal amounts sharing places."""
+    ordered = sorted(players, key=lambda player: -player.money_cents)  # stable: config order
+    standings = []
+    index = 0
+    while index < len(ordered):
+        group = [p for p in ordered[index:] if p.money_cents == ordered[index].money_cents]
+        for player in group:
+            standings.append(
+                Standing(player.player, index + 1, index + len(group), player.money_cents)
+            )
+        index += len(group)
+    return standings
+
+
+CASH = CashFormat()
