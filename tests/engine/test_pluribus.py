@@ -19,7 +19,7 @@ import pytest
 
 from dp_arena.engine.phh import replay_file
 
-ARCHIVE = Path("/work/shared/data/pluribus-phh.tar.gz")
+ARCHIVE = Path(__file__).resolve().parents[1] / "data" / "pluribus-phh.tar.gz"
 HANDS = 10_000
 SAMPLE_EVERY = 5  # the default suite replays every fifth hand and every half-chip one
 HALF_CHIP_HANDS = ("102/0", "32/23", "41b/204", "60/88", "75b/76", "88/128", "91/43", "91/53")
