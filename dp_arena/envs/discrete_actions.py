@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
+import numpy as np
+
 from dp_arena.engine.actions import Action, LegalActions
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
@@ -51,7 +53,7 @@ _MAX = "all-in"
 class ActionTable:
     """The discrete actions for one tuple of raise sizes (validated here)."""
 
-    __slots__ = ("_fractions", "labels", "raise_sizes", "size")
+    __slots__ = ("_fractions", "_masks", "labels", "raise_sizes", "size")
 
     def __init__(self, raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES) -> None:
         if isinstance(raise_sizes, (str, bytes)) or not isinstance(raise_sizes, Sequence):
@@ -78,11 +80,23 @@ class ActionTable:
         self._fractions = tuple(fractions)
         self.labels = tuple(labels)
         self.size = len(labels)
+        # The mask depends only on whether folding and raising are allowed: four arrays.
+        self._masks = {
+            (can_fold, can_raise): np.array(
+                [int(can_fold), 1, *([int(can_raise)] * (self.size - 2))], dtype=np.int8
+            )
+            for can_fold in (False, True)
+            for can_raise in (False, True)
+        }
 
     def mask(self, legal: LegalActions) -> list[int]:
         """1 for each action the rules allow now, 0 otherwise."""
         raise_flag = 1 if legal.min_raise_to is not None else 0
         return [1 if legal.can_fold else 0, 1, *([raise_flag] * (self.size - 2))]
+
+    def mask_array(self, legal: LegalActions) -> np.ndarray:
+        """:meth:`mask` as a fresh ``int8`` array (the environment's hot path)."""
+        return self._masks[legal.can_fold, legal.min_raise_to is not None].copy()
 
     def raise_to(self, index: int, legal: LegalActions, *, pot: int, current_bet: int) -> int:
         """The raise-to amount of raise action ``index``, clipped to the legal range."""

@@ -244,9 +244,10 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         table, seat = self.seat_of[agent]
         hand = self.hands[table]
-        mask = np.zeros(self.action_table.size, dtype=np.int8)
         if agent == self.agent_selection and hand.actor == seat:
-            mask[:] = self.action_table.mask(hand.legal_actions())
+            mask = self.action_table.mask_array(hand.legal_actions())
+        else:
+            mask = np.zeros(self.action_table.size, dtype=np.int8)
         return {"observation": encode_hand(hand, seat, self.contexts[table][seat]), "action_mask": mask}
 
     def view(self, agent: str) -> Observation:
