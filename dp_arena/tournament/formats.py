@@ -28,6 +28,7 @@ FORMATS: dict[str, str] = {
     "sng-round-robin": "dp_arena.tournament.rr_sng:SNG_ROUND_ROBIN",
     "quickplay": "dp_arena.tournament.quickplay:QUICK_PLAY",
     "cash": "dp_arena.tournament.cash:CASH",
+    "classic": "dp_arena.tournament.classic:CLASSIC",
 }
 
 

@@ -1,0 +1,220 @@
+"""The classic freezeout (SPEC 3.7, seed 003 "Poker Classic"): ordinary no-limit hold'em
+with no cap, the non-duplicate baseline that the same bots can play to measure the luck
+duplicate removes. Played by :mod:`~dp_arena.tournament.classic_play`; tables by
+:mod:`~dp_arena.tournament.classic_tables`; paid in whole buy-in units by
+:mod:`~dp_arena.tournament.classic_payout`.
+
+Options (``[options]``), with their defaults:
+
+- ``starting_stack``: 700;
+- ``blind_levels``: ``[[10, 20], [20, 40], [40, 80], [60, 120], [100, 200], [140, 280],
+  [200, 400]]``, then ``blind_step`` (``[100, 200]``) more each level;
+- ``level_hands``: hand rounds per level (20; two-thirds, rounded down, once 4 remain);
+- ``max_seats``: players per table at most (10);
+- ``late_entrants``: ``{ name = hand }``, entrants arriving before that hand round
+  (1-based); ``late_registration_level``: the last level a late entrant may arrive in
+  (3), on the normal clock;
+- ``max_hand_rounds``: a safety stop (5000): players still in are then placed by chips.
+
+The money is a $2 buy-in and no fee (seed 003); the pool is paid in whole buy-ins.
+The ``[table]`` settings (cap, blinds, deals) do not apply: a freezeout has no cap and
+its blinds are the levels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from dp_arena.errors import ConfigError
+from dp_arena.tournament.classic_payout import payout_units
+from dp_arena.tournament.classic_play import (
+    DEFAULT_LEVELS,
+    ClassicOutcome,
+    ClassicSettings,
+    play_classic,
+)
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.money import pay_places
+from dp_arena.tournament.option_checks import OptionChecks
+from dp_arena.tournament.outcomes import EventResult, Standing
+from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
+
+__all__ = ["CLASSIC", "ClassicFormat", "classic_settings", "read_options"]
+
+KNOWN_OPTIONS = (
+    "starting_stack",
+    "blind_levels",
+    "blind_step",
+    "level_hands",
+    "max_seats",
+    "late_entrants",
+    "late_registration_level",
+    "max_hand_rounds",
+)
+
+
+def _blind_pairs(checks: OptionChecks, key: str) -> tuple[tuple[int, int], ...] | None:
+    value = checks.options.get(key)
+    if value is None:
+        return None
+    pairs = []
+    if isinstance(value, list) and value:
+        for pair in value:
+            if (
+                isinstance(pair, list)
+                and len(pair) == 2
+                and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)
+                and 0 < pair[0] <= pair[1]
+            ):
+                pairs.append((pair[0], pair[1]))
+    if not pairs or len(pairs) != len(value):
+        checks.add(
+            key,
+            f"must be a non-empty list of [small blind, big blind] pairs with"
+            f" 0 < small <= big, not {value!r}",
+        )
+        return None
+    return tuple(pairs)
+
+
+def read_options(options: Mapping[str, Any]) -> tuple[ClassicSettings, list[Problem]]:
+    checks = OptionChecks(options, known=KNOWN_OPTIONS)
+    levels = _blind_pairs(checks, "blind_levels") or DEFAULT_LEVELS
+    step_value = options.get("blind_step")
+    step = (100, 200)
+    if step_value is not None:
+        if (
+            isinstance(step_value, list)
+            and len(step_value) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in step_value)
+        ):
+            step = (step_value[0], step_value[1])
+        else:
+            checks.add(
+                "blind_step", f"must be [small, big] non-negative integers, not {step_value!r}"
+            )
+    settings = ClassicSettings(
+        starting_stack=checks.integer("starting_stack", 700, low=1) or 700,
+        levels=levels,
+        level_step=step,
+        level_hands=checks.integer("level_hands", 20, low=1) or 20,
+        max_seats=checks.integer("max_seats", 10, low=2, high=10) or 10,
+        late_entrants=checks.player_integers("late_entrants", low=1),
+        late_registration_level=checks.integer("late_registration_level", 3, low=1) or 3,
+        max_hand_rounds=checks.integer("max_hand_rounds", 5000, low=1) or 5000,
+    )
+    for player, hand in settings.late_entrants:
+        if hand > settings.late_registration_closes:
+            checks.add(
+                f"late_entrants.{player}",
+                f"arrives at hand {hand}, after late registration closes at hand"
+                f" {settings.late_registration_closes} (the end of level"
+                f" {settings.late_registration_level} of {settings.level_hands} hands)",
+            )
+    return settings, checks.problems
+
+
+def classic_settings(config: EventConfig) -> ClassicSettings:
+    """The freezeout's settings from a validated config; :class:`ConfigError` when the
+    config sets what a freezeout does not have, or names late entrants it lacks."""
+    settings, problems = read_options(dict(config.options))
+    if problems:
+        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    for name in ("cap", "small_blind", "big_blind", "round_robin_deals"):
+        if getattr(config, name) is not None:
+            raise ConfigError(
+                f"table.{name}: a classic freezeout has no cap and its blinds are"
+                " options.blind_levels; remove it",
+                field=f"table.{name}",
+            )
+    if config.deals:
+        raise ConfigError("table.deals: a freezeout has no sessions of deals", field="table.deals")
+    players = {entrant.player for entrant in config.entrants}
+    unknown = sorted(player for player, _ in settings.late_entrants if player not in players)
+    if unknown:
+        raise ConfigError(
+            f"options.late_entrants: {', '.join(unknown)} not among the entrants",
+            field="options.late_entrants",
+        )
+    if len(players) - len(settings.late_entrants) < 2:
+        raise ConfigError(
+            "options.late_entrants: at least two entrants must be there at the start",
+            field="options.late_entrants",
+        )
+    return settings
+
+
+class ClassicFormat:
+    name = "classic"
+    title = "Classic freezeout"
+    defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=200, fee_cents=0)
+
+    def check_players(self, count: int) -> str | None:
+        if count < 2:
+            return f"a freezeout needs at least 2 entrants, not {count}"
+        return None
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        return read_options(options)[1]
+
+    def plan(self, config: EventConfig) -> EventPlan:
+        settings = classic_settings(config)
+        money = EventSettings.resolve(config, self.defaults)
+        entrants = len(config.entrants)
+        units = payout_units(entrants)
+        pool = entrants * money.buy_in_cents
+        levels = ", ".join(f"{small}/{big}" for small, big in settings.levels)
+        tables = -(-(entrants - len(settings.late_entrants)) // settings.max_seats)
+        notes = (
+            f"ordinary no-limit, no cap; starting stack {settings.starting_stack};"
+            f" {tables} table(s) of at most {settings.max_seats} at the start",
+            f"blind levels {levels}, then +{settings.level_step[0]}/+{settings.level_step[1]}"
+            f" a level; {settings.level_hands} hands a level ({settings.short_level_hands}"
+            " once 4 players remain)",
+            f"late registration until hand {settings.late_registration_closes}"
+            f" ({len(settings.late_entrants)} late entrant(s))",
+            f"paid in whole buy-ins: {' + '.join(map(str, units))} = {entrants} units",
+        )
+        return EventPlan(
+            event=config.name,
+            format=self.name,
+            seed=config.seed,
+            entrants=entrants,
+            sessions=(),
+            prizes=PrizePlan(
+                pool_cents=pool,
+                buy_in_cents=money.buy_in_cents,
+                fee_cents=money.fee_cents,
+                kind=PrizeKind.PLACES,
+                places=tuple(unit * money.buy_in_cents for unit in units),
+                notes=notes,
+            ),
+        )
+
+    def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
+        outcome = play_classic(
+            config.entrants,
+            event=config.name,
+            seed=config.seed,
+            settings=classic_settings(config),
+            max_faults=config.max_faults,
+            limits=config.limits,
+            log_dir=runtime.log_dir,
+        )
+        prizes = pay_places(plan.prizes.places, outcome.finishing_order)
+        return EventResult((), tuple(classic_standings(outcome, prizes)), outcome.faults, outcome)
+
+
+def classic_standings(outcome: ClassicOutcome, prizes: Mapping[str, int]) -> list[Standing]:
+    standings = []
+    place = 1
+    for group in outcome.finishing_order:
+        for player in group:
+            standings.append(Standing(player, place, place + len(group) - 1, prizes.get(player, 0)))
+        place += len(group)
+    return standings
+
+
+CLASSIC = ClassicFormat()
