@@ -209,8 +209,10 @@ class CashFormat:
         rake = options.rake_basis_points
         waiting = len(config.entrants) - tables * seats
         notes = (
-            f"{tables} mirrored tables x {seats}, {schedule.deals} deals in"
-            f" {len(schedule.stretches)} stretch(es) without a change of players",
+            (
+                f"{tables} mirrored tables x {seats}, {schedule.deals} deals in"
+                f" {len(schedule.stretches)} stretch(es) without a change of players"
+            ),
             f"after every deal each seat position is settled: {how}",
             f"rake {rake // 100}.{rake % 100:02d} % of each positive settlement",
             *([f"{waiting} players wait for a seat at the start"] if waiting > 0 else []),

@@ -168,13 +168,19 @@ class ClassicFormat:
         levels = ", ".join(f"{small}/{big}" for small, big in settings.levels)
         tables = -(-(entrants - len(settings.late_entrants)) // settings.max_seats)
         notes = (
-            f"ordinary no-limit, no cap; starting stack {settings.starting_stack};"
-            f" {tables} table(s) of at most {settings.max_seats} at the start",
-            f"blind levels {levels}, then +{settings.level_step[0]}/+{settings.level_step[1]}"
-            f" a level; {settings.level_hands} hands a level ({settings.short_level_hands}"
-            " once 4 players remain)",
-            f"late registration until hand {settings.late_registration_closes}"
-            f" ({len(settings.late_entrants)} late entrant(s))",
+            (
+                f"ordinary no-limit, no cap; starting stack {settings.starting_stack};"
+                f" {tables} table(s) of at most {settings.max_seats} at the start"
+            ),
+            (
+                f"blind levels {levels}, then +{settings.level_step[0]}/+{settings.level_step[1]}"
+                f" a level; {settings.level_hands} hands a level ({settings.short_level_hands}"
+                " once 4 players remain)"
+            ),
+            (
+                f"late registration until hand {settings.late_registration_closes}"
+                f" ({len(settings.late_entrants)} late entrant(s))"
+            ),
             f"paid in whole buy-ins: {' + '.join(map(str, units))} = {entrants} units",
         )
         return EventPlan(

@@ -243,3 +243,14 @@ def test_same_seed_same_results(tmp_path: Path) -> None:
     assert (tmp_path / "a" / "results.json").read_text() == (
         tmp_path / "b" / "results.json"
     ).read_text()
+
+
+def test_the_shipped_config_plans_and_plays() -> None:
+    from dp_arena.tournament.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "cash.toml")
+    event_format = get_format(config.format)
+    plan = event_format.plan(config)
+    result = event_format.play(config, plan, Runtime(SerialExecutor()))
+    assert len(result.details.stretches) == len(plan.sessions)
+    assert sum(standing.prize_cents for standing in result.standings) == 0  # no rake

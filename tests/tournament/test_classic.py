@@ -174,8 +174,10 @@ def test_late_registration_closes_at_the_configured_level() -> None:
         }
     )
     assert [str(p) for p in problems] == [
-        "options.late_entrants.random-1: arrives at hand 61, after late registration closes"
-        " at hand 60 (the end of level 3 of 20 hands)"
+        (
+            "options.late_entrants.random-1: arrives at hand 61, after late registration"
+            " closes at hand 60 (the end of level 3 of 20 hands)"
+        )
     ]
     with pytest.raises(ConfigError, match="not among the entrants"):
         get_format("classic").plan(_config(6, late_entrants={"nobody": 3}))
@@ -227,3 +229,13 @@ def test_same_seed_same_results(tmp_path: Path) -> None:
     first = (tmp_path / "a" / "results.json").read_text()
     assert first == (tmp_path / "b" / "results.json").read_text()
     assert '"finishing_order"' in first
+
+
+def test_the_shipped_config_plans_and_plays() -> None:
+    from dp_arena.tournament.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "classic.toml")
+    plan, result = _play(config)
+    assert plan.prizes.total_cents == plan.prizes.pool_cents == 24 * 200
+    assert sum(standing.prize_cents for standing in result.standings) == plan.prizes.pool_cents
+    assert len(result.details.late_entries) == 2

@@ -275,3 +275,55 @@ def test_same_seed_same_results(tmp_path: Path) -> None:
         and document["prizes"]["pool_cents"] == first.plan.prizes.pool_cents
     )
     assert second.result.details.players == first.result.details.players
+
+
+def test_a_killed_run_resumes_to_the_same_results_without_moving_money_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The run stops (as if killed) while the units of its second round are being stored,
+    after the first round's sets were settled in the ledger; ``resume`` plays the event
+    again over the same ledger and ends with the uninterrupted run's results.json."""
+    from dp_arena.runner import ExecutorOptions, resume_run, start_run
+    from dp_arena.runner.store import RunStore
+
+    config = _config(players=8, seats=2, sets=3, rake_percent=5)
+    serial = ExecutorOptions("serial")
+    start_run(config, tmp_path / "whole", serial, quiet=True)
+    original_put = RunStore.put
+    calls = {"count": 0}
+
+    def put_then_die(self: RunStore, *args: Any, **kwargs: Any) -> Any:
+        calls["count"] += 1
+        if calls["count"] == 6:  # round 1 is one set at 4 tables: die in round 2
+            raise KeyboardInterrupt("killed")
+        return original_put(self, *args, **kwargs)
+
+    monkeypatch.setattr(RunStore, "put", put_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        start_run(config, tmp_path / "killed", serial, quiet=True)
+    monkeypatch.setattr(RunStore, "put", original_put)
+    with Ledger(tmp_path / "killed" / "ledger.sqlite") as ledger:
+        settled_before = [entry for entry in ledger.journal() if entry.kind == "buy-in"]
+    assert settled_before  # the first round's sets were settled before the kill
+    resume_run(tmp_path / "killed", serial, quiet=True)
+    whole = (tmp_path / "whole" / "results.json").read_text()
+    assert (tmp_path / "killed" / "results.json").read_text() == whole
+    with (
+        Ledger(tmp_path / "killed" / "ledger.sqlite") as killed,
+        Ledger(tmp_path / "whole" / "ledger.sqlite") as reference,
+    ):
+        assert killed.total() == reference.total() == 8 * 100 * 200
+        assert len(killed.journal()) == len(reference.journal())
+
+
+def test_the_shipped_config_plans_and_plays() -> None:
+    from dp_arena.tournament.config import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2] / "configs" / "quickplay.toml")
+    event_format = get_format(config.format)
+    plan = event_format.plan(config)
+    result = event_format.play(config, plan, Runtime(SerialExecutor()))
+    rounds = {record.round for record in result.details.sets}
+    assert len(rounds) >= 2  # continuous play: later joiners and players playing again
+    paid = sum(standing.prize_cents for standing in result.standings)
+    assert paid + result.details.rake_cents == plan.prizes.pool_cents
