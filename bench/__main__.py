@@ -16,8 +16,11 @@ RESULTS = Path(__file__).resolve().parent / "results" / "bench.json"
 
 
 def main(argv: list[str]) -> int:
-    names = sorted(info.name[len("bench_"):] for info in pkgutil.iter_modules(bench.__path__)
-                   if info.name.startswith("bench_") and info.name != "bench_scale")
+    names = sorted(
+        info.name[len("bench_") :]
+        for info in pkgutil.iter_modules(bench.__path__)
+        if info.name.startswith("bench_") and info.name != "bench_scale"
+    )
     wanted = argv or names
     unknown = sorted(set(wanted) - set(names) - {"scale"})
     if unknown:
@@ -35,7 +38,8 @@ def main(argv: list[str]) -> int:
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     target = RESULTS if not argv else RESULTS.with_name(f"bench-{'-'.join(wanted)}.json")
     target.write_text(json.dumps(figures, indent=2) + "\n")
-    print(f"\nfigures written to {target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target}")
+    shown = target.relative_to(Path.cwd()) if target.is_relative_to(Path.cwd()) else target
+    print(f"\nfigures written to {shown}")
     return 0
 
 

@@ -84,7 +84,8 @@ def run() -> dict[str, Any]:
                 "texas_holdem_no_limit_v6 unavailable: pip install rlcard pygame"
             )
             print(
-                f"{players} players: ours {ours['steps_per_second']:>7,} steps/s; reference unavailable (rlcard)"
+                f"{players} players: ours {ours['steps_per_second']:>7,} steps/s;"
+                " reference unavailable (rlcard)"
             )
             continue
         reference = _measure(reference_factory)
@@ -96,7 +97,8 @@ def run() -> dict[str, Any]:
         print(
             f"{players} players: capped_holdem_v0 {ours['steps_per_second']:>7,} steps/s"
             f" ({ours['decisions_per_second']:,} decisions/s); texas_holdem_no_limit_v6"
-            f" {reference['steps_per_second']:>7,} steps/s ({reference['decisions_per_second']:,} decisions/s);"
+            f" {reference['steps_per_second']:>7,} steps/s"
+            f" ({reference['decisions_per_second']:,} decisions/s);"
             f" ratio {ratio:.1f}x steps, {decision_ratio:.1f}x decisions (target 10x)"
         )
     duplicate = _measure(lambda: duplicate_holdem_v0.env(num_players=2, tables=2, deals=20))

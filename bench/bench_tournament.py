@@ -39,9 +39,20 @@ def run() -> dict[str, object]:
             run_dir = Path(folder) / "run"
             started = time.perf_counter()
             subprocess.run(
-                [sys.executable, "-m", "dp_arena.cli", "run", str(config), "--run-dir", str(run_dir),
-                 "--executor", "serial", "--quiet"],
-                check=True, stdout=subprocess.DEVNULL,
+                [
+                    sys.executable,
+                    "-m",
+                    "dp_arena.cli",
+                    "run",
+                    str(config),
+                    "--run-dir",
+                    str(run_dir),
+                    "--executor",
+                    "serial",
+                    "--quiet",
+                ],
+                check=True,
+                stdout=subprocess.DEVNULL,
             )
             wall = time.perf_counter() - started
             timing = json.loads((run_dir / "timing.json").read_text())
@@ -52,6 +63,8 @@ def run() -> dict[str, object]:
             "table_deals": deals,
             "deals_per_second": round(deals / timing["seconds"], 1),
         }
-        print(f"{label:<15} {PLAYERS} players: {deals:,} table-deals in {wall:.1f} s wall"
-              f" ({deals / timing['seconds']:,.0f} deals/s while playing)")
+        print(
+            f"{label:<15} {PLAYERS} players: {deals:,} table-deals in {wall:.1f} s wall"
+            f" ({deals / timing['seconds']:,.0f} deals/s while playing)"
+        )
     return figures

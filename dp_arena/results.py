@@ -88,7 +88,8 @@ class TableSessionResult:
     players: tuple[str, ...]
     deals: tuple[DealRecord, ...]
     faults: tuple[Fault, ...]
-    absent_seats: tuple[int, ...]  # seats absent at the session's end: placeholders and benched bots
+    # Seats absent at the session's end: placeholders and benched bots.
+    absent_seats: tuple[int, ...]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableSessionResult:
@@ -102,13 +103,17 @@ class TableSessionResult:
 
     @property
     def session_nets(self) -> tuple[int, ...]:
-        return tuple(sum(deal.nets[seat] for deal in self.deals) for seat in range(len(self.players)))
+        return tuple(
+            sum(deal.nets[seat] for deal in self.deals) for seat in range(len(self.players))
+        )
 
 
 def to_json(record: Any) -> Any:
     """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
     if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return {field.name: to_json(getattr(record, field.name)) for field in dataclasses.fields(record)}
+        return {
+            field.name: to_json(getattr(record, field.name)) for field in dataclasses.fields(record)
+        }
     if isinstance(record, enum.Enum):
         return record.value
     if isinstance(record, (list, tuple)):

@@ -25,7 +25,9 @@ def _modules() -> list[str]:
 @pytest.mark.parametrize("module_name", _modules())
 def test_docstring_examples(module_name: str) -> None:
     module = importlib.import_module(module_name)
-    failures, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    failures, _ = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
     assert failures == 0
 
 

@@ -47,8 +47,13 @@ class _AgentWithHooks(Agent, Protocol):  # documents the hooks' signatures for t
     def end_deal(self, end: DealEnd) -> None: ...
 
 
-_KINDS = {"fold": ActionKind.FOLD, "check": ActionKind.CHECK, "call": ActionKind.CALL,
-          "raise": ActionKind.RAISE, "bet": ActionKind.RAISE}
+_KINDS = {
+    "fold": ActionKind.FOLD,
+    "check": ActionKind.CHECK,
+    "call": ActionKind.CALL,
+    "raise": ActionKind.RAISE,
+    "bet": ActionKind.RAISE,
+}
 
 
 def parse_action(value: Any) -> Action:
@@ -56,7 +61,8 @@ def parse_action(value: Any) -> Action:
     ``{"action": "raise", "amount": 120}``; ``ValueError`` names what is wrong.
 
     >>> parse_action("raise 120"), parse_action({"action": "call"})
-    (Action(kind=<ActionKind.RAISE: 'raise'>, amount=120), Action(kind=<ActionKind.CALL: 'call'>, amount=None))
+    (Action(kind=<ActionKind.RAISE: 'raise'>, amount=120),
+     Action(kind=<ActionKind.CALL: 'call'>, amount=None))
     """
     if isinstance(value, Action):
         if not isinstance(value.kind, ActionKind):
@@ -65,7 +71,9 @@ def parse_action(value: Any) -> Action:
     if isinstance(value, str):
         words = value.strip().lower().split()
         if not words or words[0] not in _KINDS or len(words) > 2:
-            raise ValueError(f"not an action: {value[:80]!r} (expected fold, check, call or raise N)")
+            raise ValueError(
+                f"not an action: {value[:80]!r} (expected fold, check, call or raise N)"
+            )
         kind_text, amount_text = words[0], words[1] if len(words) == 2 else None
         amount: Any = amount_text
         if amount_text is not None:
@@ -75,10 +83,14 @@ def parse_action(value: Any) -> Action:
     elif isinstance(value, dict):
         kind_text, amount = value.get("action"), value.get("amount")
         if not isinstance(kind_text, str) or kind_text.lower() not in _KINDS:
-            raise ValueError(f"not an action kind: {str(kind_text)[:40]!r} (expected fold, check, call or raise)")
+            raise ValueError(
+                f"not an action kind: {str(kind_text)[:40]!r} (expected fold, check, call or raise)"
+            )
         kind_text = kind_text.lower()
     else:
-        raise ValueError(f"an action must be an Action, a string or a dict, not {type(value).__name__}")
+        raise ValueError(
+            f"an action must be an Action, a string or a dict, not {type(value).__name__}"
+        )
     kind = _KINDS[kind_text]
     if kind is ActionKind.RAISE:
         if type(amount) is not int:

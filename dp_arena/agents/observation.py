@@ -57,7 +57,9 @@ class SessionContext:
             "session_net": self.session_net,
             "session_chips": self.session_chips,
             "eliminating": self.eliminating,
-            "table_session_nets": None if self.table_session_nets is None else list(self.table_session_nets),
+            "table_session_nets": None
+            if self.table_session_nets is None
+            else list(self.table_session_nets),
             "seat_position_rank": self.seat_position_rank,
         }
 
@@ -258,7 +260,9 @@ class DealEnd:
             "net": self.net,
             "nets": list(self.nets),
             "board": format_cards(self.board),
-            "shown_cards": [None if cards is None else format_cards(cards) for cards in self.shown_cards],
+            "shown_cards": [
+                None if cards is None else format_cards(cards) for cards in self.shown_cards
+            ],
             "history": [record_to_json(record) for record in self.history],
             "context": self.context.to_json(),
         }

@@ -7,6 +7,7 @@ A table cannot tell an in-process seat (trusted code, tests) from a sandboxed on
 
 from __future__ import annotations
 
+import contextlib
 import traceback
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -58,7 +59,9 @@ class InProcessSeat:
         self.agent = agent
         self.name = name
         self.active = True
-        self._hooks = {hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")}
+        self._hooks = {
+            hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")
+        }
 
     def _hook(self, hook: str, argument: Any) -> SeatFault | None:
         method = self._hooks[hook]
@@ -94,10 +97,9 @@ class InProcessSeat:
     def close(self) -> None:
         close = getattr(self.agent, "close", None)
         if callable(close):
-            try:
+            # Closing a bot must never fail the table.
+            with contextlib.suppress(Exception):
                 close()
-            except Exception:  # closing a bot must never fail the table
-                pass
 
 
 class AbsentSeat:

@@ -114,12 +114,16 @@ def load_agent(spec: AgentSpec | str, **kwargs: Any) -> Agent:
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if not spec.is_python or spec.class_name is None:
-        raise AgentError(f"{spec.text!r} is an external program, not a Python class; run it in a seat")
+        raise AgentError(
+            f"{spec.text!r} is an external program, not a Python class; run it in a seat"
+        )
     if spec.kind is SpecKind.MODULE:
         try:
             module = importlib.import_module(str(spec.target))
         except Exception as error:
-            raise AgentError(f"agent {spec.text!r}: cannot import {spec.target}: {error}") from error
+            raise AgentError(
+                f"agent {spec.text!r}: cannot import {spec.target}: {error}"
+            ) from error
     else:
         module = _import_file(Path(str(spec.target)), spec.text)
     cls = getattr(module, spec.class_name, None)
@@ -153,5 +157,7 @@ def _import_file(path: Path, text: str) -> Any:
         loader_spec.loader.exec_module(module)
     except Exception as error:
         del sys.modules[module_name]
-        raise AgentError(f"agent {text!r}: importing {path} failed: {type(error).__name__}: {error}") from error
+        raise AgentError(
+            f"agent {text!r}: importing {path} failed: {type(error).__name__}: {error}"
+        ) from error
     return module

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import Seat, SeatFault
 from dp_arena.engine import HandState, TableRules, button_for_deal, deck_for, new_hand
-from dp_arena.engine.actions import Action, ActionRecord
+from dp_arena.engine.actions import ActionRecord
 from dp_arena.engine.cards import format_cards
 from dp_arena.results import DealRecord, Fault, FaultKind, TableSessionResult
 
@@ -82,16 +82,31 @@ class TableSession:
             raise ValueError("one player name per seat")
         self.seats = list(seats)
         self.players = tuple(players)
-        self.absent = {seat for seat in range(len(seats)) if seat in absent or not seats[seat].active}
+        self.absent = {
+            seat for seat in range(len(seats)) if seat in absent or not seats[seat].active
+        }
         self.policy = policy
         self.faults: list[Fault] = []
         self.fault_counts = [0] * len(seats)
 
-    def record(self, seat: int, fault: SeatFault, deal: int | None, street: str | None, substituted: str | None) -> None:
-        self.faults.append(Fault(fault.kind, self.players[seat], seat, deal, street, fault.detail, substituted))
+    def record(
+        self,
+        seat: int,
+        fault: SeatFault,
+        deal: int | None,
+        street: str | None,
+        substituted: str | None,
+    ) -> None:
+        self.faults.append(
+            Fault(fault.kind, self.players[seat], seat, deal, street, fault.detail, substituted)
+        )
         self.fault_counts[seat] += 1
         benching = fault.kind in (FaultKind.CRASH, FaultKind.LOAD_TIMEOUT, FaultKind.LOAD_ERROR)
-        if benching or self.fault_counts[seat] >= self.policy.max_faults or not self.seats[seat].active:
+        if (
+            benching
+            or self.fault_counts[seat] >= self.policy.max_faults
+            or not self.seats[seat].active
+        ):
             self.absent.add(seat)
 
     def tell(self, seat: int, fault: SeatFault | None, deal: int | None) -> None:
@@ -136,7 +151,10 @@ def play_deal(
         table.record(seat, fault, deal, state.street.name.lower(), substitute.kind.value)
         state.apply(substitute)
     assert state.payoffs is not None
-    shown = tuple(state.hole_cards[seat] if seat in state.showdown_values else None for seat in range(seat_count))
+    shown = tuple(
+        state.hole_cards[seat] if seat in state.showdown_values else None
+        for seat in range(seat_count)
+    )
     for seat in range(seat_count):
         if seat not in table.absent:
             end = DealEnd(
@@ -228,7 +246,12 @@ def play_table_session(
             for seat in range(seat_count)
         ]
         state = play_deal(
-            table, rules, deck, deal=deal, button=button_for_deal(deal, seat_count), contexts=contexts
+            table,
+            rules,
+            deck,
+            deal=deal,
+            button=button_for_deal(deal, seat_count),
+            contexts=contexts,
         )
         assert state.payoffs is not None
         for seat in range(seat_count):

@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 
-from dp_arena.agents import InProcessSeat, SessionContext, TableSession, load_agent, play_table_session
+from dp_arena.agents import (
+    InProcessSeat,
+    SessionContext,
+    TableSession,
+    load_agent,
+    play_table_session,
+)
 from dp_arena.engine import Betting, TableRules
 
 
@@ -20,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="bots for table 0's seats; table 1 seats them rotated by one (default: %(default)s)",
     )
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of the button (default: %(default)s)")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="rounds of the button (default: %(default)s)"
+    )
     parser.add_argument("--seed", type=int, default=2026, help="event seed (default: %(default)s)")
 
 
@@ -30,20 +38,33 @@ def run(args: argparse.Namespace) -> int:
     if not 2 <= seat_count <= 10:
         print("dp-arena demo: give 2 to 10 bots")
         return 2
-    rules = TableRules(seat_count=seat_count, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000)
+    rules = TableRules(
+        seat_count=seat_count, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000
+    )
     deals = args.rounds * seat_count
     seatings = [bots, bots[1:] + bots[:1]]
-    print(f"Duplicate demo: 2 mirrored tables x {seat_count} seats, {deals} deals, capped pot-limit,"
-          f" blinds 10/20, cap 1000, seed {args.seed}\n")
+    print(
+        f"Duplicate demo: 2 mirrored tables x {seat_count} seats, {deals} deals, capped pot-limit,"
+        f" blinds 10/20, cap 1000, seed {args.seed}\n"
+    )
     results = []
     for table_index, seating in enumerate(seatings):
         table = TableSession([InProcessSeat(load_agent(spec), spec) for spec in seating], seating)
         result = play_table_session(
-            table, rules, event_seed=args.seed, section=0, session=0, deals=deals,
-            context=SessionContext(event="demo"), table_index=table_index,
+            table,
+            rules,
+            event_seed=args.seed,
+            section=0,
+            session=0,
+            deals=deals,
+            context=SessionContext(event="demo"),
+            table_index=table_index,
         )
         results.append(result)
-        print(f"table {table_index}: " + ", ".join(f"seat {s} {name}" for s, name in enumerate(seating)))
+        print(
+            f"table {table_index}: "
+            + ", ".join(f"seat {s} {name}" for s, name in enumerate(seating))
+        )
     print("\nSeat-position comparison (session net in chips; same cards, same seat):")
     print(f"{'seat':>4}  {'table 0':<22} {'table 1':<22} {'difference':>10}")
     for seat in range(seat_count):

@@ -130,13 +130,17 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         f"; {', '.join(others)} ran {'sandboxed' if sandboxed else 'in-process'}" if others else ""
     )
     lines = [
-        f"Duplicate match: {config.agent_count} agents, {len(result.tables)} tables"
-        f" (every seat rotation), {config.deals} deals, capped {config.betting.value},"
-        f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap}, seed {config.seed}"
-        f"{where}",
+        (
+            f"Duplicate match: {config.agent_count} agents, {len(result.tables)} tables"
+            f" (every seat rotation), {config.deals} deals, capped {config.betting.value},"
+            f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap},"
+            f" seed {config.seed}{where}"
+        ),
         "",
-        "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same seat"
-        " with the same cards), 95% CI over deal blocks:",
+        (
+            "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same"
+            " seat with the same cards), 95% CI over deal blocks:"
+        ),
         "",
     ]
     width = max(len("agent"), *(len(score.name) for score in result.scores))

@@ -127,7 +127,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"trained in {elapsed:.1f} s; weights written to {args.output}")
     if args.evaluate_deals > 0:
         deals = args.evaluate_deals + args.evaluate_deals % 2
-        print(f"duplicate match (dp_arena.match), {deals} deals x 2 tables, seed {args.evaluate_seed}:")
+        print(
+            f"duplicate match (dp_arena.match), {deals} deals x 2 tables,"
+            f" seed {args.evaluate_seed}:"
+        )
         for opponent in config.opponents:
             score = duplicate_score(
                 lambda: PolicyBot(policy),

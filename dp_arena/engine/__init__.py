@@ -60,4 +60,6 @@ def new_hand(
             raise ValueError("new_hand: stacks are required when the table has no cap")
         stacks = (rules.cap,) * rules.seat_count
     hole_cards, board = deal_cards(tuple(deck), rules.seat_count, button)
-    return HandState(rules, button=button, stacks=stacks, hole_cards=hole_cards, board=board, absent=absent)
+    return HandState(
+        rules, button=button, stacks=stacks, hole_cards=hole_cards, board=board, absent=absent
+    )

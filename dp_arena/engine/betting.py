@@ -35,7 +35,10 @@ __all__ = ["apply_action", "legal_actions", "post_blinds"]
 def post_blinds(state: HandState) -> None:
     """Post both blinds (a short stack posts what it has) and open the preflop betting."""
     rules = state.rules
-    for seat, blind in ((state.small_blind_seat, rules.small_blind), (state.big_blind_seat, rules.big_blind)):
+    for seat, blind in (
+        (state.small_blind_seat, rules.small_blind),
+        (state.big_blind_seat, rules.big_blind),
+    ):
         amount = min(blind, state.available[seat])
         state.available[seat] -= amount
         state.committed[seat] += amount
@@ -52,11 +55,11 @@ def legal_actions(state: HandState) -> LegalActions:
     bet = state.street_bets[seat]
     current_bet = state.current_bet
     owed = current_bet - bet
-    call_amount = owed if owed < available else available
+    call_amount = min(available, owed)
     min_raise_to = max_raise_to = None
     if _may_raise(state, seat, call_amount, available, owed):
         big_blind = state.rules.big_blind
-        full_raise = state.largest_increment if state.largest_increment > big_blind else big_blind
+        full_raise = max(big_blind, state.largest_increment)
         all_in_to = bet + available
         min_raise_to = min(all_in_to, current_bet + full_raise)
         max_raise_to = all_in_to
@@ -78,7 +81,11 @@ def _may_raise(state: HandState, seat: int, call_amount: int, available: int, ow
     street_bets = state.street_bets
     available_list = state.available
     for other in range(state.rules.seat_count):
-        if other != seat and not folded[other] and street_bets[other] + available_list[other] > current_bet:
+        if (
+            other != seat
+            and not folded[other]
+            and street_bets[other] + available_list[other] > current_bet
+        ):
             return True
     return False  # no one could call a raise
 
@@ -89,7 +96,9 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
     kind = getattr(action, "kind", None)
     if kind is ActionKind.FOLD:
         if not legal.can_fold:
-            raise _illegal(IllegalReason.NOTHING_TO_FOLD, "cannot fold: nothing is owed, check instead", action)
+            raise _illegal(
+                IllegalReason.NOTHING_TO_FOLD, "cannot fold: nothing is owed, check instead", action
+            )
         state.folded[seat] = True
         record = ActionRecord(seat, state.street, kind, 0, None, False)
     elif kind is ActionKind.CHECK:
@@ -101,22 +110,30 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
     elif kind is ActionKind.CALL:
         chips = legal.call_amount
         if chips == 0:
-            raise _illegal(IllegalReason.NOTHING_TO_CALL, "cannot call: nothing is owed, check instead", action)
+            raise _illegal(
+                IllegalReason.NOTHING_TO_CALL, "cannot call: nothing is owed, check instead", action
+            )
         _commit(state, seat, chips)
         record = ActionRecord(seat, state.street, kind, chips, None, state.available[seat] == 0)
     elif kind is ActionKind.RAISE:
         amount = action.amount
         if type(amount) is not int:
-            raise _illegal(IllegalReason.BAD_AMOUNT, f"a raise needs an integer amount, not {amount!r}", action)
+            raise _illegal(
+                IllegalReason.BAD_AMOUNT, f"a raise needs an integer amount, not {amount!r}", action
+            )
         if legal.min_raise_to is None or legal.max_raise_to is None:
             raise _illegal(IllegalReason.RAISE_NOT_ALLOWED, "raising is not allowed now", action)
         if amount < legal.min_raise_to:
             raise _illegal(
-                IllegalReason.RAISE_BELOW_MIN, f"raise to {amount} is below the minimum {legal.min_raise_to}", action
+                IllegalReason.RAISE_BELOW_MIN,
+                f"raise to {amount} is below the minimum {legal.min_raise_to}",
+                action,
             )
         if amount > legal.max_raise_to:
             raise _illegal(
-                IllegalReason.RAISE_ABOVE_MAX, f"raise to {amount} is above the maximum {legal.max_raise_to}", action
+                IllegalReason.RAISE_ABOVE_MAX,
+                f"raise to {amount} is above the maximum {legal.max_raise_to}",
+                action,
             )
         record = _raise(state, seat, amount)
     else:
@@ -168,7 +185,11 @@ def _advance(state: HandState, last_seat: int) -> None:
     current_bet = state.current_bet
     for offset in range(1, seat_count + 1):
         seat = (last_seat + offset) % seat_count
-        if not folded[seat] and available[seat] and (not acted[seat] or street_bets[seat] < current_bet):
+        if (
+            not folded[seat]
+            and available[seat]
+            and (not acted[seat] or street_bets[seat] < current_bet)
+        ):
             state.actor = seat
             return
     _end_street(state)
@@ -188,7 +209,9 @@ def _open_betting(state: HandState, first_seat: int) -> None:
         for offset in range(seat_count):
             seat = (first_seat + offset) % seat_count
             # A player who cannot lose more chips (everyone else is all-in for less) sits out.
-            can_act = not folded[seat] and available[seat] > 0 and second_largest > street_bets[seat]
+            can_act = (
+                not folded[seat] and available[seat] > 0 and second_largest > street_bets[seat]
+            )
             state.acted[seat] = not can_act
             if can_act:
                 queue.append(seat)

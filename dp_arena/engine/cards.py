@@ -32,7 +32,9 @@ Card = int
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 
-_CARD_BY_TEXT = {rank + suit: r * 4 + s for r, rank in enumerate(RANKS) for s, suit in enumerate(SUITS)}
+_CARD_BY_TEXT = {
+    rank + suit: r * 4 + s for r, rank in enumerate(RANKS) for s, suit in enumerate(SUITS)
+}
 _TEXT_BY_CARD = {card: text for text, card in _CARD_BY_TEXT.items()}
 
 
@@ -57,7 +59,9 @@ def parse_card(text: str) -> Card:
     try:
         return _CARD_BY_TEXT[key]
     except KeyError:
-        raise ValueError(f"not a card: {text!r} (expected a rank of {RANKS} and a suit of {SUITS})") from None
+        raise ValueError(
+            f"not a card: {text!r} (expected a rank of {RANKS} and a suit of {SUITS})"
+        ) from None
 
 
 def parse_cards(text: str) -> tuple[Card, ...]:

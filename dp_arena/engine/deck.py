@@ -43,7 +43,12 @@ _ACCEPT_BELOW = (0, *(_TWO_64 - _TWO_64 % bound for bound in range(1, 53)))
 
 def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Card, ...]:
     """The 52 cards of one deal, top of the deck first."""
-    for name, value in (("event_seed", event_seed), ("section", section), ("session", session), ("deal", deal)):
+    for name, value in (
+        ("event_seed", event_seed),
+        ("section", section),
+        ("session", session),
+        ("deal", deal),
+    ):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"deck_for: {name} must be a non-negative integer, not {value!r}")
     material = f"dp-arena/deck/v{DECK_VERSION}:{event_seed}:{section}:{session}:{deal}".encode()

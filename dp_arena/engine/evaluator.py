@@ -31,10 +31,10 @@ from dp_arena.engine.cards import Card, format_card
 
 __all__ = [
     "CARD_KEYS",
+    "FLUSH_SUIT",
+    "FLUSH_VALUES",
     "HAND_CLASSES",
     "NONFLUSH_VALUES",
-    "FLUSH_VALUES",
-    "FLUSH_SUIT",
     "evaluate",
     "evaluate_reference",
     "hand_class",
@@ -56,7 +56,7 @@ HAND_CLASSES: tuple[tuple[str, int, int], ...] = (
 
 _RANKS_DESCENDING = tuple(range(12, -1, -1))
 # Straights by top rank, best first; the wheel (A-2-3-4-5) has the five on top.
-_STRAIGHT_MASKS = tuple(0b11111 << (top - 4) for top in range(12, 3, -1)) + (0b1000000001111,)
+_STRAIGHT_MASKS = (*(0b11111 << (top - 4) for top in range(12, 3, -1)), 0b1000000001111)
 
 
 def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
@@ -183,7 +183,9 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
 
 
 FLUSH_VALUES, NONFLUSH_VALUES, FLUSH_SUIT = _build_tables()
-CARD_KEYS: tuple[int, ...] = tuple((5 ** (card >> 2)) << 12 | 1 << (3 * (card & 3)) for card in range(52))
+CARD_KEYS: tuple[int, ...] = tuple(
+    (5 ** (card >> 2)) << 12 | 1 << (3 * (card & 3)) for card in range(52)
+)
 
 
 def evaluate(cards: Sequence[Card]) -> int:

@@ -25,7 +25,8 @@ class TableRules:
     ``None`` means no cap, so only the player's stack limits them (the classic freezeout).
 
     >>> TableRules(seat_count=6, small_blind=20, big_blind=40, betting=Betting.POT_LIMIT)
-    TableRules(seat_count=6, small_blind=20, big_blind=40, betting=<Betting.POT_LIMIT: 'pot-limit'>, cap=1000)
+    TableRules(seat_count=6, small_blind=20, big_blind=40,
+               betting=<Betting.POT_LIMIT: 'pot-limit'>, cap=1000)
     """
 
     seat_count: int
@@ -38,9 +39,13 @@ class TableRules:
         for name in ("seat_count", "small_blind", "big_blind"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"table rules: {name} must be an integer, not {value!r}", field=name)
+                raise ConfigError(
+                    f"table rules: {name} must be an integer, not {value!r}", field=name
+                )
         if not 2 <= self.seat_count <= 10:
-            raise ConfigError(f"table rules: seat_count must be 2..10, not {self.seat_count}", field="seat_count")
+            raise ConfigError(
+                f"table rules: seat_count must be 2..10, not {self.seat_count}", field="seat_count"
+            )
         if not 0 < self.small_blind <= self.big_blind:
             raise ConfigError(
                 f"table rules: blinds must satisfy 0 < small_blind <= big_blind, not"
@@ -52,13 +57,15 @@ class TableRules:
                 object.__setattr__(self, "betting", Betting(self.betting))
             except ValueError:
                 raise ConfigError(
-                    f"table rules: betting must be one of {[b.value for b in Betting]}, not {self.betting!r}",
+                    f"table rules: betting must be one of {[b.value for b in Betting]},"
+                    f" not {self.betting!r}",
                     field="betting",
                 ) from None
         if self.cap is not None and (
             not isinstance(self.cap, int) or isinstance(self.cap, bool) or self.cap < self.big_blind
         ):
             raise ConfigError(
-                f"table rules: cap must be None or an integer of at least the big blind, not {self.cap!r}",
+                "table rules: cap must be None or an integer of at least the big blind,"
+                f" not {self.cap!r}",
                 field="cap",
             )

@@ -64,7 +64,8 @@ def settle(state: HandState) -> None:
             eligible = [seat for seat in live if committed[seat] >= level]
             best = min(values[seat] for seat in eligible)
             winners = [seat for seat in eligible if values[seat] == best]
-            # Chips of folded players above every live total (none under these rules) stay in the top pot.
+            # Chips of folded players above every live total (none under these rules) stay in
+            # the top pot.
             if level == max(committed[seat] for seat in live):
                 amount += sum(max(0, chips - level) for chips in committed)
             for seat, share in split_pot(amount, winners, state.button, seat_count).items():

@@ -50,6 +50,7 @@ class HandState:
 
     __slots__ = (
         "_legal",
+        "absent",
         "acted",
         "actor",
         "available",
@@ -70,7 +71,6 @@ class HandState:
         "starting_stacks",
         "street",
         "street_bets",
-        "absent",
     )
 
     rules: TableRules
@@ -164,7 +164,9 @@ class HandState:
     def final_stacks(self) -> tuple[int, ...]:
         if self.payoffs is None:
             raise ValueError("the hand is not over")
-        return tuple(stack + payoff for stack, payoff in zip(self.starting_stacks, self.payoffs, strict=True))
+        return tuple(
+            stack + payoff for stack, payoff in zip(self.starting_stacks, self.payoffs, strict=True)
+        )
 
     def is_all_in(self, seat: int) -> bool:
         return self.available[seat] == 0

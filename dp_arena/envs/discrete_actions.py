@@ -73,7 +73,8 @@ class ActionTable:
                 labels.append(f"raise {size:g} pot")
             else:
                 raise ConfigError(
-                    f"raise_sizes[{index}] must be 'min', 'all-in' or a pot fraction in (0, 100], not {size!r}",
+                    f"raise_sizes[{index}] must be 'min', 'all-in' or a pot fraction"
+                    f" in (0, 100], not {size!r}",
                     field=f"raise_sizes[{index}]",
                 )
         self.raise_sizes = tuple(raise_sizes)
@@ -111,7 +112,7 @@ class ActionTable:
         # What the raiser owes is part of the pot a pot-sized raise is measured on.
         owed = legal.call_amount
         amount = current_bet + int(size * (pot + owed))
-        return low if amount < low else high if amount > high else amount
+        return low if amount < low else min(amount, high)
 
     def to_action(
         self, index: object, legal: LegalActions, *, pot: int, current_bet: int
@@ -152,6 +153,7 @@ class ActionTable:
         )
         return IllegalActionError(
             reason,
-            f"action {index!r}{label} {why}; action_mask is {self.mask(legal)} for {list(self.labels)}",
+            f"action {index!r}{label} {why};"
+            f" action_mask is {self.mask(legal)} for {list(self.labels)}",
             action=index,
         )

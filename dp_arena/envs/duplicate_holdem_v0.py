@@ -36,7 +36,8 @@ illegal actions, seeding and rendering are exactly as in
 >>> tables.agent_selection
 't0_p0'
 >>> tables.step(0)  # the button folds at table 0; table 1 plays the same deal next
->>> tables.agent_selection, tables.unwrapped.hands[1].hole_cards == tables.unwrapped.hands[0].hole_cards
+>>> hands = tables.unwrapped.hands
+>>> tables.agent_selection, hands[1].hole_cards == hands[0].hole_cards
 ('t1_p0', True)
 """
 

@@ -43,15 +43,21 @@ Length: ``117 + 14 P`` (145 heads-up, 201 six-handed).
 
 from __future__ import annotations
 
-import numpy as np
-
 from collections.abc import Sequence
+
+import numpy as np
 
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.engine.actions import ActionKind, ActionRecord, Street
 from dp_arena.engine.state import HandState
 
-__all__ = ["HISTORY_RAISES_CAP", "encode", "encode_hand", "observation_bounds", "observation_length"]
+__all__ = [
+    "HISTORY_RAISES_CAP",
+    "encode",
+    "encode_hand",
+    "observation_bounds",
+    "observation_length",
+]
 
 HISTORY_RAISES_CAP = 3
 _BOARD = 52
@@ -83,12 +89,26 @@ def encode(observation: Observation) -> np.ndarray:
     if observation.cap is None:
         raise ValueError("the observation vector needs a capped table (cap is None)")
     return _encode(
-        observation.seat, observation.seat_count, observation.button, observation.cap,
-        observation.hole_cards, observation.board, observation.street, observation.pot,
-        observation.to_call, observation.current_bet, observation.min_raise_to,
-        observation.max_raise_to, observation.cap_gap, observation.folded, observation.absent,
-        observation.committed, observation.available, observation.street_bets,
-        observation.history, observation.context,
+        observation.seat,
+        observation.seat_count,
+        observation.button,
+        observation.cap,
+        observation.hole_cards,
+        observation.board,
+        observation.street,
+        observation.pot,
+        observation.to_call,
+        observation.current_bet,
+        observation.min_raise_to,
+        observation.max_raise_to,
+        observation.cap_gap,
+        observation.folded,
+        observation.absent,
+        observation.committed,
+        observation.available,
+        observation.street_bets,
+        observation.history,
+        observation.context,
     )
 
 
@@ -101,16 +121,36 @@ def encode_hand(hand: HandState, seat: int, context: SessionContext) -> np.ndarr
         raise ValueError("the observation vector needs a capped table (cap is None)")
     if hand.actor == seat:
         legal = hand.legal_actions()
-        to_call, min_raise_to, max_raise_to = legal.call_amount, legal.min_raise_to, legal.max_raise_to
+        to_call, min_raise_to, max_raise_to = (
+            legal.call_amount,
+            legal.min_raise_to,
+            legal.max_raise_to,
+        )
     else:
         to_call, min_raise_to, max_raise_to = 0, None, None
     hole = hand.hole_cards[seat]
     assert hole is not None
     return _encode(
-        seat, hand.rules.seat_count, hand.button, cap, hole, hand.visible_board, hand.street,
-        hand.pot_total, to_call, hand.current_bet, min_raise_to, max_raise_to,
-        cap - max(hand.committed), hand.folded, hand.absent, hand.committed, hand.available,
-        hand.street_bets, hand.history, context,
+        seat,
+        hand.rules.seat_count,
+        hand.button,
+        cap,
+        hole,
+        hand.visible_board,
+        hand.street,
+        hand.pot_total,
+        to_call,
+        hand.current_bet,
+        min_raise_to,
+        max_raise_to,
+        cap - max(hand.committed),
+        hand.folded,
+        hand.absent,
+        hand.committed,
+        hand.available,
+        hand.street_bets,
+        hand.history,
+        context,
     )
 
 
@@ -188,5 +228,3 @@ def _encode(
                 )
                 values[history_base + 2 * slot + 1] = chips[slot] * scale
     return np.array(values, dtype=np.float32)
-
-

@@ -111,15 +111,16 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             or deals % num_players
         ):
             raise ConfigError(
-                f"deals must be a positive multiple of num_players ({num_players}): a session is whole"
-                f" rounds of the button; got {deals!r}",
+                f"deals must be a positive multiple of num_players ({num_players}):"
+                f" a session is whole rounds of the button; got {deals!r}",
                 field="deals",
             )
         if not isinstance(tables, int) or isinstance(tables, bool) or not 1 <= tables <= 30:
             raise ConfigError(f"tables must be an integer 1..30, not {tables!r}", field="tables")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ConfigError(
-                f"render_mode must be None or one of {self.metadata['render_modes']}, not {render_mode!r}",
+                f"render_mode must be None or one of {self.metadata['render_modes']},"
+                f" not {render_mode!r}",
                 field="render_mode",
             )
         self.render_mode = render_mode
@@ -248,7 +249,10 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             mask = self.action_table.mask_array(hand.legal_actions())
         else:
             mask = np.zeros(self.action_table.size, dtype=np.int8)
-        return {"observation": encode_hand(hand, seat, self.contexts[table][seat]), "action_mask": mask}
+        return {
+            "observation": encode_hand(hand, seat, self.contexts[table][seat]),
+            "action_mask": mask,
+        }
 
     def view(self, agent: str) -> Observation:
         """The typed observation of ``agent``: what ``infos`` carries for the player to act;
@@ -304,10 +308,12 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         """The tables in text: the deal, each seat's cards and chips, the last action."""
         if not self.hands:
             return "(not reset yet)"
-        lines = [
-            f"{self.metadata['name']} deal {self.deal + 1 if self.agents else self.deal}/{self.deals}"
+        deal_number = self.deal + 1 if self.agents else self.deal
+        title = (
+            f"{self.metadata['name']} deal {deal_number}/{self.deals}"
             f" (event seed {self.event_seed}, session {self.session})"
-        ]
+        )
+        lines = [title]
         for table, hand in enumerate(self.hands):
             board = format_cards(hand.visible_board) or "-"
             lines.append(
@@ -316,10 +322,11 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for seat in range(hand.seat_count):
                 hole = hand.hole_cards[seat]
                 marks = "folded" if hand.folded[seat] else ("to act" if hand.actor == seat else "")
-                lines.append(
+                line = (
                     f"  {self.agent_grid[table][seat]:<8} {format_cards(hole or ()):<5} committed"
-                    f" {hand.committed[seat]:>5} available {hand.available[seat]:>5} {marks}".rstrip()
+                    f" {hand.committed[seat]:>5} available {hand.available[seat]:>5} {marks}"
                 )
+                lines.append(line.rstrip())
             if hand.history:
                 last = hand.history[-1]
                 lines.append(

@@ -57,9 +57,13 @@ def block_scores_against(
     def seat(spec: str, name: str) -> Seat:
         if spec == _AGENT:
             return InProcessSeat(make_agent(), name)
-        return InProcessSeat(load_agent(opponent) if isinstance(opponent, str) else opponent(), name)
+        return InProcessSeat(
+            load_agent(opponent) if isinstance(opponent, str) else opponent(), name
+        )
 
-    config = MatchConfig(specs=(_AGENT, opponent_spec), deals=deals, seed=seed, betting=Betting(betting))
+    config = MatchConfig(
+        specs=(_AGENT, opponent_spec), deals=deals, seed=seed, betting=Betting(betting)
+    )
     return list(play_match(config, seat_factory=seat).block_scores[0])
 
 

@@ -82,7 +82,8 @@ class LinearPolicy:
             raise AgentError(f"{source}: not a {FORMAT} file")
         if data.get("features") != list(FEATURE_NAMES):
             raise AgentError(
-                f"{source}: its features {data.get('features')} are not this version's {list(FEATURE_NAMES)}"
+                f"{source}: its features {data.get('features')}"
+                f" are not this version's {list(FEATURE_NAMES)}"
             )
         try:
             return cls(

@@ -74,11 +74,15 @@ class Isolation:
             f"isolation mode: {self.mode}",
             f"  no network (own network namespace): {yes_no[self.network_namespace]}",
             f"  own process namespace (no process outlives the bot): {yes_no[self.pid_namespace]}",
-            "  private filesystem (own folder read-only, private /tmp):"
-            f" {yes_no[self.private_filesystem]}",
+            (
+                "  private filesystem (own folder read-only, private /tmp):"
+                f" {yes_no[self.private_filesystem]}"
+            ),
             f"  non-root uid of its own: {yes_no[self.own_uid]}",
-            "  resource limits (memory, CPU, open files, processes, file size):"
-            f" {yes_no[self.resource_limits]}",
+            (
+                "  resource limits (memory, CPU, open files, processes, file size):"
+                f" {yes_no[self.resource_limits]}"
+            ),
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -413,14 +417,14 @@ def _wrap(
                 "--cap-add",
                 "CAP_SETPCAP",
             ]
-        return SandboxCommand(tuple([*outer, "--", *inner]), env, "/", uid)
+        return SandboxCommand((*outer, "--", *inner), env, "/", uid)
     if mode == "unshare":
         scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
         script = _unshare_script(scratch, visible, bot_dir, limits, inner)
         outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
         if not _is_root():
             outer.append("--map-root-user")
-        return SandboxCommand(tuple([*outer, "/bin/sh", "-c", script]), env, "/", uid, scratch)
+        return SandboxCommand((*outer, "/bin/sh", "-c", script), env, "/", uid, scratch)
     return SandboxCommand(tuple(inner), env, str(bot_dir), uid)
 
 

@@ -61,8 +61,7 @@ class BotLog:
         self.write(f"[dp-arena] {text}\n".encode("utf-8", "replace"))
 
     def tail_text(self, limit: int = 600) -> str:
-        text = bytes(self.tail[-limit:]).decode("utf-8", "replace").strip()
-        return text
+        return bytes(self.tail[-limit:]).decode("utf-8", "replace").strip()
 
     def close(self) -> None:
         if self._file is not None:

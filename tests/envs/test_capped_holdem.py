@@ -46,7 +46,8 @@ def test_cards_come_from_the_engines_deck_for_the_seed_and_session() -> None:
 
 
 def _play(env, policy):  # type: ignore[no-untyped-def]
-    """Play a whole episode with ``policy(agent, observation_dict, info)``; return rewards per step."""
+    """Play a whole episode with ``policy(agent, observation_dict, info)``; return rewards
+    per step."""
     totals = dict.fromkeys(env.possible_agents, 0.0)
     for agent in env.agent_iter():
         observation, reward, terminated, truncated, info = env.last()
@@ -232,8 +233,9 @@ def test_bad_configuration_names_the_field(kwargs: dict[str, object], field: str
 @pytest.mark.parametrize(
     ("package", "forbidden"),
     [
-        ("dp_arena.engine", "numpy pettingzoo gymnasium ray"),  # the engine knows nothing of the env
-        ("dp_arena.agents", "pettingzoo gymnasium dp_arena.envs"),  # nor does the bot API
+        # The engine knows nothing of the env, nor does the bot API.
+        ("dp_arena.engine", "numpy pettingzoo gymnasium ray"),
+        ("dp_arena.agents", "pettingzoo gymnasium dp_arena.envs"),
     ],
 )
 def test_lower_layers_do_not_import_the_env(package: str, forbidden: str) -> None:

@@ -66,10 +66,14 @@ def test_vectors_from_the_hand_equal_vectors_from_the_observation(seed: int) -> 
         for other in raw.agents:
             other_table, other_seat = raw.seat_of[other]
             assert (
-                encode_hand(raw.hands[other_table], other_seat, raw.contexts[other_table][other_seat])
+                encode_hand(
+                    raw.hands[other_table], other_seat, raw.contexts[other_table][other_seat]
+                )
                 == encode(raw.view(other))
             ).all()
-        assert (encode_hand(hand, seat, raw.contexts[table][seat]) == encode(info["observation"])).all()
+        assert (
+            encode_hand(hand, seat, raw.contexts[table][seat]) == encode(info["observation"])
+        ).all()
         mask = env.observe(agent)["action_mask"]
         env.step(int(mask.nonzero()[0][-1]))
         steps += 1

@@ -74,7 +74,8 @@ def test_learner_and_opponents_play_as_at_the_agents_table() -> None:
         [InProcessSeat(MinRaiser(), "learner"), InProcessSeat(load_agent("random"), "random")],
         ["learner", "random"],
     )
-    # The wrapper tells opponents the event "capped_holdem_v0:<seed>", which seeds RandomBot's choices.
+    # The wrapper tells opponents the event "capped_holdem_v0:<seed>", which seeds
+    # RandomBot's choices.
     result = play_table_session(
         table,
         rules,
