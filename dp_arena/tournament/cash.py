@@ -39,7 +39,7 @@ from dp_arena.tournament.cash_settlement import apply_rake, settle_average, sett
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.formats import Runtime
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import OptionChecks
+from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
 from dp_arena.tournament.plan import (
     MAX_SECTION,
@@ -196,6 +196,10 @@ class CashFormat:
 
     def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
         return read_options(options)[1]
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems only the whole config shows (run by the config check)."""
+        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, schedule, tables, seats = _resolve(config, self.defaults)

@@ -37,7 +37,7 @@ from dp_arena.tournament.classic_play import (
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.formats import Runtime
 from dp_arena.tournament.money import pay_places
-from dp_arena.tournament.option_checks import OptionChecks
+from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
 
@@ -158,6 +158,10 @@ class ClassicFormat:
 
     def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
         return read_options(options)[1]
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems only the whole config shows (run by the config check)."""
+        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = classic_settings(config)

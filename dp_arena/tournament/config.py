@@ -279,7 +279,7 @@ def check_config(
     assert (
         name is not None and format_name is not None and seed is not None and max_faults is not None
     )
-    return EventConfig(
+    config = EventConfig(
         name=name,
         format=format_name,
         seed=seed,
@@ -295,7 +295,14 @@ def check_config(
         limits=limits,
         options=tuple(sorted(options_table.items())),
         source=None if source is None else str(source),
-    ), []
+    )
+    # A format may check what depends on several parts at once (options naming entrants).
+    check_whole = getattr(event_format, "check_config", None)
+    if check_whole is not None:
+        whole_problems: list[Problem] = check_whole(config)
+        if whole_problems:
+            return None, whole_problems
+    return config, []
 
 
 def default_config(

@@ -14,13 +14,17 @@ decimals is refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from dp_arena.errors import ConfigError
 from dp_arena.tournament.config import Problem
 
-__all__ = ["OptionChecks", "basis_points"]
+if TYPE_CHECKING:
+    from dp_arena.tournament.config import EventConfig
+
+__all__ = ["OptionChecks", "basis_points", "plan_problems"]
 
 
 def basis_points(value: int | float | str) -> int | None:
@@ -132,3 +136,17 @@ class OptionChecks:
                 continue
             pairs.append((str(player), number))
         return tuple(sorted(pairs))
+
+
+def plan_problems(plan: Callable[[EventConfig], object], config: EventConfig) -> list[Problem]:
+    """The problem a format's ``plan`` finds with a whole config (options that name
+    entrants, table settings the format cannot take), as a config check reports it."""
+    try:
+        plan(config)
+    except ConfigError as error:
+        field = error.field or ""
+        message = str(error)
+        if field and message.startswith(f"{field}: "):
+            message = message[len(field) + 2 :]
+        return [Problem(field, message)]
+    return []

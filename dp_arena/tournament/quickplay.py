@@ -42,7 +42,7 @@ from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefault
 from dp_arena.tournament.formats import Runtime
 from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import OptionChecks
+from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, SectionOutcome, SessionOutcome, Standing
 from dp_arena.tournament.plan import (
     EventPlan,
@@ -235,6 +235,10 @@ class QuickPlayFormat:
 
     def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
         return read_options(options)[1]
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems only the whole config shows (run by the config check)."""
+        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)

@@ -239,3 +239,20 @@ def test_the_shipped_config_plans_and_plays() -> None:
     assert plan.prizes.total_cents == plan.prizes.pool_cents == 24 * 200
     assert sum(standing.prize_cents for standing in result.standings) == plan.prizes.pool_cents
     assert len(result.details.late_entries) == 2
+
+
+def test_the_config_check_reports_what_only_the_whole_config_shows() -> None:
+    config, problems = check_config(
+        {
+            "event": {"name": "x", "format": "classic"},
+            "field": {"count": 6, "from": ["random"]},
+            "table": {"big_blind": 40},
+        }
+    )
+    assert config is None
+    assert [str(problem) for problem in problems] == [
+        (
+            "table.big_blind: a classic freezeout has no cap and its blinds are"
+            " options.blind_levels; remove it"
+        )
+    ]

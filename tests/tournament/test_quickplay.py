@@ -327,3 +327,16 @@ def test_the_shipped_config_plans_and_plays() -> None:
     assert len(rounds) >= 2  # continuous play: later joiners and players playing again
     paid = sum(standing.prize_cents for standing in result.standings)
     assert paid + result.details.rake_cents == plan.prizes.pool_cents
+
+
+def test_the_config_check_names_unknown_players() -> None:
+    _, problems = check_config(
+        {
+            "event": {"name": "x", "format": "quickplay"},
+            "field": {"count": 8, "from": ["random"]},
+            "options": {"sets_by_player": {"nobody": 2}},
+        }
+    )
+    assert [str(problem) for problem in problems] == [
+        "options.sets_by_player: nobody not among the entrants"
+    ]
