@@ -15,12 +15,15 @@ from dp_arena.errors import RunError
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from dp_arena.runner.launch import add_executor_arguments
 
-    parser.add_argument("run_dir", metavar="RUN_DIR", type=Path, help="the run directory to continue")
+    parser.add_argument(
+        "run_dir", metavar="RUN_DIR", type=Path, help="the run directory to continue"
+    )
     add_executor_arguments(parser)
     parser.add_argument(
         "--quiet",
         action="store_true",
-        help="no progress line (also the default when the CI variable is set or stderr is not a terminal)",
+        help="no progress line (also the default when the CI variable is set or stderr is"
+        " not a terminal)",
     )
 
 
@@ -39,7 +42,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"dp-arena resume: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\ndp-arena resume: interrupted; continue with `dp-arena resume {run_dir}`", file=sys.stderr)
+        print(
+            f"\ndp-arena resume: interrupted; continue with `dp-arena resume {run_dir}`",
+            file=sys.stderr,
+        )
         return 130
     print(outcome.event.summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")

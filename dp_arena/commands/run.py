@@ -31,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.tournament.config import load_config
     from dp_arena.runner.launch import executor_options, start_run
+    from dp_arena.tournament.config import load_config
     from dp_arena.tournament.event import default_run_dir
 
     try:
@@ -48,7 +48,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\ndp-arena run: interrupted; continue with `dp-arena resume {run_dir}`", file=sys.stderr)
+        print(
+            f"\ndp-arena run: interrupted; continue with `dp-arena resume {run_dir}`",
+            file=sys.stderr,
+        )
         return 130
     print(outcome.event.summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")

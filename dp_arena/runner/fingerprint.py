@@ -18,7 +18,6 @@ Nothing here uses :func:`hash`, clocks or randomness.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import importlib.util
 import json
@@ -39,6 +38,7 @@ __all__ = [
     "config_from_json",
     "config_to_json",
     "folder_hash",
+    "package_folder",
     "unit_id",
 ]
 
@@ -69,12 +69,16 @@ def _source_files(root: Path) -> list[Path]:
     )
 
 
-@functools.cache
-def code_version() -> str:
-    """SHA-256 over the ``dp_arena`` package's Python source (computed once per process)."""
+def package_folder() -> str:
+    """Where the ``dp_arena`` package this process runs lives."""
     import dp_arena
 
-    root = Path(dp_arena.__file__).resolve().parent
+    return str(Path(dp_arena.__file__).resolve().parent)
+
+
+def code_version() -> str:
+    """SHA-256 over the ``dp_arena`` package's Python source, as it is on disk now."""
+    root = Path(package_folder())
     digest = hashlib.sha256(b"dp-arena/code/v1\n")
     for path in _source_files(root):
         content = hashlib.sha256(path.read_bytes()).hexdigest()
@@ -98,10 +102,8 @@ def _walk(folder: Path) -> Iterator[Path]:
 def folder_hash(folder: Path) -> str:
     """SHA-256 over a folder's files (relative path and content), in path order."""
     digest = hashlib.sha256(b"dp-arena/folder/v1\n")
-    files = 0
     size = 0
-    for path in _walk(folder):
-        files += 1
+    for files, path in enumerate(_walk(folder), start=1):
         size += path.stat().st_size
         if files > MAX_FILES or size > MAX_BYTES:
             digest.update(b"(truncated)\n")
@@ -191,4 +193,6 @@ def config_from_json(data: dict[str, Any]) -> EventConfig:
             source=data["source"],
         )
     except (KeyError, TypeError, ValueError) as error:
-        raise RunError(f"the stored config is malformed ({type(error).__name__}: {error})") from None
+        raise RunError(
+            f"the stored config is malformed ({type(error).__name__}: {error})"
+        ) from None

@@ -25,7 +25,12 @@ from typing import IO
 from dp_arena import __version__
 from dp_arena.errors import RunError
 from dp_arena.runner.checkpoint import CheckpointExecutor
-from dp_arena.runner.fingerprint import bot_fingerprints, canonical_json, code_version, config_to_json
+from dp_arena.runner.fingerprint import (
+    bot_fingerprints,
+    canonical_json,
+    code_version,
+    config_to_json,
+)
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig
@@ -65,7 +70,9 @@ class ExecutorOptions:
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
-            raise RunError(f"--executor must be one of {', '.join(EXECUTORS)}, not {self.executor!r}")
+            raise RunError(
+                f"--executor must be one of {', '.join(EXECUTORS)}, not {self.executor!r}"
+            )
         if self.workers is not None and self.workers < 1:
             raise RunError(f"--workers must be at least 1, not {self.workers}")
         if self.ray_address is not None and self.executor != "ray":
@@ -126,7 +133,11 @@ class RunOutcome:
             f"{self.deals_played:,} table-deals played in {format_duration(self.seconds)}"
             + (f" ({rate:,.0f} deals/s)" if rate else "")
             + f" on {self.executor}"
-            + (f" after a {self.startup_seconds:.1f} s start-up" if self.startup_seconds >= 0.05 else "")
+            + (
+                f" after a {self.startup_seconds:.1f} s start-up"
+                if self.startup_seconds >= 0.05
+                else ""
+            )
         ]
         if self.units_from_store:
             lines.append(
@@ -187,7 +198,9 @@ def start_run(
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        raise RunError(f"cannot create the run directory {run_dir}: {error.strerror or error}") from None
+        raise RunError(
+            f"cannot create the run directory {run_dir}: {error.strerror or error}"
+        ) from None
     try:
         config_text = canonical_json(config_to_json(config))
     except (TypeError, ValueError) as error:
@@ -206,7 +219,9 @@ def start_run(
         f"started {config.name!r} ({config.format}, seed {config.seed},"
         f" {len(config.entrants)} entrants); code version {meta['code_version'][:12]}"
     )
-    return continue_run(config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream)
+    return continue_run(
+        config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream
+    )
 
 
 def continue_run(
@@ -229,11 +244,18 @@ def continue_run(
         with _running(executor):
             description = _describe(executor)
             startup = float(getattr(executor, "startup_seconds", 0.0))
-            log.write(f"executor: {description}" + (f", started in {startup:.1f} s" if startup else ""))
+            log.write(
+                f"executor: {description}" + (f", started in {startup:.1f} s" if startup else "")
+            )
+            ray_logs = getattr(executor, "logs", None)
+            if ray_logs is not None:
+                log.write(f"Ray's logs: {ray_logs} (copied to logs/ray at the end)")
             checkpoint = CheckpointExecutor(executor, store, progress=progress, log=log)
             started = time.perf_counter()
             try:
-                event = run_event(config, run_dir, executor=checkpoint, progress=None, histories=histories)
+                event = run_event(
+                    config, run_dir, executor=checkpoint, progress=None, histories=histories
+                )
             except BaseException as error:
                 log.write(f"stopped: {type(error).__name__}: {error}")
                 raise
@@ -274,7 +296,9 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
         "units_from_store": outcome.units_from_store,
         "deals_played": outcome.deals_played,
         "deals_from_store": outcome.deals_from_store,
-        "deals_per_second": round(outcome.deals_per_second, 1) if outcome.deals_per_second else None,
+        "deals_per_second": round(outcome.deals_per_second, 1)
+        if outcome.deals_per_second
+        else None,
         "driver_peak_rss_kib": outcome.driver_peak_kib,
         "worker_peak_rss_kib": dict(sorted(outcome.worker_peaks_kib.items())),
     }

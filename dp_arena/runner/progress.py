@@ -3,7 +3,8 @@
 :class:`RunProgress` knows the plan's totals (sessions, table-sessions, table-deals)
 and is told of every finished unit, so it can show, rewritten in place on stderr::
 
-    session 3/9 | table-sessions 41/170 (event 381/1,392) | 9,118 deals | 1,204 deals/s | ETA 0:00:14
+    session 3/9 | table-sessions 41/170 (event 381/1,392) | 9,118 deals | 1,204 deals/s
+    | ETA 0:00:14      (one line)
 
 It writes nothing when the stream is not a terminal (CI, a pipe) or when ``live`` is
 off (``--quiet``). Units found in the checkpoint store on a resume are counted apart,
@@ -142,8 +143,10 @@ class RunProgress:
     def line(self) -> str:
         parts = [
             f"session {self.session}/{self.totals.sessions}",
-            f"table-sessions {self.session_done}/{self.session_units}"
-            f" (event {self.units_done:,}/{self.totals.table_sessions:,})",
+            (
+                f"table-sessions {self.session_done}/{self.session_units}"
+                f" (event {self.units_done:,}/{self.totals.table_sessions:,})"
+            ),
             f"{self.deals_done:,} deals",
         ]
         if self.units_stored:

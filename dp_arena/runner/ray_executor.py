@@ -26,6 +26,7 @@ import logging
 import math
 import os
 import shutil
+import socket
 import sys
 import time
 from collections import deque
@@ -35,7 +36,7 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
-from dp_arena.runner.fingerprint import code_version
+from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.worker import run_batch
 from dp_arena.tournament.units import TableUnit
 
@@ -75,18 +76,27 @@ class RayExecutor:
         self.batches_per_worker = batches_per_worker
         self.max_batch = max_batch
         self.startup_seconds = 0.0
+        self.code_version = ""
         self.capacity = 0
         self.tasks = 0
         self.worker_peaks_kib: dict[str, int] = {}
         self._remote: Any = None
         self._owns_connection = False
+        self._embedded = False
         self._logs_source: Path | None = None
 
     @property
     def description(self) -> str:
+        if self._embedded:
+            return f"Ray (embedded, {self.capacity} workers)"
         if self.address is None:
-            return f"Ray (embedded, {self.capacity or self.workers or os.cpu_count()} workers)"
+            return f"Ray (already running in this process, {self.capacity} workers)"
         return f"Ray cluster at {self.address} ({self.capacity} workers)"
+
+    @property
+    def logs(self) -> Path | None:
+        """The embedded Ray's log folder (copied into ``log_dir`` at the end)."""
+        return self._logs_source
 
     # -- life cycle --------------------------------------------------------------------
 
@@ -96,13 +106,10 @@ class RayExecutor:
         if self._remote is not None:
             return
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-        if self.address is None and "ray" not in sys.modules:
-            # Token authentication is Ray's default for a new local cluster; saying so
-            # explicitly keeps it and silences the warning that announces it. Ray reads
-            # the mode when it is imported, so only before that.
-            os.environ.setdefault("RAY_AUTH_MODE", "token")
+        _choose_authentication(embedded=self.address is None)
         import ray
 
+        self.code_version = code_version()
         started = time.perf_counter()
         try:
             if ray.is_initialized():
@@ -118,6 +125,7 @@ class RayExecutor:
                     namespace="dp-arena",
                 )
                 self._owns_connection = True
+                self._embedded = True
                 self._logs_source = _session_logs()
             elif self.address.startswith("ray://"):
                 ray.init(address=self.address, logging_level=logging.WARNING, namespace="dp-arena")
@@ -131,12 +139,16 @@ class RayExecutor:
                 )
                 self._owns_connection = True
         except (ConnectionError, RuntimeError, ValueError) as error:
-            where = "start a local Ray" if self.address is None else f"join the Ray cluster at {self.address}"
+            where = (
+                "start a local Ray"
+                if self.address is None
+                else f"join the Ray cluster at {self.address}"
+            )
             raise RunError(f"cannot {where}: {error}") from None
         self.startup_seconds = time.perf_counter() - started
-        cluster_cpus = int(ray.cluster_resources().get("CPU", 1))
+        cluster_cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.capacity = self.workers if self.workers is not None else max(1, cluster_cpus)
-        if self.address is None and self._owns_connection:
+        if self._embedded:
             self.capacity = min(self.capacity, cluster_cpus)
         self._remote = ray.remote(num_cpus=1, max_retries=self.max_retries)(run_batch)
 
@@ -180,9 +192,11 @@ class RayExecutor:
         import ray
 
         size = self.batch_size(len(units))
-        queue = deque((start, min(start + size, len(units))) for start in range(0, len(units), size))
+        queue = deque(
+            (start, min(start + size, len(units))) for start in range(0, len(units), size)
+        )
         # Embedded, Ray's CPUs bound the work in flight; on a cluster, ``workers`` does.
-        limit = self.workers if (self.address is not None and self.workers) else len(queue)
+        limit = self.workers if (self.workers and not self._embedded) else len(queue)
         pending: dict[Any, tuple[int, int]] = {}
         results: list[dict[str, Any] | None] = [None] * len(units)
         try:
@@ -232,20 +246,57 @@ class RayExecutor:
                 for unit in batch[:3]
             )
             more = f" and {len(batch) - 3} more" if len(batch) > 3 else ""
+            first_line = (str(error).strip().splitlines() or [""])[0]
             raise RunError(
                 f"a Ray task failed after {self.max_retries} retries playing {tables}{more}:"
-                f" {type(error).__name__}: {str(error).strip().splitlines()[0] if str(error).strip() else ''}"
-                "; the units finished so far are stored: fix the cause and `dp-arena resume`"
+                f" {type(error).__name__}: {first_line}; the units finished so far are"
+                " stored: fix the cause and `dp-arena resume`"
             ) from error
-        if payload["code_version"] != code_version():
-            raise RunError(
-                f"the Ray worker on {payload['host']} runs a different dp-arena"
-                f" (code version {payload['code_version'][:12]}, this driver"
-                f" {code_version()[:12]}): install the same dp-arena on every node"
-            )
+        self.check_worker(payload)
         key = f"{payload['host']}:{payload['pid']}"
         self.worker_peaks_kib[key] = max(self.worker_peaks_kib.get(key, 0), payload["peak_rss_kib"])
         return payload
+
+    def check_worker(self, payload: dict[str, Any]) -> None:
+        """Refuse results from a worker that runs another dp-arena: on another machine,
+        or from another folder, its source must hash to this driver's code version. (A
+        worker that runs the very files of the driver runs the same code, even if they
+        were edited in between, so the hash is not compared then.)"""
+        same_files = (
+            payload["host"] == socket.gethostname() and payload["package"] == package_folder()
+        )
+        if not same_files and payload["code_version"] != self.code_version:
+            raise RunError(
+                f"the Ray worker {payload['host']}:{payload['pid']} runs a different dp-arena"
+                f" source (code version {payload['code_version'][:12]}, this driver"
+                f" {self.code_version[:12]}): install the same dp-arena on every node, and"
+                " restart a cluster whose dp-arena was changed since it started"
+            )
+
+
+def _token_available() -> bool:
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return True
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    return Path(path).is_file() if path else (Path.home() / ".ray" / "auth_token").is_file()
+
+
+def _choose_authentication(*, embedded: bool) -> None:
+    """Say which authentication Ray uses when ``RAY_AUTH_MODE`` does not: tokens (Ray's
+    default for a new local cluster, and the default of ``ray start``) for an embedded
+    Ray, and for a cluster when a token is at hand. Said explicitly, Ray does not warn;
+    and a driver that leaves the mode unset cannot join a cluster that wants a token.
+    Ray reads the mode when it is imported, so it is refreshed if Ray already was."""
+    if "RAY_AUTH_MODE" in os.environ or not (embedded or _token_available()):
+        return
+    os.environ["RAY_AUTH_MODE"] = "token"
+    if "ray" in sys.modules:
+        try:
+            from ray._raylet import Config  # type: ignore[attr-defined]  # a compiled module
+
+            Config.initialize("")
+        except (ImportError, AttributeError):
+            pass
 
 
 def _session_logs() -> Path | None:

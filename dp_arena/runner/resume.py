@@ -20,7 +20,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from dp_arena.errors import ConfigError, RunError
-from dp_arena.runner.fingerprint import bot_fingerprints, code_version, config_from_json, config_to_json
+from dp_arena.runner.fingerprint import (
+    bot_fingerprints,
+    code_version,
+    config_from_json,
+    config_to_json,
+)
 from dp_arena.runner.launch import ExecutorOptions, RunOutcome, continue_run
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, load_config
@@ -74,11 +79,15 @@ def check_resumable(run_dir: Path, store: RunStore) -> EventConfig:
     for spec, fingerprint in sorted(recorded.items()):
         if current_bots.get(spec) != fingerprint:
             players = [entrant.player for entrant in config.entrants if entrant.resolved == spec]
-            shown = ", ".join(players[:3]) + (f" and {len(players) - 3} more" if len(players) > 3 else "")
-            what = "cannot be found" if current_bots.get(spec, "").startswith("missing:") else "changed"
-            problems.append(
-                f"the bot {spec} (played by {shown}) {what} since the run started"
+            shown = ", ".join(players[:3]) + (
+                f" and {len(players) - 3} more" if len(players) > 3 else ""
             )
+            what = (
+                "cannot be found"
+                if current_bots.get(spec, "").startswith("missing:")
+                else "changed"
+            )
+            problems.append(f"the bot {spec} (played by {shown}) {what} since the run started")
 
     if problems:
         listed = "\n".join(f"  - {problem}" for problem in problems)
@@ -123,4 +132,6 @@ def resume_run(
         f"resumed with {store.count()} table-sessions in the store"
         + (f"; removed {removed} half-written files" if removed else "")
     )
-    return continue_run(config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream)
+    return continue_run(
+        config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream
+    )

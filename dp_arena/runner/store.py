@@ -136,7 +136,8 @@ class RunStore:
         was stored already (the first result stands)."""
         with self._transaction():
             cursor = self._connection.execute(
-                "INSERT OR IGNORE INTO units (unit_id, session, section, table_index, deals, result)"
+                "INSERT OR IGNORE INTO units"
+                " (unit_id, session, section, table_index, deals, result)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 (
                     unit_id,
@@ -168,7 +169,9 @@ class RunStore:
 
     def deals(self) -> int:
         """Table-deals stored (each unit's deals)."""
-        return int(self._connection.execute("SELECT COALESCE(SUM(deals), 0) FROM units").fetchone()[0])
+        return int(
+            self._connection.execute("SELECT COALESCE(SUM(deals), 0) FROM units").fetchone()[0]
+        )
 
     def results(self) -> Iterator[tuple[int, int, int, TableSessionResult]]:
         """Every stored result as (session, section, table, result), in that order."""

@@ -4,8 +4,8 @@
 every node of a cluster imports the same function by name). It reads each unit from
 plain JSON data, seats its bots itself, plays the unit with
 :func:`~dp_arena.tournament.units.run_unit`, and returns the results as JSON data with
-a little about the worker: its code version (the driver refuses results from a
-different dp-arena), host, process id and peak memory.
+a little about the worker: its host, the folder and code version of the dp-arena it
+runs (the driver refuses results from a different one), process id and peak memory.
 """
 
 from __future__ import annotations
@@ -17,20 +17,28 @@ from collections.abc import Sequence
 from typing import Any
 
 from dp_arena.results import to_json
-from dp_arena.runner.fingerprint import code_version
+from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.tournament.units import TableUnit, run_unit
 
 __all__ = ["run_batch"]
+
+# The source this worker process loaded: hashed at its first batch and kept, so a worker
+# left running across an upgrade of the files still answers with what it runs.
+_loaded_version: str | None = None
 
 
 def run_batch(units: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Play ``units`` (each as :meth:`TableUnit.to_json` data) in order; their results as
     JSON data, and the worker's facts."""
+    global _loaded_version
+    if _loaded_version is None:
+        _loaded_version = code_version()
     results = [to_json(run_unit(TableUnit.from_json(unit))) for unit in units]
     return {
         "results": results,
-        "code_version": code_version(),
+        "code_version": _loaded_version,
         "host": socket.gethostname(),
+        "package": package_folder(),
         "pid": os.getpid(),
         # Linux reports kibibytes.
         "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,

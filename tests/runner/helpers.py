@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -49,6 +50,36 @@ def reference_results(config_path: Path, run_dir: Path) -> bytes:
     return (run_dir / "results.json").read_bytes()
 
 
+def snapshot(folder: Path) -> dict[str, str]:
+    """Copy the ``dp_arena`` package and the built-in bots into ``folder`` and return the
+    environment variables that make a subprocess import that copy: a frozen code version,
+    as on a clean clone, while the working tree goes on changing (a kill-and-resume test
+    spans several processes, and a resume refuses a changed source)."""
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "dp_arena", folder / "dp_arena", ignore=ignore)
+    shutil.copytree(ROOT / "agents", folder / "agents", ignore=ignore)
+    return {"PYTHONPATH": str(folder)}
+
+
+def snapshot_reference(config_path: Path, run_dir: Path, environment: Mapping[str, str]) -> bytes:
+    """:func:`reference_results` computed by the code of a :func:`snapshot`."""
+    program = (
+        "import sys\nfrom pathlib import Path\n"
+        "from dp_arena.tournament.config import load_config\n"
+        "from dp_arena.tournament.event import run_event\n"
+        "run_event(load_config(sys.argv[1]), Path(sys.argv[2]))\n"
+    )
+    subprocess.run(
+        [sys.executable, "-c", program, str(config_path), str(run_dir)],
+        cwd=cli_folder(environment),
+        env=cli_environment(environment),
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    return (run_dir / "results.json").read_bytes()
+
+
 def cli_command(*arguments: str) -> list[str]:
     return [sys.executable, "-m", "dp_arena.cli", *arguments]
 
@@ -61,13 +92,19 @@ def cli_environment(extra: Mapping[str, str] | None = None) -> dict[str, str]:
     return environment
 
 
+def cli_folder(extra_env: Mapping[str, str] | None = None) -> Path:
+    """Where to run ``python -m``: it puts its working directory first on the path, so a
+    snapshot's processes must run in the snapshot (not in the working tree)."""
+    return Path((extra_env or {}).get("PYTHONPATH", ROOT))
+
+
 def cli(
     *arguments: str, extra_env: Mapping[str, str] | None = None, timeout: float = 240
 ) -> subprocess.CompletedProcess[str]:
     """Run ``dp-arena ARGUMENTS`` in a fresh process."""
     return subprocess.run(
         cli_command(*arguments),
-        cwd=ROOT,
+        cwd=cli_folder(extra_env),
         env=cli_environment(extra_env),
         capture_output=True,
         text=True,

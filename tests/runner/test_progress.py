@@ -30,7 +30,9 @@ def test_plan_totals_of_an_eight_player_regular_tournament() -> None:
     # 3 heads-up tables, 6 deals each (RR-30).
     plan = get_format("regular").plan(default_config("regular", 8))
     totals = PlanTotals.of(plan)
-    assert totals == PlanTotals(sessions=3, table_sessions=4 + 4 + 5 * 3, table_deals=32 + 32 + 15 * 6)
+    assert totals == PlanTotals(
+        sessions=3, table_sessions=4 + 4 + 5 * 3, table_deals=32 + 32 + 15 * 6
+    )
 
 
 def test_the_live_line_shows_sessions_tables_rate_and_eta() -> None:

@@ -21,7 +21,19 @@ from dp_arena.errors import RunError
 from dp_arena.runner import ExecutorOptions, RunStore, resume_run, start_run
 from dp_arena.tournament.config import load_config
 
-from .helpers import BOTS, ROOT, cli, cli_command, cli_environment, reference_results, stored_units, write_config
+from .helpers import (
+    BOTS,
+    ROOT,
+    cli,
+    cli_command,
+    cli_environment,
+    cli_folder,
+    reference_results,
+    snapshot,
+    snapshot_reference,
+    stored_units,
+    write_config,
+)
 
 SERIAL = ExecutorOptions("serial")
 KILLER = Path(__file__).resolve().with_name("kill_at_commit.py")
@@ -32,6 +44,7 @@ class Event:
     config: Path
     reference: Path  # the run directory of the plain serial driver
     units: int  # table-sessions in the whole event
+    environment: dict[str, str]  # runs the snapshot of the code
 
     @property
     def results(self) -> bytes:
@@ -40,12 +53,15 @@ class Event:
 
 @pytest.fixture(scope="module")
 def event(tmp_path_factory: pytest.TempPathFactory) -> Event:
+    """A 24-player event, a frozen copy of the code to run it with (every process of a
+    kill-and-resume test must run the same source), and the serial driver's results."""
     folder = tmp_path_factory.mktemp("event")
+    environment = snapshot(folder / "code")
     config = write_config(folder, players=24)
     reference = folder / "reference"
-    reference_results(config, reference)
+    snapshot_reference(config, reference, environment)
     units = len(json.loads((reference / "results.json").read_text())["histories"])
-    return Event(config, reference, units)
+    return Event(config, reference, units, environment)
 
 
 def _assert_same_as_reference(run_dir: Path, event: Event) -> None:
@@ -53,23 +69,40 @@ def _assert_same_as_reference(run_dir: Path, event: Event) -> None:
     histories = sorted(path.name for path in (event.reference / "histories").iterdir())
     assert sorted(path.name for path in (run_dir / "histories").iterdir()) == histories
     for name in histories:
-        assert (run_dir / "histories" / name).read_bytes() == (event.reference / "histories" / name).read_bytes()
+        assert (run_dir / "histories" / name).read_bytes() == (
+            event.reference / "histories" / name
+        ).read_bytes()
     assert stored_units(run_dir) == event.units
+
+
+def _resume(event: Event, run_dir: Path) -> dict[str, int]:
+    """``dp-arena resume`` in a fresh process; the figures of its runner.json."""
+    resumed = cli(
+        "resume", str(run_dir), "--executor", "serial", "--quiet", extra_env=event.environment
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "came from the checkpoint store" in resumed.stdout
+    figures: dict[str, int] = json.loads((run_dir / "runner.json").read_text())
+    return figures
 
 
 def _kill_when_stored(event: Event, run_dir: Path, units: int) -> int:
     """Start ``dp-arena run`` and SIGKILL it once the store holds ``units`` units; the
     units stored when it died."""
     process = subprocess.Popen(
-        cli_command("run", str(event.config), "--run-dir", str(run_dir), "--executor", "serial", "--quiet"),
-        cwd=ROOT,
-        env=cli_environment(),
+        cli_command(
+            "run", str(event.config), "--run-dir", str(run_dir), "--executor", "serial", "--quiet"
+        ),
+        cwd=cli_folder(event.environment),
+        env=cli_environment(event.environment),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
     try:
         deadline = time.monotonic() + 120
-        while stored_units(run_dir) < units and process.poll() is None and time.monotonic() < deadline:
+        while (
+            stored_units(run_dir) < units and process.poll() is None and time.monotonic() < deadline
+        ):
             time.sleep(0.002)
         process.send_signal(signal.SIGKILL)
     finally:
@@ -86,9 +119,9 @@ def test_a_run_killed_between_units_resumes_to_the_same_results(
     stored = _kill_when_stored(event, run_dir, max(1, int(event.units * fraction)))
     assert 0 < stored < event.units
     assert not (run_dir / "results.json").exists()
-    outcome = resume_run(run_dir, SERIAL, quiet=True)
-    assert outcome.units_from_store == stored
-    assert outcome.units_played == event.units - stored
+    figures = _resume(event, run_dir)
+    assert figures["units_from_store"] == stored
+    assert figures["units_played"] == event.units - stored
     _assert_same_as_reference(run_dir, event)
 
 
@@ -101,26 +134,45 @@ def test_a_run_killed_inside_or_right_after_a_commit_resumes_to_the_same_results
     at_unit = unit if unit > 0 else event.units
     run_dir = tmp_path / "run"
     process = subprocess.run(
-        [sys.executable, str(KILLER), when, str(at_unit), "run", str(event.config),
-         "--run-dir", str(run_dir), "--executor", "serial", "--quiet"],
-        cwd=ROOT, env=cli_environment(), capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            str(KILLER),
+            when,
+            str(at_unit),
+            "run",
+            str(event.config),
+            "--run-dir",
+            str(run_dir),
+            "--executor",
+            "serial",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        env=cli_environment(event.environment),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
     assert process.returncode == -signal.SIGKILL, process.stderr
-    assert stored_units(run_dir) == (at_unit - 1 if when == "before" else at_unit)
+    stored = at_unit - 1 if when == "before" else at_unit
+    assert stored_units(run_dir) == stored
     assert not (run_dir / "results.json").exists()
-    if when == "before":
-        outcome = resume_run(run_dir, SERIAL, quiet=True)
-        assert outcome.units_played == event.units - at_unit + 1
-    else:  # the command line, once
-        resumed = cli("resume", str(run_dir), "--executor", "serial", "--quiet")
-        assert resumed.returncode == 0, resumed.stderr
-        assert f"{at_unit} table-sessions" in resumed.stdout
-        assert "came from the checkpoint store" in resumed.stdout
+    figures = _resume(event, run_dir)
+    assert (figures["units_from_store"], figures["units_played"]) == (stored, event.units - stored)
     _assert_same_as_reference(run_dir, event)
 
 
 @pytest.fixture()
-def stopped_run(event: Event, tmp_path: Path) -> tuple[Path, Path, Path]:
+def fixed_code_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests below run start and resume in this process while the working tree may
+    change under them; they check configs and bots, so the code version stands still."""
+    monkeypatch.setattr("dp_arena.runner.launch.code_version", lambda: "1" * 64)
+    monkeypatch.setattr("dp_arena.runner.resume.code_version", lambda: "1" * 64)
+
+
+@pytest.fixture()
+def stopped_run(tmp_path: Path, fixed_code_version: None) -> tuple[Path, Path, Path]:
     """A run of a config with a bot file of its own, every unit stored, then results.json
     removed as if it had been killed at the very end: (run dir, config, bot file)."""
     folder = tmp_path / "event"
@@ -152,10 +204,15 @@ def test_a_resume_over_a_complete_store_plays_nothing_and_writes_the_same_result
 def test_a_resume_refuses_a_changed_config(stopped_run: tuple[Path, Path, Path]) -> None:
     run_dir, config, _ = stopped_run
     config.write_text(config.read_text().replace('name = "runner test"', 'name = "renamed"'))
-    with pytest.raises(RunError, match=r"config .*event\.toml changed since the run started \(different: name\)"):
+    with pytest.raises(
+        RunError, match=r"config .*event\.toml changed since the run started \(different: name\)"
+    ):
         resume_run(run_dir, SERIAL, quiet=True)
     # Comments and spacing are not changes.
-    config.write_text("# the same event\n" + config.read_text().replace('name = "renamed"', 'name   =   "runner test"'))
+    config.write_text(
+        "# the same event\n"
+        + config.read_text().replace('name = "renamed"', 'name   =   "runner test"')
+    )
     resume_run(run_dir, SERIAL, quiet=True)
 
 
@@ -180,7 +237,10 @@ def test_a_resume_refuses_another_code_version_and_lists_every_problem(
     assert main(["resume", str(run_dir), "--executor", "serial"]) == 2
     error = capsys.readouterr().err
     assert f"cannot resume {run_dir}:" in error
-    assert "dp-arena source changed since the run started (code version 000000000000 then" in error
+    assert (
+        "dp-arena source changed since the run started"
+        " (code version 000000000000 then, 111111111111 now)" in error
+    )
     assert "different: entrants" in error
     assert "flaky.py:Flaky (played by flaky) changed" in error
     assert not (run_dir / "results.json").exists()
@@ -201,3 +261,17 @@ def test_run_and_resume_refuse_the_wrong_directory(
     assert main(["resume", str(run_dir), "--executor", "serial"]) == 0
     assert "has already finished" in capsys.readouterr().out
     assert (run_dir / "results.json").read_bytes() == finished
+
+
+def test_the_kill_and_resume_processes_run_the_snapshot(event: Event) -> None:
+    found = subprocess.run(
+        [sys.executable, "-c", "import dp_arena; print(dp_arena.__file__)"],
+        cwd=cli_folder(event.environment),
+        env=cli_environment(event.environment),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert found.stdout.strip() == str(
+        Path(event.environment["PYTHONPATH"]) / "dp_arena" / "__init__.py"
+    )

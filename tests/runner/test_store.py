@@ -17,7 +17,13 @@ import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.results import Fault, TableSessionResult, to_json
-from dp_arena.runner.fingerprint import bot_fingerprints, code_version, config_from_json, config_to_json, unit_id
+from dp_arena.runner.fingerprint import (
+    bot_fingerprints,
+    code_version,
+    config_from_json,
+    config_to_json,
+    unit_id,
+)
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import load_config, parse_config
 from dp_arena.tournament.formats import Runtime, get_format
@@ -84,7 +90,9 @@ def test_a_unit_is_stored_once_and_the_first_result_stands(
         assert store.meta()["note"] == "x"
     with contextlib.closing(sqlite3.connect(tmp_path / "store.sqlite")) as connection:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        row = connection.execute("SELECT session, section, table_index, deals FROM units").fetchone()
+        row = connection.execute(
+            "SELECT session, section, table_index, deals FROM units"
+        ).fetchone()
     assert row == (unit.session, unit.section, unit.table, unit.deals)
 
 
@@ -95,7 +103,10 @@ def test_every_stored_result_reads_back_in_table_order(
         for unit, result in reversed(played):
             store.put(unit_id(unit), unit, to_json(result))
         rows = list(store.results())
-    expected = sorted(((unit.session, unit.section, unit.table, result) for unit, result in played), key=lambda row: row[:3])
+    expected = sorted(
+        ((unit.session, unit.section, unit.table, result) for unit, result in played),
+        key=lambda row: row[:3],
+    )
     assert rows == expected
 
 
@@ -122,9 +133,12 @@ def test_a_unit_id_depends_on_what_decides_the_result_only(
     changed = [
         dataclasses.replace(unit, event_seed=unit.event_seed + 1),
         dataclasses.replace(unit, table=unit.table + 1),
-        dataclasses.replace(unit, starting_chips=(unit.starting_chips[0] + 1, *unit.starting_chips[1:])),
         dataclasses.replace(
-            unit, seats=(dataclasses.replace(unit.seats[0], spec="calling-station"), *unit.seats[1:])
+            unit, starting_chips=(unit.starting_chips[0] + 1, *unit.starting_chips[1:])
+        ),
+        dataclasses.replace(
+            unit,
+            seats=(dataclasses.replace(unit.seats[0], spec="calling-station"), *unit.seats[1:]),
         ),
         dataclasses.replace(unit, max_faults=unit.max_faults + 1),
     ]
@@ -168,7 +182,13 @@ def test_a_bots_hash_follows_its_files(tmp_path: Path) -> None:
         )
     )
     before = bot_fingerprints(config.entrants)
-    assert set(before) == {"random", "calling-station", "aggressive", "tag", f"{bot_folder / 'mine.py'}:Flaky"}
+    assert set(before) == {
+        "random",
+        "calling-station",
+        "aggressive",
+        "tag",
+        f"{bot_folder / 'mine.py'}:Flaky",
+    }
     assert bot_fingerprints(config.entrants) == before
     # A helper beside the bot is part of it (a bot may import its neighbours).
     (bot_folder / "helper.py").write_text("WEIGHT = 1\n")
@@ -189,7 +209,10 @@ def test_a_config_comes_back_from_the_store_exactly(tmp_path: Path) -> None:
         write_config(
             tmp_path,
             players=12,
-            entrants=f'[[entrants]]\nname = "flaky"\nagent = "{BOTS / "flaky.py"}:Flaky"\ntrusted = true\n',
+            entrants=(
+                f'[[entrants]]\nname = "flaky"\nagent = "{BOTS / "flaky.py"}:Flaky"\n'
+                "trusted = true\n[limits]\naction_timeout = 2.5\n"
+            ),
         )
     )
     assert config_from_json(json.loads(json.dumps(config_to_json(config)))) == config

@@ -1,0 +1,225 @@
+"""The Ray executor gives byte for byte the results of the plain serial event driver:
+with 1 and 2 workers on a cluster joined by address, with a worker killed in the middle
+of a task, through ``dp-arena run --ray-address auto``, and on the embedded Ray that
+``dp-arena run`` starts by default.
+
+One Ray head is started for the module (``ray start --head --block`` in its own
+session, on a free port, with its own temporary folder so nothing else on the machine
+finds it), and stopped by signalling the processes this module started: never
+``ray stop``, which would stop every Ray on the machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dp_arena.runner import ExecutorOptions, start_run
+from dp_arena.runner.ray_executor import RayExecutor
+from dp_arena.tournament.config import load_config
+
+from .helpers import BOTS, cli, cli_environment, reference_results, write_config
+
+RAY = Path(sys.executable).with_name("ray")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("", 0))
+        return int(probe.getsockname()[1])
+
+
+def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if text in log.read_text(errors="replace"):
+            return
+        if process.poll() is not None:
+            break
+        time.sleep(0.2)
+    raise RuntimeError(f"the Ray head did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def ray_head() -> Iterator[str]:
+    """The address (``host:port``) of a Ray head with 2 CPUs started for this module."""
+    port = _free_port()
+    # A short folder: Ray's socket paths inside it must fit in 107 bytes.
+    temp_dir = Path(tempfile.mkdtemp(prefix="dpr", dir="/tmp"))
+    log = temp_dir / "head.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [
+                str(RAY),
+                "start",
+                "--head",
+                "--block",
+                f"--port={port}",
+                "--num-cpus=2",
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+                f"--temp-dir={temp_dir}",
+            ],
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            env=cli_environment({"RAY_AUTH_MODE": "token"}),
+            start_new_session=True,
+        )
+    try:
+        _wait_for(log, "Ray runtime started", process, 180)
+        yield f"127.0.0.1:{port}"
+    finally:
+        # `ray start --block` stops what it started on SIGTERM; then anything left in
+        # its session goes with SIGKILL.
+        process.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        shutil.rmtree(temp_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A 40-player regular tournament and the serial driver's results.json of it."""
+    folder = tmp_path_factory.mktemp("event")
+    config = write_config(folder, players=40, seed=23)
+    return config, reference_results(config, folder / "reference")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ray_on_a_cluster_gives_the_serial_results(
+    ray_head: str, event: tuple[Path, bytes], tmp_path: Path, workers: int
+) -> None:
+    config, reference = event
+    outcome = start_run(
+        load_config(config), tmp_path / "run", ExecutorOptions("ray", workers, ray_head), quiet=True
+    )
+    assert (tmp_path / "run" / "results.json").read_bytes() == reference
+    assert outcome.executor == f"Ray cluster at {ray_head} ({workers} workers)"
+    assert outcome.units_played > 0 and outcome.worker_peaks_kib
+    if workers == 1:  # one task in flight at a time: one worker process did everything
+        assert len(outcome.worker_peaks_kib) == 1
+
+
+def test_a_worker_killed_in_the_middle_of_a_task_is_retried(ray_head: str, tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    shutil.copy(BOTS / "worker_killer.py", bots / "worker_killer.py")
+    marker = bots / "killed.marker"
+    config = write_config(
+        tmp_path,
+        players=12,
+        seed=29,
+        entrants='[[entrants]]\nname = "killer"\nagent = "bots/worker_killer.py:WorkerKiller"\n'
+        "trusted = true\n",
+    )
+    # The reference: with the marker in place the bot only calls and checks.
+    marker.write_text("reference")
+    reference = reference_results(config, tmp_path / "reference")
+    marker.unlink()
+    outcome = start_run(
+        load_config(config), tmp_path / "run", ExecutorOptions("ray", 2, ray_head), quiet=True
+    )
+    victim = int(marker.read_text())  # the worker that killed itself, mid-table-session
+    assert victim != os.getpid()
+    assert (tmp_path / "run" / "results.json").read_bytes() == reference
+    assert outcome.units_played > 0
+
+
+def test_dp_arena_run_joins_a_cluster_with_ray_address_auto(
+    ray_head: str, event: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    config, reference = event
+    finished = cli(
+        "run",
+        str(config),
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--ray-address",
+        "auto",
+        "--quiet",
+        extra_env={"RAY_ADDRESS": ray_head, "RAY_AUTH_MODE": "token"},
+    )
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert "on Ray cluster at auto (2 workers)" in finished.stdout
+    assert (tmp_path / "run" / "results.json").read_bytes() == reference
+
+
+def _live_processes_mentioning(text: str) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text.encode() in command and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
+    event: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    config, reference = event
+    run_dir = tmp_path / "run"
+    finished = cli("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet")
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    assert "on Ray (embedded, 2 workers) after a" in finished.stdout
+    assert finished.stderr == ""  # quiet: no progress, no Ray chatter
+    assert (run_dir / "results.json").read_bytes() == reference
+    log = (run_dir / "run.log").read_text()
+    session = next(
+        part
+        for line in log.splitlines()
+        if "Ray's logs:" in line
+        for part in Path(line.split("Ray's logs: ")[1].split(" ")[0]).parts
+        if part.startswith("session_")
+    )
+    assert (run_dir / "logs" / "ray").is_dir()
+    deadline = time.monotonic() + 30
+    while _live_processes_mentioning(session) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert _live_processes_mentioning(session) == []
+
+
+def test_batches_are_several_per_worker_and_bounded() -> None:
+    executor = RayExecutor(workers=2)
+    executor.capacity = 2
+    assert [executor.batch_size(units) for units in (1, 16, 17, 170, 5000)] == [1, 1, 2, 11, 32]
+
+
+def test_results_from_another_dp_arena_are_refused() -> None:
+    from dp_arena.errors import RunError
+    from dp_arena.runner.fingerprint import package_folder
+
+    executor = RayExecutor()
+    executor.code_version = "a" * 64
+    here = {"host": socket.gethostname(), "package": package_folder(), "pid": 7}
+    # The very files of this driver (edited or not): the same code.
+    executor.check_worker({**here, "code_version": "b" * 64})
+    # Another machine with the same source: fine; with another source: refused.
+    executor.check_worker({**here, "host": "node-2", "code_version": "a" * 64})
+    with pytest.raises(
+        RunError,
+        match=r"worker node-2:7 runs a different dp-arena source"
+        r" \(code version bbbbbbbbbbbb, this driver aaaaaaaaaaaa\)",
+    ):
+        executor.check_worker({**here, "host": "node-2", "code_version": "b" * 64})
+    with pytest.raises(RunError, match="install the same dp-arena on every node"):
+        executor.check_worker({**here, "package": "/elsewhere/dp_arena", "code_version": "b" * 64})
