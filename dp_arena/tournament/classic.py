@@ -24,6 +24,7 @@ its blinds are the levels.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import ConfigError
@@ -212,6 +213,9 @@ class ClassicFormat:
             max_faults=config.max_faults,
             limits=config.limits,
             log_dir=runtime.log_dir,
+            history_dir=(
+                None if runtime.log_dir is None else str(Path(runtime.log_dir).parent / "histories")
+            ),
         )
         prizes = pay_places(plan.prizes.places, outcome.finishing_order)
         return EventResult((), tuple(classic_standings(outcome, prizes)), outcome.faults, outcome)

@@ -154,6 +154,7 @@ class ClassicOutcome:
     hand_rounds: int
     final_level: int
     stopped_early: bool = False  # max_hand_rounds reached: the rest placed by chips
+    histories: tuple[str, ...] = ()  # PHH files written, relative to the run directory
 
     @property
     def hands_played(self) -> int:
@@ -209,6 +210,7 @@ class _Freezeout:
     late: list[LateEntry] = field(default_factory=list)
     level: int = 1
     hands_in_level: int = 0
+    histories: dict[int, list[str]] | None = None  # table -> PHH text of each hand
 
     def context(self, player: str, table: int, hand: int) -> SessionContext:
         stack = self.stacks[player]
@@ -293,6 +295,13 @@ class _Freezeout:
             stacks=stacks,
         )
         assert state.payoffs is not None
+        if self.histories is not None:
+            from dp_arena.engine.phh import HandMeta, write_hand
+
+            meta = HandMeta(
+                self.event, table, CLASSIC_SESSION, table, hand, tuple(players), tuple(stacks)
+            )
+            self.histories.setdefault(table, []).append(write_hand(state, meta))
         for fault in session.faults:
             self.record(
                 fault.player,
@@ -379,14 +388,18 @@ def play_classic(
     max_faults: int = 3,
     limits: tuple[tuple[str, Any], ...] = (),
     log_dir: str | None = None,
+    history_dir: str | None = None,
 ) -> ClassicOutcome:
     """Play a classic freezeout with ``entrants`` and return its finishing order (the
     entry point of the luck comparison: the same bots in a classic event and a
-    duplicate one)."""
+    duplicate one). With ``history_dir``, each table's hands are written there as PHH
+    (``classic-tTT.phhs``); the files written are in the outcome's ``histories``."""
     late = dict(settings.late_entrants)
     state = _Freezeout(
         event, seed, settings, {e.player: e for e in entrants}, max_faults, limits, log_dir
     )
+    if history_dir is not None:
+        state.histories = {}
     starters = [entrant.player for entrant in entrants if entrant.player not in late]
     state.tables = initial_tables(starters, settings.max_seats, Draw(seed, "classic-seating"))
     for table, seats in sorted(state.tables.items()):
@@ -437,6 +450,15 @@ def play_classic(
             state.hands_in_level = 0
     for seat in state.seats.values():
         seat.close()
+    written = []
+    if history_dir is not None and state.histories is not None:
+        from dp_arena.tournament.event import write_atomic
+
+        for table, texts in sorted(state.histories.items()):
+            name = f"classic-t{table:02d}.phhs"
+            body = "\n".join(f"[{number}]\n{text}" for number, text in enumerate(texts, 1))
+            write_atomic(Path(history_dir) / name, body)
+            written.append(f"histories/{name}")
     return ClassicOutcome(
         finishing_order=tuple(tuple(group) for group in finishing_order(state.stacks, state.busts)),
         hands=tuple(state.hands),
@@ -447,4 +469,5 @@ def play_classic(
         hand_rounds=max((record.hand for record in state.hands), default=0),
         final_level=state.level,
         stopped_early=stopped_early,
+        histories=tuple(written),
     )

@@ -256,3 +256,25 @@ def test_the_config_check_reports_what_only_the_whole_config_shows() -> None:
             " options.blind_levels; remove it"
         )
     ]
+
+
+def test_hand_histories_replay_to_the_recorded_stacks(tmp_path: Path) -> None:
+    from dp_arena.engine.phh import replay_file
+
+    config = _config(14, seed=6, late_entrants={"random-2": 4})
+    event_format = get_format("classic")
+    plan = event_format.plan(config)
+    runtime = Runtime(SerialExecutor(), log_dir=str(tmp_path / "logs"))
+    outcome: ClassicOutcome = event_format.play(config, plan, runtime).details
+    tables = sorted({hand.table for hand in outcome.hands})
+    assert outcome.histories == tuple(f"histories/classic-t{table:02d}.phhs" for table in tables)
+    replayed = 0
+    for table in tables:
+        hands = [hand for hand in outcome.hands if hand.table == table]
+        results = replay_file(tmp_path / f"histories/classic-t{table:02d}.phhs")
+        assert len(results) == len(hands)
+        for hand, result in zip(hands, results, strict=True):
+            assert sorted(result.starting_stacks) == sorted(hand.starting_stacks)
+            assert sorted(result.nets) == sorted(hand.nets)
+            replayed += 1
+    assert replayed == outcome.hands_played
