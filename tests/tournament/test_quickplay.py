@@ -340,3 +340,12 @@ def test_the_config_check_names_unknown_players() -> None:
     assert [str(problem) for problem in problems] == [
         "options.sets_by_player: nobody not among the entrants"
     ]
+
+
+@pytest.mark.parametrize("module", ["quickplay_money"])
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
+    assert failures == 0 and tried > 0
