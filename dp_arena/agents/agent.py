@@ -81,12 +81,13 @@ def parse_action(value: Any) -> Action:
                 raise ValueError(f"not an amount: {amount_text[:40]!r}")
             amount = int(amount_text)
     elif isinstance(value, dict):
-        kind_text, amount = value.get("action"), value.get("amount")
-        if not isinstance(kind_text, str) or kind_text.lower() not in _KINDS:
+        kind_value, amount = value.get("action"), value.get("amount")
+        if not isinstance(kind_value, str) or kind_value.lower() not in _KINDS:
             raise ValueError(
-                f"not an action kind: {str(kind_text)[:40]!r} (expected fold, check, call or raise)"
+                f"not an action kind: {str(kind_value)[:40]!r}"
+                " (expected fold, check, call or raise)"
             )
-        kind_text = kind_text.lower()
+        kind_text = kind_value.lower()
     else:
         raise ValueError(
             f"an action must be an Action, a string or a dict, not {type(value).__name__}"

@@ -13,9 +13,15 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.errors import ConfigError
+
+if TYPE_CHECKING:
+    # Imported when the command runs, not when the CLI lists its options: the learner
+    # loads NumPy and PettingZoo.
+    from dp_arena.learn.train import TrainConfig
 
 DEFAULT_OUTPUT = AGENTS_DIR / "learned_weights.json"
 
@@ -80,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _defaults():  # type: ignore[no-untyped-def]
+def _defaults() -> TrainConfig:
     from dp_arena.learn.train import TrainConfig
 
     return TrainConfig()

@@ -67,49 +67,49 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
         if sum(1 << r for r in ranks) not in _STRAIGHT_MASKS
     ]
     value = 1
-    straight_flush = {}
+    straight_flush: dict[int, int] = {}
     for mask in _STRAIGHT_MASKS:
         straight_flush[mask] = value
         value += 1
-    quads = {}
+    quads: dict[tuple[int, int], int] = {}
     for quad in _RANKS_DESCENDING:
         for kicker in _RANKS_DESCENDING:
             if kicker != quad:
                 quads[quad, kicker] = value
                 value += 1
-    full_house = {}
+    full_house: dict[tuple[int, int], int] = {}
     for trips in _RANKS_DESCENDING:
         for pair in _RANKS_DESCENDING:
             if pair != trips:
                 full_house[trips, pair] = value
                 value += 1
-    flush = {}
+    flush: dict[tuple[int, ...], int] = {}
     for ranks in five_rank_sets:
         flush[ranks] = value
         value += 1
-    straight = {}
+    straight: dict[int, int] = {}
     for mask in _STRAIGHT_MASKS:
         straight[mask] = value
         value += 1
-    three = {}
+    three: dict[tuple[int, tuple[int, ...]], int] = {}
     for trips in _RANKS_DESCENDING:
         others = [r for r in _RANKS_DESCENDING if r != trips]
         for kickers in combinations(others, 2):
             three[trips, kickers] = value
             value += 1
-    two_pair = {}
+    two_pair: dict[tuple[tuple[int, ...], int], int] = {}
     for pairs in combinations(_RANKS_DESCENDING, 2):
         for kicker in _RANKS_DESCENDING:
             if kicker not in pairs:
                 two_pair[pairs, kicker] = value
                 value += 1
-    one_pair = {}
+    one_pair: dict[tuple[int, tuple[int, ...]], int] = {}
     for pair in _RANKS_DESCENDING:
         others = [r for r in _RANKS_DESCENDING if r != pair]
-        for kickers in combinations(others, 3):
-            one_pair[pair, kickers] = value
+        for pair_kickers in combinations(others, 3):
+            one_pair[pair, pair_kickers] = value
             value += 1
-    high_card = {}
+    high_card: dict[tuple[int, ...], int] = {}
     for ranks in five_rank_sets:
         high_card[ranks] = value
         value += 1
@@ -129,8 +129,8 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
         if top is not None:
             flush_values[mask] = straight_flush[top]
         else:
-            ranks = tuple(r for r in _RANKS_DESCENDING if mask >> r & 1)[:5]
-            flush_values[mask] = flush[ranks]
+            best_five = tuple(r for r in _RANKS_DESCENDING if mask >> r & 1)[:5]
+            flush_values[mask] = flush[best_five]
 
     nonflush_values: dict[int, int] = {}
     counts = [0] * 13

@@ -85,7 +85,7 @@ class ObservationInfo(dict[str, Any]):
         self._fill()
         return super().__eq__(other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __repr__(self) -> str:
         if self._build is not None:

@@ -88,6 +88,13 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
                 f"num_players must be an integer 2..10, not {num_players!r}", field="num_players"
             )
         try:
+            betting = Betting(betting)
+        except ValueError:
+            raise ConfigError(
+                f"betting must be one of {[b.value for b in Betting]}, not {betting!r}",
+                field="betting",
+            ) from None
+        try:
             self.rules = TableRules(
                 seat_count=num_players,
                 small_blind=blinds[0],
@@ -140,7 +147,7 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for seat, agent in enumerate(row)
         }
         low, high = observation_bounds(num_players)
-        self.observation_spaces = {
+        self.observation_spaces: dict[str, spaces.Dict] = {
             agent: spaces.Dict(
                 {
                     "observation": spaces.Box(low=low, high=high, dtype=np.float32),
@@ -151,7 +158,7 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {
+        self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {
             agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents
         }
         self.deal_listeners: list[DealListener] = []
@@ -199,7 +206,7 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {agent: {} for agent in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
         self._skip_agent_selection = None
         self._rewards_set = False
         self.deal = 0

@@ -21,7 +21,7 @@ Registered with Gymnasium as ``"dp_arena/CappedHoldem-v0"``::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -43,7 +43,9 @@ ENV_ID = "dp_arena/CappedHoldem-v0"
 class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
     """One learner against fixed opponents; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    # Gymnasium declares ``metadata`` as an attribute of the instance's type, so it is not
+    # annotated ClassVar here; like every Env's, it is shared and never mutated.
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 1}  # noqa: RUF012
 
     def __init__(
         self,
@@ -112,7 +114,9 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             table._cumulative_rewards[self.learner] = 0.0  # paid out now, not again
         return table.observe(self.learner), reward, terminated, False, table.infos[self.learner]
 
-    def render(self) -> str | None:
+    # Gymnasium annotates ``Env.render`` with a type variable bound to nothing, which no
+    # concrete return type can override; ours renders text ("ansi") or prints ("human").
+    def render(self) -> str | None:  # type: ignore[override]
         return self.table.render()
 
     def close(self) -> None:
