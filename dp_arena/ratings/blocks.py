@@ -27,6 +27,8 @@ __all__ = [
     "BlockSummary",
     "bootstrap_interval",
     "bootstrap_means",
+    "bootstrap_partial_means",
+    "percentile",
     "student_t_cdf",
     "student_t_quantile",
     "summarize_blocks",
@@ -182,6 +184,57 @@ def bootstrap_means(
             tuple(math.fsum(column[index] for index in drawn) / count for column in columns)
         )
     return samples
+
+
+def bootstrap_partial_means(
+    columns: Sequence[Sequence[float | None]], *, seed: int, resamples: int = 1000
+) -> list[tuple[float | None, ...]]:
+    """:func:`bootstrap_means` for columns with gaps: ``None`` where a player did not
+    play a block (a tournament eliminates players; sections hold different players).
+
+    Every resample draws blocks with replacement from all the blocks, exactly as
+    :func:`bootstrap_means` does with the same ``seed`` (the same blocks are drawn), and
+    each column's mean is taken over the drawn blocks it played (``None`` when it played
+    none of them). Without gaps the two functions draw the same blocks and return the
+    same means (up to the last bit of rounding: the sums are taken in another order).
+    """
+    import numpy as np
+
+    if not columns:
+        raise ValueError("bootstrap_partial_means: no columns")
+    count = len(columns[0])
+    if count == 0 or any(len(column) != count for column in columns):
+        raise ValueError(
+            "bootstrap_partial_means: every column needs the same, non-zero number of blocks"
+        )
+    if resamples < 1:
+        raise ValueError(f"bootstrap_partial_means: resamples must be at least 1, not {resamples}")
+    values = np.array([[0.0 if v is None else v for v in column] for column in columns]).T
+    present = np.array([[v is not None for v in column] for column in columns], dtype=float).T
+    rng = random.Random(seed)
+    indices = range(count)
+    samples: list[tuple[float | None, ...]] = []
+    for _ in range(resamples):
+        drawn = np.bincount(rng.choices(indices, k=count), minlength=count).astype(float)
+        totals = drawn @ values
+        played = drawn @ present
+        samples.append(
+            tuple(
+                None if weight == 0 else float(total / weight)
+                for total, weight in zip(totals.tolist(), played.tolist(), strict=True)
+            )
+        )
+    return samples
+
+
+def percentile(ordered: Sequence[float], probability: float) -> float:
+    """The ``probability`` quantile of sorted values, interpolated linearly between order
+    statistics (the rule :func:`bootstrap_interval` uses)."""
+    if not ordered:
+        raise ValueError("percentile: no values")
+    if not 0 <= probability <= 1:
+        raise ValueError(f"probability must be between 0 and 1, not {probability}")
+    return _quantile(ordered, probability)
 
 
 def bootstrap_interval(

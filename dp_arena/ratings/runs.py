@@ -1,0 +1,484 @@
+"""Reading a run directory into what rankings are computed from: deal blocks (every
+entrant's net on each deal, grouped by the deal they share), seat-position comparisons,
+faults and prizes.
+
+A run directory (``docs/results.md``) holds ``results.json``; when it also holds the
+checkpoint store ``store.sqlite`` (every table's full deal records: cards and actions),
+each net is paired with its all-in equity net (:mod:`dp_arena.ratings.equity`).
+
+A **block** is one deal of one section of one session (a mini-match of a round robin is
+a section): every table of the section played it with the same cards in the same
+seats. Absent players are not entrants and are left out of blocks and comparisons. A bot
+is identified across events by :func:`bot_identity` of its agent spec.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from dp_arena.engine import Betting, TableRules
+from dp_arena.errors import ConfigError, HandHistoryError, RunError
+from dp_arena.ratings.equity import adjusted_nets
+from dp_arena.results import Fault, TableSessionResult
+
+__all__ = [
+    "Comparison",
+    "DealBlock",
+    "EventRecord",
+    "SeatPlay",
+    "bot_identity",
+    "load_run",
+    "table_blocks",
+]
+
+RESULTS_FILE = "results.json"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlay:
+    """One entrant's play of one deal: where it sat, its net in chips, and its net by
+    all-in equity (``None`` when the run kept no deal records)."""
+
+    player: str
+    table: int
+    seat: int
+    net: int
+    equity_net: Fraction | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DealBlock:
+    """One deal of one section of one session, as every table of the section played it
+    (``deal`` counts from 0 within the session)."""
+
+    event: str
+    session: int
+    section: int
+    deal: int
+    big_blind: int
+    plays: tuple[SeatPlay, ...]
+
+    @property
+    def key(self) -> tuple[str, int, int, int]:
+        return self.event, self.session, self.section, self.deal
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """One seat position of one section (or mini-match) of one session: its entrants,
+    best first, and their places (1 = best; players the rules could only separate by a
+    random draw share a place)."""
+
+    session: int
+    section: int
+    seat: int
+    players: tuple[str, ...]
+    places: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """What rankings need of one finished run.
+
+    ``label`` is the run directory's name; ``digest`` the SHA-256 of its
+    ``results.json``; ``finished`` the time the run finished (from ``timing.json``, for
+    ordering events), if known. ``entrants`` pairs each player with its agent spec as
+    written, ``prizes`` each player with its prize in cents."""
+
+    label: str
+    name: str
+    format: str
+    seed: int
+    digest: str
+    finished: str | None
+    entrants: tuple[tuple[str, str], ...]
+    blocks: tuple[DealBlock, ...]
+    comparisons: tuple[Comparison, ...]
+    faults: tuple[Fault, ...]
+    prizes: tuple[tuple[str, int], ...]
+    has_equity: bool
+
+    @property
+    def specs(self) -> dict[str, str]:
+        return dict(self.entrants)
+
+    def bots(self, identity: Callable[[str], str] | None = None) -> dict[str, str]:
+        """player -> bot (:func:`bot_identity` of its spec, or ``identity``)."""
+        name = identity or bot_identity
+        return {player: name(spec) for player, spec in self.entrants}
+
+
+def bot_identity(spec: str) -> str:
+    """The name a bot is ranked and rated under across events: ``name@version`` for a
+    registry bot (``registry:name@version``; ``registry:name`` stays ``name``, as the
+    version it meant is not recorded), the built-in's name for a built-in, and the spec
+    as written for anything else.
+
+    >>> bot_identity("registry:alice@3"), bot_identity("tag"), bot_identity("bots/x.py:X")
+    ('alice@3', 'tag', 'bots/x.py:X')
+    """
+    if spec.startswith("registry:"):
+        return spec[len("registry:") :]
+    return spec
+
+
+# -- reading -----------------------------------------------------------------------------
+
+
+class _Reader:
+    """Reads values out of parsed JSON, raising :class:`RunError` that names the file and
+    the path of the value at fault."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def fail(self, where: str, message: str) -> RunError:
+        return RunError(f"{self.path}: {where}: {message}")
+
+    def get(self, data: Any, key: str, where: str, kind: type | tuple[type, ...]) -> Any:
+        if not isinstance(data, dict):
+            raise self.fail(where, f"expected an object, found {type(data).__name__}")
+        if key not in data:
+            raise self.fail(f"{where}.{key}" if where else key, "missing")
+        value = data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+            expected = (
+                kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+            )
+            raise self.fail(
+                f"{where}.{key}" if where else key,
+                f"expected {expected}, found {type(value).__name__}",
+            )
+        return value
+
+
+def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
+    """Read ``run_dir``. With ``equity``, nets by all-in equity are computed from the
+    checkpoint store when the directory has one (``has_equity`` says whether it did)."""
+    path = run_dir / RESULTS_FILE
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise RunError(
+            f"{run_dir} is not a finished run directory: cannot read {path}:"
+            f" {error.strerror or error}"
+        ) from None
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise RunError(f"{path}: not valid JSON: {error}") from None
+    reader = _Reader(path)
+    event = reader.get(data, "event", "", dict)
+    label = run_dir.resolve().name
+    plan_sessions = {
+        reader.get(session, "session", "plan.sessions[]", int): session
+        for session in reader.get(reader.get(data, "plan", "", dict), "sessions", "plan", list)
+    }
+    entrants = tuple(
+        (
+            reader.get(entrant, "player", f"entrants[{index}]", str),
+            reader.get(entrant, "spec", f"entrants[{index}]", str),
+        )
+        for index, entrant in enumerate(reader.get(data, "entrants", "", list))
+    )
+    details = _store_results(run_dir) if equity else None
+    blocks: list[DealBlock] = []
+    comparisons: list[Comparison] = []
+    for index, session in enumerate(reader.get(data, "sessions", "", list)):
+        where = f"sessions[{index}]"
+        number = reader.get(session, "session", where, int)
+        plan = plan_sessions.get(number)
+        if plan is None:
+            raise reader.fail(where, f"session {number} is not in the plan")
+        kind = reader.get(session, "kind", where, str)
+        if kind == "round-robin":
+            groups = [
+                (
+                    reader.get(match, "match", f"{where}.matches[{m}]", int),
+                    match,
+                    f"{where}.matches[{m}]",
+                )
+                for m, match in enumerate(reader.get(session, "matches", where, list))
+            ]
+        elif kind == "sections":
+            groups = [
+                (
+                    reader.get(section, "section", f"{where}.sections[{s}]", int),
+                    section,
+                    f"{where}.sections[{s}]",
+                )
+                for s, section in enumerate(reader.get(session, "sections", where, list))
+            ]
+        else:
+            raise reader.fail(f"{where}.kind", f"unknown session kind {kind!r}")
+        for section_number, group, group_where in groups:
+            tables = reader.get(group, "table_results", group_where, list)
+            blocks += _section_blocks(
+                reader, label, number, section_number, plan, tables, group_where, details
+            )
+            if kind == "round-robin":
+                comparisons += _match_comparisons(
+                    reader, number, section_number, group, group_where
+                )
+        if kind == "sections":
+            for s, section in enumerate(reader.get(session, "sections", where, list)):
+                comparisons += _section_comparisons(
+                    reader, number, section, f"{where}.sections[{s}]"
+                )
+    prizes = reader.get(reader.get(data, "prizes", "", dict), "by_player", "prizes", dict)
+    try:
+        faults = tuple(Fault.from_json(fault) for fault in reader.get(data, "faults", "", list))
+    except (KeyError, TypeError, ValueError) as error:
+        raise reader.fail("faults", f"not a list of faults: {error}") from None
+    return EventRecord(
+        label=label,
+        name=reader.get(event, "name", "event", str),
+        format=reader.get(event, "format", "event", str),
+        seed=reader.get(event, "seed", "event", int),
+        digest=hashlib.sha256(raw).hexdigest(),
+        finished=_finished(run_dir),
+        entrants=entrants,
+        blocks=tuple(blocks),
+        comparisons=tuple(comparisons),
+        faults=faults,
+        prizes=tuple(sorted((str(player), int(cents)) for player, cents in prizes.items())),
+        has_equity=details is not None,
+    )
+
+
+def _finished(run_dir: Path) -> str | None:
+    try:
+        timing = json.loads((run_dir / "timing.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    finished = timing.get("finished") if isinstance(timing, dict) else None
+    return finished if isinstance(finished, str) else None
+
+
+def _store_results(run_dir: Path) -> dict[tuple[int, int, int], TableSessionResult] | None:
+    """(session, section, table) -> the table's full result, from the checkpoint store,
+    or ``None`` when the run directory has none."""
+    try:
+        from dp_arena.runner.store import RunStore
+    except ImportError:
+        return None
+    if not RunStore.path_in(run_dir).is_file():
+        return None
+    with RunStore.open(run_dir) as store:
+        return {
+            (session, section, table): result for session, section, table, result in store.results()
+        }
+
+
+def _section_blocks(
+    reader: _Reader,
+    label: str,
+    session: int,
+    section: int,
+    plan: Mapping[str, Any],
+    tables: Sequence[Any],
+    where: str,
+    details: Mapping[tuple[int, int, int], TableSessionResult] | None,
+) -> list[DealBlock]:
+    big_blind = reader.get(plan, "big_blind", f"plan.sessions[{session}]", int)
+    rows = []
+    for index, table in enumerate(tables):
+        table_where = f"{where}.table_results[{index}]"
+        number = reader.get(table, "table", table_where, int)
+        players = reader.get(table, "players", table_where, list)
+        nets = reader.get(table, "deal_nets", table_where, list)
+        for deal_index, deal in enumerate(nets):
+            if not isinstance(deal, list) or len(deal) != len(players) or sum(deal) != 0:
+                raise reader.fail(
+                    f"{table_where}.deal_nets[{deal_index}]",
+                    f"expected {len(players)} nets that sum to zero, found {deal!r}",
+                )
+        equity = None
+        if details is not None:
+            equity = _equity_nets(reader, plan, session, section, number, players, nets, details)
+        rows.append((number, players, nets, equity))
+    deal_count = min((len(nets) for _, _, nets, _ in rows), default=0)
+    if any(len(nets) != deal_count for _, _, nets, _ in rows):
+        raise reader.fail(where, "its tables played different numbers of deals")
+    blocks = []
+    for deal in range(deal_count):
+        plays = tuple(
+            SeatPlay(
+                player=player,
+                table=number,
+                seat=seat,
+                net=nets[deal][seat],
+                equity_net=None if equity is None else equity[deal][seat],
+            )
+            for number, players, nets, equity in rows
+            for seat, player in enumerate(players)
+            if player is not None
+        )
+        blocks.append(DealBlock(label, session, section, deal, big_blind, plays))
+    return blocks
+
+
+def _equity_nets(
+    reader: _Reader,
+    plan: Mapping[str, Any],
+    session: int,
+    section: int,
+    table: int,
+    players: Sequence[str | None],
+    nets: Sequence[Sequence[int]],
+    details: Mapping[tuple[int, int, int], TableSessionResult],
+) -> list[tuple[Fraction, ...]]:
+    where = f"store.sqlite: session {session}, section {section}, table {table}"
+    result = details.get((session, section, table))
+    if result is None:
+        raise RunError(f"{reader.path.parent}: {where}: missing from the checkpoint store")
+    try:
+        rules = TableRules(
+            seat_count=len(players),
+            small_blind=plan["small_blind"],
+            big_blind=plan["big_blind"],
+            betting=Betting(plan["betting"]),
+            cap=plan["cap"],
+        )
+    except (KeyError, ValueError, ConfigError) as error:
+        raise reader.fail(f"plan.sessions[{session}]", f"no table rules: {error}") from None
+    if len(result.deals) != len(nets):
+        raise RunError(
+            f"{reader.path.parent}: {where}: {len(result.deals)} deals,"
+            f" results.json has {len(nets)}"
+        )
+    adjusted = []
+    for record, recorded in zip(result.deals, nets, strict=True):
+        if tuple(record.nets) != tuple(recorded):
+            raise RunError(
+                f"{reader.path.parent}: {where}, deal {record.deal}: the store's nets"
+                f" {list(record.nets)} differ from results.json's {list(recorded)}"
+            )
+        try:
+            adjusted.append(
+                adjusted_nets(
+                    rules,
+                    button=record.button,
+                    hole_cards=record.hole_cards,
+                    board=record.board,
+                    actions=record.actions,
+                    absent=record.absent,
+                )
+            )
+        except HandHistoryError as error:
+            raise RunError(f"{reader.path.parent}: {where}, deal {record.deal}: {error}") from None
+    return adjusted
+
+
+def _section_comparisons(
+    reader: _Reader, session: int, section: Mapping[str, Any], where: str
+) -> Iterator[Comparison]:
+    number = reader.get(section, "section", where, int)
+    rows = reader.get(section, "players", where, list)
+    by_seat: dict[int, list[tuple[int, str | None, str | None]]] = {}
+    for index, row in enumerate(rows):
+        row_where = f"{where}.players[{index}]"
+        seat = reader.get(row, "seat", row_where, int)
+        rank = reader.get(row, "rank", row_where, int)
+        player = reader.get(row, "player", row_where, (str, type(None)))
+        decided_by = reader.get(row, "decided_by", row_where, (str, type(None)))
+        by_seat.setdefault(seat, []).append((rank, player, decided_by))
+    for seat in sorted(by_seat):
+        players: list[str] = []
+        places: list[int] = []
+        place = 0
+        for rank, player, decided_by in sorted(by_seat[seat], key=lambda item: item[0]):
+            # A seeded draw is not a result: players it separated share a place.
+            if decided_by != "draw" or not places:
+                place = rank
+            if player is not None:
+                players.append(player)
+                places.append(place)
+        if len(players) >= 2:
+            yield Comparison(session, number, seat, tuple(players), _dense(places))
+
+
+def _match_comparisons(
+    reader: _Reader, session: int, match: int, data: Mapping[str, Any], where: str
+) -> Iterator[Comparison]:
+    for index, comparison in enumerate(reader.get(data, "comparisons", where, list)):
+        comparison_where = f"{where}.comparisons[{index}]"
+        seat = reader.get(comparison, "seat", comparison_where, int)
+        players = reader.get(comparison, "players", comparison_where, list)
+        chips = reader.get(comparison, "total_chips", comparison_where, list)
+        entries = sorted(
+            (
+                (total, player)
+                for player, total in zip(players, chips, strict=True)
+                if player is not None
+            ),
+            key=lambda entry: -entry[0],
+        )
+        if len(entries) >= 2:
+            places = [1 + sum(other > total for other, _ in entries) for total, _ in entries]
+            yield Comparison(
+                session, match, seat, tuple(player for _, player in entries), _dense(places)
+            )
+
+
+def _dense(places: Sequence[int]) -> tuple[int, ...]:
+    """Places renumbered 1, 2, ... among the players kept (ties keep sharing a place)."""
+    order = sorted(set(places))
+    return tuple(1 + order.index(place) for place in places)
+
+
+def table_blocks(
+    label: str,
+    tables: Sequence[TableSessionResult],
+    rules: TableRules,
+    *,
+    session: int = 1,
+    section: int = 1,
+    equity: bool = False,
+) -> list[DealBlock]:
+    """The blocks of mirrored tables that played the same deals (a duplicate match, or a
+    section played outside an event): deal ``d`` of every table is one block, players are
+    the tables' player names (absent seats of each deal left out). With ``equity`` the
+    all-in equity nets are computed from the deal records."""
+    if not tables:
+        return []
+    deal_count = len(tables[0].deals)
+    if any(len(table.deals) != deal_count for table in tables):
+        raise ValueError("mirrored tables must have played the same number of deals")
+    blocks = []
+    for deal in range(deal_count):
+        plays = []
+        for number, table in enumerate(tables, start=1):
+            record = table.deals[deal]
+            adjusted = (
+                adjusted_nets(
+                    rules,
+                    button=record.button,
+                    hole_cards=record.hole_cards,
+                    board=record.board,
+                    actions=record.actions,
+                    absent=record.absent,
+                )
+                if equity
+                else None
+            )
+            for seat, player in enumerate(record.players):
+                if seat in record.absent:
+                    continue
+                plays.append(
+                    SeatPlay(
+                        player=player,
+                        table=number,
+                        seat=seat,
+                        net=record.nets[seat],
+                        equity_net=None if adjusted is None else adjusted[seat],
+                    )
+                )
+        blocks.append(DealBlock(label, session, section, deal, rules.big_blind, tuple(plays)))
+    return blocks
