@@ -1,0 +1,124 @@
+"""``dp-arena leaderboard``: rankings with uncertainty and ratings from finished runs.
+
+``dp-arena leaderboard publish RUN_DIR... --out leaderboards/NAME`` writes
+``leaderboard.json``, ``README.md`` and ``index.html`` (see ``docs/rankings.md``);
+``dp-arena leaderboard show RUN_DIR...`` prints the same ranking as a Markdown table
+without writing anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    publish = actions.add_parser(
+        "publish",
+        help="write leaderboard.json, README.md and index.html",
+        description="Compute the leaderboard of finished runs and write it as JSON, Markdown"
+        " and a self-contained HTML page.",
+    )
+    _common(publish)
+    publish.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="DIR",
+        help="the folder to write, e.g. leaderboards/NAME",
+    )
+    publish.add_argument("--title", help="the leaderboard's title (default: the folder's name)")
+    show = actions.add_parser(
+        "show",
+        help="print the ranking as a Markdown table",
+        description="Print the leaderboard of finished runs as Markdown (nothing is written).",
+    )
+    _common(show)
+    show.add_argument("--title", default="Leaderboard", help="the title printed")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "run_dirs", nargs="+", type=Path, metavar="RUN_DIR", help="finished run directories"
+    )
+    parser.add_argument(
+        "--by",
+        choices=("bot", "player"),
+        default="bot",
+        help="rank bots (entrants of the same bot pooled; default) or every player apart",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap's resampling (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--resamples", type=int, default=1000, help="bootstrap resamples (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=50.0,
+        metavar="MBB",
+        help="report the deals needed to separate bots this far apart, in mbb/deal"
+        " (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--tau",
+        type=float,
+        default=0.0,
+        help="rating drift per game (OpenSkill tau); 0 for bots that do not change (default)",
+    )
+    parser.add_argument(
+        "--no-equity",
+        action="store_true",
+        help="skip the all-in equity adjustment (faster on very large runs)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from dp_arena.errors import DPArenaError
+    from dp_arena.leaderboard.markdown import render_markdown
+    from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
+    from dp_arena.leaderboard.publish import write_leaderboard
+    from dp_arena.ratings.skill import RatingSettings
+
+    command = f"dp-arena leaderboard {args.action}"
+    try:
+        title = args.title or (
+            args.out.resolve().name if args.action == "publish" else "Leaderboard"
+        )
+        options = LeaderboardOptions(
+            title=title,
+            by=args.by,
+            seed=args.seed,
+            resamples=args.resamples,
+            margin=args.margin,
+            equity=not args.no_equity,
+            rating=RatingSettings(tau=args.tau),
+        )
+        events = load_runs(args.run_dirs, equity=options.equity)
+        data = build_leaderboard(events, options)
+    except (DPArenaError, ValueError) as error:
+        print(f"{command}: {error}", file=sys.stderr)
+        return 2
+    if args.action == "show":
+        print(render_markdown(data), end="")
+        return 0
+    try:
+        files = write_leaderboard(data, args.out)
+    except OSError as error:
+        print(f"{command}: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
+        return 2
+    leader = data["ranking"][0]
+    print(
+        f"{len(data['events'])} event(s), {data['deals']:,} deals, {len(data['ranking'])} ranked;"
+        f" first: {leader['name']} ({leader['mbb_per_deal']:+,.1f} mbb/deal,"
+        f" P(1st) {leader['p_first']:.0%})"
+    )
+    for path in files:
+        print(f"wrote {path}")
+    return 0

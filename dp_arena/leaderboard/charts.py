@@ -1,0 +1,365 @@
+"""Charts for the leaderboard page as inline SVG text: confidence-interval bars, rating
+histories and score histograms.
+
+Every element is built by :func:`element`, which escapes every attribute value and
+every text: bot names (untrusted) can only ever be text. Colours are SVG presentation
+attributes, not ``style`` attributes, so the page's content security policy can forbid
+inline styles.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["PALETTE", "ci_chart", "color", "distribution_chart", "element", "history_chart", "text"]
+
+# Colour-blind-friendly (Okabe-Ito) first, then darker tones.
+PALETTE = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#56b4e9",
+    "#d55e00",
+    "#f0e442",
+    "#000000",
+    "#7f3c8d",
+    "#11a579",
+    "#3969ac",
+    "#e73f74",
+)
+LABEL_CHARACTERS = 28  # longer names are cut (with an ellipsis) inside charts only
+
+
+def text(value: Any) -> str:
+    """``value`` as escaped text for HTML or SVG content and attribute values."""
+    return html.escape(str(value), quote=True)
+
+
+def element(tag: str, content: str | None = None, **attributes: Any) -> str:
+    """An SVG element; attribute names use ``_`` for ``-`` (``stroke_width``) and values
+    are escaped; ``content`` is escaped text (``None``: an empty element)."""
+    attrs = "".join(
+        f' {name.rstrip("_").replace("_", "-")}="{text(_value(value))}"'
+        for name, value in attributes.items()
+    )
+    if content is None:
+        return f"<{tag}{attrs}/>"
+    return f"<{tag}{attrs}>{text(content)}</{tag}>"
+
+
+def _value(value: Any) -> str:
+    """Numbers with two decimals at most and no trailing zeros (stable and compact)."""
+    if isinstance(value, float):
+        formatted = f"{value:.2f}".rstrip("0").rstrip(".")
+        return "0" if formatted in ("-0", "") else formatted
+    return str(value)
+
+
+def _svg(width: int, height: int, css_class: str, title: str, body: list[str]) -> str:
+    return (
+        f'<svg class="{css_class}" role="img" viewBox="0 0 {width} {height}" width="{width}"'
+        f' height="{height}" xmlns="http://www.w3.org/2000/svg">'
+        + element("title", title)
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def label(name: str) -> str:
+    """A name shortened for a chart (escaped later, by :func:`element`)."""
+    return name if len(name) <= LABEL_CHARACTERS else name[: LABEL_CHARACTERS - 1] + "…"
+
+
+def color(index: int) -> str:
+    return PALETTE[index % len(PALETTE)]
+
+
+def _ticks(low: float, high: float, count: int = 6) -> list[float]:
+    """Round tick values covering ``low``..``high``."""
+    span = high - low
+    if span <= 0:
+        return [low]
+    raw = span / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    ticks = []
+    value = math.ceil(low / step) * step
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 10) + 0.0)
+        value += step
+    return ticks
+
+
+def _tick_text(value: float) -> str:
+    return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.1f}"
+
+
+def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
+    """A forest plot: per row (``name``, ``color``, ``mean``, ``low``, ``high``, optional
+    ``equity_mean``/``equity_low``/``equity_high``) a dot at the mean and a bar over the
+    interval; a vertical line at zero."""
+    row_height, left, right, top, bottom, width = 26, 210, 30, 34, 34, 760
+    height = top + bottom + row_height * max(1, len(rows))
+    values = [0.0]
+    for row in rows:
+        for key in ("low", "high", "equity_low", "equity_high"):
+            if row.get(key) is not None:
+                values.append(row[key])
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.05 or 1.0
+    low, high = low - pad, high + pad
+
+    def x(value: float) -> float:
+        return left + (value - low) / (high - low) * (width - left - right)
+
+    body = []
+    for tick in _ticks(low, high):
+        body.append(
+            element(
+                "line",
+                x1=x(tick),
+                x2=x(tick),
+                y1=top - 6,
+                y2=height - bottom,
+                stroke="#e3e3e3",
+                stroke_width=1,
+            )
+        )
+        body.append(
+            element(
+                "text",
+                _tick_text(tick),
+                x=x(tick),
+                y=height - bottom + 18,
+                text_anchor="middle",
+                font_size=11,
+                fill="#555",
+            )
+        )
+    body.append(
+        element(
+            "line",
+            x1=x(0),
+            x2=x(0),
+            y1=top - 10,
+            y2=height - bottom,
+            stroke="#888",
+            stroke_width=1.5,
+        )
+    )
+    adjusted = any(row.get("equity_mean") is not None for row in rows)
+    for index, row in enumerate(rows):
+        y = top + row_height * index + row_height / 2
+        hue = row["color"]
+        body.append(
+            element(
+                "text",
+                label(row["name"]),
+                x=left - 10,
+                y=y + 4,
+                text_anchor="end",
+                font_size=13,
+                fill="#222",
+            )
+        )
+        if row.get("equity_mean") is not None:
+            lower = y + 7
+            body.append(
+                element(
+                    "line",
+                    x1=x(row["equity_low"]),
+                    x2=x(row["equity_high"]),
+                    y1=lower,
+                    y2=lower,
+                    stroke=hue,
+                    stroke_width=2,
+                    stroke_dasharray="4 3",
+                    opacity=0.7,
+                )
+            )
+            body.append(
+                element(
+                    "rect",
+                    x=x(row["equity_mean"]) - 3.5,
+                    y=lower - 3.5,
+                    width=7,
+                    height=7,
+                    fill="#fff",
+                    stroke=hue,
+                    stroke_width=1.5,
+                )
+            )
+            y -= 4
+        body.append(
+            element(
+                "line",
+                x1=x(row["low"]),
+                x2=x(row["high"]),
+                y1=y,
+                y2=y,
+                stroke=hue,
+                stroke_width=4,
+                stroke_linecap="round",
+            )
+        )
+        body.append(
+            element(
+                "circle", cx=x(row["mean"]), cy=y, r=5, fill=hue, stroke="#fff", stroke_width=1.5
+            )
+        )
+    caption = "mbb per deal (dot: mean; bar: 95% interval"
+    caption += "; dashed: all-in equity adjusted)" if adjusted else ")"
+    body.append(
+        element(
+            "text",
+            caption,
+            x=(left + width - right) / 2,
+            y=height - 4,
+            text_anchor="middle",
+            font_size=12,
+            fill="#333",
+        )
+    )
+    return _svg(width, height, "chart", title, body)
+
+
+def history_chart(
+    series: Sequence[tuple[str, str, Sequence[tuple[int, float]]]], *, events: int, title: str
+) -> str:
+    """Lines of (event index, value) per (name, colour, points) series, events
+    1..``events`` on x."""
+    width, height, left, right, top, bottom = 760, 320, 60, 190, 20, 40
+    values = [value for _, _, points in series for _, value in points] or [0.0]
+    low, high = min(values), max(values)
+    pad = (high - low) * 0.08 or 1.0
+    low, high = low - pad, high + pad
+    span = max(1, events - 1)
+
+    def x(index: int) -> float:
+        return left + (index - 1) / span * (width - left - right)
+
+    def y(value: float) -> float:
+        return top + (high - value) / (high - low) * (height - top - bottom)
+
+    body = []
+    for tick in _ticks(low, high, 5):
+        body.append(
+            element(
+                "line",
+                x1=left,
+                x2=width - right,
+                y1=y(tick),
+                y2=y(tick),
+                stroke="#e3e3e3",
+                stroke_width=1,
+            )
+        )
+        body.append(
+            element(
+                "text",
+                _tick_text(tick),
+                x=left - 8,
+                y=y(tick) + 4,
+                text_anchor="end",
+                font_size=11,
+                fill="#555",
+            )
+        )
+    for tick in sorted({round(t) for t in _ticks(1, events, min(events, 10))} | {1, events}):
+        if 1 <= tick <= events:
+            body.append(
+                element(
+                    "text",
+                    tick,
+                    x=x(tick),
+                    y=height - bottom + 16,
+                    text_anchor="middle",
+                    font_size=11,
+                    fill="#555",
+                )
+            )
+    for index, (name, hue, points) in enumerate(series):
+        if len(points) > 1:
+            coordinates = " ".join(f"{_value(x(event))},{_value(y(v))}" for event, v in points)
+            body.append(
+                element("polyline", points=coordinates, fill="none", stroke=hue, stroke_width=2)
+            )
+        for event, value in points:
+            body.append(element("circle", cx=x(event), cy=y(value), r=2.5, fill=hue))
+        legend_y = top + 8 + 18 * index
+        body.append(
+            element("rect", x=width - right + 14, y=legend_y - 9, width=12, height=12, fill=hue)
+        )
+        body.append(
+            element(
+                "text", label(name), x=width - right + 32, y=legend_y + 1, font_size=12, fill="#222"
+            )
+        )
+    body.append(
+        element(
+            "text",
+            "event",
+            x=(left + width - right) / 2,
+            y=height - 6,
+            text_anchor="middle",
+            font_size=12,
+            fill="#333",
+        )
+    )
+    return _svg(width, height, "chart", title, body)
+
+
+def distribution_chart(
+    name: str, edges: Sequence[float], counts: Sequence[int], *, hue: str
+) -> str:
+    """A small histogram of one competitor's block scores over ``edges``."""
+    width, height, left, right, top, bottom = 250, 120, 8, 8, 22, 22
+    tallest = max(counts) if counts and max(counts) > 0 else 1
+    bar = (width - left - right) / max(1, len(counts))
+    body = [element("text", label(name), x=left, y=14, font_size=12, fill="#222")]
+    for position, count in enumerate(counts):
+        bar_height = count / tallest * (height - top - bottom)
+        body.append(
+            element(
+                "rect",
+                x=left + position * bar,
+                y=height - bottom - bar_height,
+                width=max(bar - 1, 1.0),
+                height=bar_height,
+                fill=hue,
+            )
+        )
+    if edges and edges[0] < 0 < edges[-1]:
+        zero = left + (0 - edges[0]) / (edges[-1] - edges[0]) * (width - left - right)
+        body.append(
+            element(
+                "line",
+                x1=zero,
+                x2=zero,
+                y1=top,
+                y2=height - bottom,
+                stroke="#444",
+                stroke_width=1,
+                stroke_dasharray="2 2",
+            )
+        )
+    if edges:
+        body.append(
+            element("text", _tick_text(edges[0]), x=left, y=height - 6, font_size=10, fill="#555")
+        )
+        body.append(
+            element(
+                "text",
+                _tick_text(edges[-1]),
+                x=width - right,
+                y=height - 6,
+                font_size=10,
+                text_anchor="end",
+                fill="#555",
+            )
+        )
+    return _svg(width, height, "small", f"block scores of {name}", body)

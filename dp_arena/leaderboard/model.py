@@ -1,0 +1,327 @@
+"""The content of a leaderboard, as plain JSON data: computed from finished runs by the
+ratings package, and written out as JSON, Markdown and HTML by the other modules here.
+
+The data is the single source of every published file (``leaderboard.json`` *is* it),
+so the three files always agree. Numbers are rounded to a thousandth (of an mbb, of a
+rating point) so that the files are stable and readable; nothing in them depends on the
+time or the machine, so the same runs and options give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
+from dp_arena.ratings.runs import EventRecord, load_run
+from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
+from dp_arena.ratings.uncertainty import Ranking, rank_with_uncertainty
+
+__all__ = ["LEADERBOARD_VERSION", "LeaderboardOptions", "build_leaderboard", "load_runs"]
+
+LEADERBOARD_VERSION = 1
+HISTOGRAM_BINS = 21
+MAX_FAULTS_LISTED = 50  # per bot; the counts by kind are always complete
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardOptions:
+    """How a leaderboard is computed: its ``title``; ``by`` ``"bot"`` (entrants of the
+    same bot pooled) or ``"player"`` (every entrant apart); the bootstrap's ``seed``,
+    ``resamples`` and ``confidence``; the ``margin`` in mbb per deal for which the deals
+    needed to separate two bots are reported; whether to compute the all-in ``equity``
+    adjustment; and the rating model's settings."""
+
+    title: str = "Leaderboard"
+    by: str = "bot"
+    seed: int = 0
+    resamples: int = 1000
+    confidence: float = 0.95
+    margin: float = 50.0
+    equity: bool = True
+    rating: RatingSettings = field(default_factory=RatingSettings)
+
+    def __post_init__(self) -> None:
+        if self.by not in ("bot", "player"):
+            raise ValueError(f"by must be 'bot' or 'player', not {self.by!r}")
+        if self.resamples < 2:
+            raise ValueError(f"resamples must be at least 2, not {self.resamples}")
+        if not self.margin > 0:
+            raise ValueError(f"margin must be positive, not {self.margin}")
+
+
+def load_runs(run_dirs: Sequence[Path], *, equity: bool = True) -> list[EventRecord]:
+    """The events of ``run_dirs``, in rating order (:func:`order_events`)."""
+    events = [load_run(run_dir, equity=equity) for run_dir in run_dirs]
+    labels = [event.label for event in events]
+    for label in labels:
+        if labels.count(label) > 1:
+            raise ValueError(f"two run directories are both named {label!r}; rename one")
+    digests = [event.digest for event in events]
+    for event in events:
+        if digests.count(event.digest) > 1:
+            raise ValueError(f"run {event.label!r} is given twice (identical results.json)")
+    return order_events(events)
+
+
+def _round(value: float | None, digits: int = 3) -> float | None:
+    return None if value is None else round(value, digits) + 0.0  # + 0.0: no "-0.0"
+
+
+def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions) -> dict[str, Any]:
+    """The leaderboard of ``events`` (in rating order) as JSON data."""
+    if not events:
+        raise ValueError("a leaderboard needs at least one finished run")
+    competitor = _competitor(events, options.by)
+    blocks = [block for event in events for block in event.blocks]
+    matrix = score_matrix(blocks, competitor)
+    ranking = rank_with_uncertainty(
+        matrix, seed=options.seed, resamples=options.resamples, confidence=options.confidence
+    )
+    equity_ranking = None
+    if options.equity and all(event.has_equity for event in events):
+        equity_matrix = score_matrix(blocks, competitor, equity=True)
+        equity_ranking = rank_with_uncertainty(
+            equity_matrix,
+            seed=options.seed,
+            resamples=options.resamples,
+            confidence=options.confidence,
+        )
+    ratings = rate_events(events, options.rating)
+    return {
+        "leaderboard_version": LEADERBOARD_VERSION,
+        "title": options.title,
+        "unit": "mbb/deal",
+        "ranked_by": options.by,
+        "settings": {
+            "bootstrap_seed": options.seed,
+            "resamples": options.resamples,
+            "confidence": options.confidence,
+            "margin_mbb": options.margin,
+            "equity": equity_ranking is not None,
+            "rating": {
+                "model": "openskill PlackettLuce",
+                "mu": options.rating.mu,
+                "sigma": options.rating.sigma,
+                "beta": options.rating.beta,
+                "tau": options.rating.tau,
+            },
+        },
+        "deals": len(matrix.blocks),
+        "events": [_event_json(event) for event in events],
+        "ranking": _ranking_json(events, ranking, equity_ranking, ratings, options, competitor),
+        "pairwise": {
+            "order": list(ranking.names),
+            "p_beats": [[_round(value) for value in row] for row in ranking.beats],
+        },
+        "separation": _separation_json(ranking, options.margin),
+        "ratings": _ratings_json(ratings),
+        "distributions": _distributions_json(matrix, ranking.names),
+        "competitors": _competitors_json(events, ranking.names, competitor),
+    }
+
+
+def _competitor(events: Sequence[EventRecord], by: str) -> Any:
+    if by == "player":
+        return lambda player: player
+    return _BotOf(events)
+
+
+class _BotOf:
+    """player -> bot, from every event's entrants: a player name must mean the same bot
+    in every run it appears in (it is refused otherwise)."""
+
+    def __init__(self, events: Sequence[EventRecord]) -> None:
+        self.bots: dict[str, str] = {}
+        for event in events:
+            for player, bot in event.bots().items():
+                known = self.bots.setdefault(player, bot)
+                if known != bot:
+                    raise ValueError(
+                        f"player {player!r} is {known!r} in one run and {bot!r} in"
+                        f" {event.label!r}; rank these runs separately or by player"
+                    )
+
+    def __call__(self, player: str) -> str:
+        return self.bots[player]
+
+
+def _event_json(event: EventRecord) -> dict[str, Any]:
+    return {
+        "label": event.label,
+        "name": event.name,
+        "format": event.format,
+        "seed": event.seed,
+        "results_sha256": event.digest,
+        "deals": len(event.blocks),
+        "entrants": len(event.entrants),
+        "equity": event.has_equity,
+    }
+
+
+def _ranking_json(
+    events: Sequence[EventRecord],
+    ranking: Ranking,
+    equity_ranking: Ranking | None,
+    ratings: Ratings,
+    options: LeaderboardOptions,
+    competitor: Any,
+) -> list[dict[str, Any]]:
+    faults: dict[str, dict[str, int]] = {}
+    prizes: dict[str, int] = {}
+    for event in events:
+        for fault in event.faults:
+            counts = faults.setdefault(competitor(fault.player), {})
+            counts[fault.kind.value] = counts.get(fault.kind.value, 0) + 1
+        for player, cents in event.prizes:
+            prizes[competitor(player)] = prizes.get(competitor(player), 0) + cents
+    rated = {rating.bot: rating for rating in ratings.bots}
+    rows = []
+    for entry in ranking.entries:
+        bot = entry.name if options.by == "bot" else _bot_of(events, entry.name)
+        rating = rated.get(bot)
+        equity = None
+        if equity_ranking is not None:
+            adjusted = equity_ranking.entry(entry.name)
+            equity = {
+                "rank": adjusted.rank,
+                "mbb_per_deal": _round(adjusted.mean),
+                "ci": [_round(adjusted.low), _round(adjusted.high)],
+                "std_error": _round(adjusted.error),
+            }
+        rows.append(
+            {
+                "rank": entry.rank,
+                "name": entry.name,
+                "bot": bot,
+                "mbb_per_deal": _round(entry.mean),
+                "ci": [_round(entry.low), _round(entry.high)],
+                "std_error": _round(entry.error),
+                "std_dev_per_deal": _round(entry.deviation),
+                "rank_interval": [entry.rank_low, entry.rank_high],
+                "p_first": _round(entry.first),
+                "deals": entry.blocks,
+                "plays": entry.plays,
+                "equity": equity,
+                "rating": None
+                if rating is None
+                else {
+                    "mu": _round(rating.mu),
+                    "sigma": _round(rating.sigma),
+                    "ordinal": _round(rating.ordinal),
+                },
+                "faults": dict(sorted(faults.get(entry.name, {}).items())),
+                "prize_cents": prizes.get(entry.name, 0),
+            }
+        )
+    return rows
+
+
+def _bot_of(events: Sequence[EventRecord], player: str) -> str:
+    for event in events:
+        bots = event.bots()
+        if player in bots:
+            return bots[player]
+    return player
+
+
+def _separation_json(ranking: Ranking, margin: float) -> list[dict[str, Any]]:
+    """Each pair of neighbours in the ranking: their gap, how sure the order is, and the
+    deals an event would need to separate them (at their gap and at ``margin``)."""
+    rows = []
+    for better, worse in zip(ranking.entries, ranking.entries[1:], strict=False):
+        gap = better.mean - worse.mean
+        rows.append(
+            {
+                "better": better.name,
+                "worse": worse.name,
+                "gap_mbb": _round(gap),
+                "p_better_beats_worse": _round(ranking.p_beats(better.name, worse.name)),
+                "deals_for_gap": ranking.deals_to_separate(better.name, worse.name, gap)
+                if gap > 0
+                else None,
+                "deals_for_margin": ranking.deals_to_separate(better.name, worse.name, margin),
+            }
+        )
+    return rows
+
+
+def _ratings_json(ratings: Ratings) -> list[dict[str, Any]]:
+    return [
+        {
+            "bot": rating.bot,
+            "mu": _round(rating.mu),
+            "sigma": _round(rating.sigma),
+            "ordinal": _round(rating.ordinal),
+            "games": rating.games,
+            "events": rating.events,
+            "history": [
+                {
+                    "index": point.index,
+                    "event": point.event,
+                    "mu": _round(point.mu),
+                    "sigma": _round(point.sigma),
+                    "ordinal": _round(point.ordinal),
+                }
+                for point in ratings.history_of(rating.bot)
+            ],
+        }
+        for rating in ratings.bots
+    ]
+
+
+def _distributions_json(matrix: ScoreMatrix, order: Sequence[str]) -> dict[str, Any]:
+    """Histograms of every competitor's block scores on common bins (the central 98% of
+    all scores; the outer bins also hold everything beyond them)."""
+    everything = sorted(score for column in matrix.scores for score in column if score is not None)
+    if not everything:
+        return {"edges": [], "counts": {}}
+    low = everything[int(0.01 * (len(everything) - 1))]
+    high = everything[int(0.99 * (len(everything) - 1))]
+    if high <= low:
+        low, high = low - 1, high + 1
+    width = (high - low) / HISTOGRAM_BINS
+    edges = [_round(low + width * index) for index in range(HISTOGRAM_BINS + 1)]
+    counts = {}
+    for name in order:
+        bins = [0] * HISTOGRAM_BINS
+        for score in matrix.played(name):
+            bins[min(HISTOGRAM_BINS - 1, max(0, int((score - low) // width)))] += 1
+        counts[name] = bins
+    return {"edges": edges, "counts": counts}
+
+
+def _competitors_json(
+    events: Sequence[EventRecord], order: Sequence[str], competitor: Any
+) -> list[dict[str, Any]]:
+    details = []
+    for name in order:
+        entrants = []
+        faults = []
+        fault_total = 0
+        for event in events:
+            for player, spec in event.entrants:
+                if competitor(player) == name:
+                    entrants.append({"event": event.label, "player": player, "spec": spec})
+            for fault in event.faults:
+                if competitor(fault.player) != name:
+                    continue
+                fault_total += 1
+                if len(faults) < MAX_FAULTS_LISTED:
+                    faults.append(
+                        {
+                            "event": event.label,
+                            "player": fault.player,
+                            "kind": fault.kind.value,
+                            "deal": fault.deal,
+                            "street": fault.street,
+                            "detail": fault.detail,
+                            "substituted": fault.substituted,
+                        }
+                    )
+        details.append(
+            {"name": name, "entrants": entrants, "faults": faults, "fault_total": fault_total}
+        )
+    return details

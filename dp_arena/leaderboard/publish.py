@@ -1,0 +1,54 @@
+"""Publishing: finished runs in, ``leaderboard.json``, ``README.md`` and ``index.html`` out.
+
+The three files are rendered from the same data and written atomically; for the same
+runs and options they are byte-identical, wherever and whenever they are published.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dp_arena.leaderboard.markdown import render_markdown
+from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
+from dp_arena.leaderboard.page import render_page
+from dp_arena.tournament.event import write_atomic
+
+__all__ = ["FILES", "Published", "publish", "write_leaderboard"]
+
+FILES = ("leaderboard.json", "README.md", "index.html")
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    out: Path
+    data: dict[str, Any]
+    files: tuple[Path, ...]
+
+
+def leaderboard_json(data: dict[str, Any]) -> str:
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def write_leaderboard(data: dict[str, Any], out: Path) -> tuple[Path, ...]:
+    """Write the three files of ``data`` into ``out`` (created if needed)."""
+    texts = (leaderboard_json(data), render_markdown(data), render_page(data))
+    paths = []
+    for name, content in zip(FILES, texts, strict=True):
+        path = out / name
+        write_atomic(path, content)
+        paths.append(path)
+    return tuple(paths)
+
+
+def publish(
+    run_dirs: Sequence[Path], out: Path, options: LeaderboardOptions | None = None
+) -> Published:
+    """Compute the leaderboard of ``run_dirs`` and write it into ``out``."""
+    options = options or LeaderboardOptions()
+    events = load_runs(run_dirs, equity=options.equity)
+    data = build_leaderboard(events, options)
+    return Published(out, data, write_leaderboard(data, out))
