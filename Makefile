@@ -38,7 +38,8 @@ bench-scale: $(STAMP)
 	$(BIN)/python -m bench scale
 
 lint: $(STAMP)
-	$(BIN)/ruff check dp_arena agents tests bench
+	$(BIN)/ruff check dp_arena agents tests bench examples
+	$(BIN)/ruff format --check dp_arena agents tests bench examples
 	$(BIN)/mypy
 
 clean:
