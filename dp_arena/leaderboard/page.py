@@ -237,15 +237,19 @@ def _competitor_section(index: int, details: dict[str, Any], row: dict[str, Any]
         f" {'–' if spread is None else f'{spread:,.0f}'} mbb; prize money"
         f" {_money(row['prize_cents'])}. Faults: {counts}."
     )
+    runs: dict[tuple[str, str], list[str]] = {}
+    for entrant in details["entrants"]:
+        runs.setdefault((entrant["player"], entrant["spec"]), []).append(entrant["event"])
     entrants = _table(
-        [("Run", "name"), ("Entrant", "name"), ("Agent spec", "name")],
+        [("Entrant", "name"), ("Agent spec", "name"), "Runs", ("In", "detail")],
         [
             [
-                Cell(e["event"], css="name"),
-                Cell(e["player"], css="name"),
-                Cell(e["spec"], css="name"),
+                Cell(player, css="name"),
+                Cell(spec, css="name"),
+                Cell(len(labels), len(labels)),
+                Cell(", ".join(labels), css="detail"),
             ]
-            for e in details["entrants"]
+            for (player, spec), labels in runs.items()
         ],
     )
     faults = ""

@@ -40,6 +40,7 @@ def write_leaderboard(data: dict[str, Any], out: Path) -> tuple[Path, ...]:
     for name, content in zip(FILES, texts, strict=True):
         path = out / name
         write_atomic(path, content)
+        path.chmod(0o644)  # published to be read by anyone (a temporary file is 0600)
         paths.append(path)
     return tuple(paths)
 
