@@ -120,6 +120,7 @@ class RunOutcome:
     deals_from_store: int
     seconds: float
     driver_peak_kib: int
+    driver_cpu_seconds: float = 0.0
     worker_peaks_kib: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -252,6 +253,7 @@ def continue_run(
                 log.write(f"Ray's logs: {ray_logs} (copied to logs/ray at the end)")
             checkpoint = CheckpointExecutor(executor, store, progress=progress, log=log)
             started = time.perf_counter()
+            cpu_started = time.process_time()
             try:
                 event = run_event(
                     config, run_dir, executor=checkpoint, progress=None, histories=histories
@@ -262,6 +264,7 @@ def continue_run(
             finally:
                 progress.finish()
             seconds = time.perf_counter() - started
+            cpu_seconds = time.process_time() - cpu_started
             worker_peaks = dict(getattr(executor, "worker_peaks_kib", {}))
         store.checkpoint()
     finally:
@@ -276,6 +279,7 @@ def continue_run(
         deals_from_store=progress.deals_stored,
         seconds=seconds,
         driver_peak_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        driver_cpu_seconds=cpu_seconds,
         worker_peaks_kib=worker_peaks,
     )
     log.write(outcome.report())
@@ -300,6 +304,7 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
         if outcome.deals_per_second
         else None,
         "driver_peak_rss_kib": outcome.driver_peak_kib,
+        "driver_cpu_seconds": round(outcome.driver_cpu_seconds, 3),
         "worker_peak_rss_kib": dict(sorted(outcome.worker_peaks_kib.items())),
     }
     write_atomic(run_dir / "runner.json", json.dumps(figures, indent=2, sort_keys=True) + "\n")

@@ -37,7 +37,7 @@ from typing import Any
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
 from dp_arena.runner.fingerprint import code_version, package_folder
-from dp_arena.runner.worker import run_batch
+from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 
 __all__ = ["RayExecutor"]
@@ -145,12 +145,16 @@ class RayExecutor:
                 else f"join the Ray cluster at {self.address}"
             )
             raise RunError(f"cannot {where}: {error}") from None
-        self.startup_seconds = time.perf_counter() - started
         cluster_cpus = int(ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
         self.capacity = self.workers if self.workers is not None else max(1, cluster_cpus)
         if self._embedded:
             self.capacity = min(self.capacity, cluster_cpus)
         self._remote = ray.remote(num_cpus=1, max_retries=self.max_retries)(run_batch)
+        # Start the workers and let them import the engine now, all at once, so start-up
+        # is measured as start-up and not billed to the first table-sessions.
+        warm = ray.remote(num_cpus=1)(warm_up)
+        ray.get([warm.remote() for _ in range(self.capacity)])
+        self.startup_seconds = time.perf_counter() - started
 
     def close(self) -> None:
         """Shut down the embedded Ray, or disconnect from the cluster; copy Ray's logs

@@ -20,11 +20,18 @@ from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.tournament.units import TableUnit, run_unit
 
-__all__ = ["run_batch"]
+__all__ = ["run_batch", "warm_up"]
 
 # The source this worker process loaded: hashed at its first batch and kept, so a worker
 # left running across an upgrade of the files still answers with what it runs.
 _loaded_version: str | None = None
+
+
+def warm_up() -> int:
+    """Nothing: importing this module (the engine, its evaluator's tables, the agent API)
+    is the work. Run once per worker at start-up, so that start-up is not billed to the
+    first table-sessions. The worker's process id."""
+    return os.getpid()
 
 
 def run_batch(units: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from dp_arena.runner import ExecutorOptions, start_run
+from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.ray_executor import RayExecutor
 from dp_arena.tournament.config import load_config
 
@@ -223,3 +224,22 @@ def test_results_from_another_dp_arena_are_refused() -> None:
         executor.check_worker({**here, "host": "node-2", "code_version": "b" * 64})
     with pytest.raises(RunError, match="install the same dp-arena on every node"):
         executor.check_worker({**here, "package": "/elsewhere/dp_arena", "code_version": "b" * 64})
+
+
+def test_a_serial_run_resumes_on_ray(
+    ray_head: str, tmp_path: Path, fixed_code_version: None
+) -> None:
+    """The store does not care which executor filled it: a serial run whose last
+    table-sessions are missing (as if killed) is finished on the cluster."""
+    config = write_config(tmp_path, players=16, seed=31)
+    reference = reference_results(config, tmp_path / "reference")
+    run_dir = tmp_path / "run"
+    start_run(load_config(config), run_dir, ExecutorOptions("serial"), quiet=True)
+    (run_dir / "results.json").unlink()
+    with contextlib.closing(sqlite3.connect(run_dir / "store.sqlite")) as connection, connection:
+        total = connection.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+        connection.execute("DELETE FROM units WHERE session >= 2")
+        kept = connection.execute("SELECT COUNT(*) FROM units").fetchone()[0]
+    outcome = resume_run(run_dir, ExecutorOptions("ray", 2, ray_head), quiet=True)
+    assert (outcome.units_from_store, outcome.units_played) == (kept, total - kept)
+    assert (run_dir / "results.json").read_bytes() == reference

@@ -164,14 +164,6 @@ def test_a_run_killed_inside_or_right_after_a_commit_resumes_to_the_same_results
 
 
 @pytest.fixture()
-def fixed_code_version(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tests below run start and resume in this process while the working tree may
-    change under them; they check configs and bots, so the code version stands still."""
-    monkeypatch.setattr("dp_arena.runner.launch.code_version", lambda: "1" * 64)
-    monkeypatch.setattr("dp_arena.runner.resume.code_version", lambda: "1" * 64)
-
-
-@pytest.fixture()
 def stopped_run(tmp_path: Path, fixed_code_version: None) -> tuple[Path, Path, Path]:
     """A run of a config with a bot file of its own, every unit stored, then results.json
     removed as if it had been killed at the very end: (run dir, config, bot file)."""
