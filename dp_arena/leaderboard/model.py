@@ -77,6 +77,11 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
     competitor = _competitor(events, options.by)
     blocks = [block for event in events for block in event.blocks]
     matrix = score_matrix(blocks, competitor)
+    if not matrix.names:
+        raise ValueError(
+            "these runs have no duplicate deals to score (a classic freezeout has no seat"
+            " positions, and a seat position needs two entrants)"
+        )
     ranking = rank_with_uncertainty(
         matrix, seed=options.seed, resamples=options.resamples, confidence=options.confidence
     )

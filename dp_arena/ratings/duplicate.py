@@ -16,8 +16,8 @@ nobody, so its play is not scored. With ``equity=True`` the nets by all-in equit
 >>> block = DealBlock("e", 1, 1, 0, 40, (
 ...     SeatPlay("a", 1, 0, 100), SeatPlay("b", 1, 1, -100),
 ...     SeatPlay("c", 2, 0, -20), SeatPlay("d", 2, 1, 20)))
->>> {play.player: score for play, score in play_scores(block)}  # seat 0's mean is 40
-{'a': Fraction(1500, 1), 'b': Fraction(-1500, 1), 'c': Fraction(-1500, 1), 'd': Fraction(1500, 1)}
+>>> {play.player: score for play, score in play_scores(block)}  # seat 0 means 40, seat 1 -40
+{'a': Fraction(1500, 1), 'c': Fraction(-1500, 1), 'b': Fraction(-1500, 1), 'd': Fraction(1500, 1)}
 """
 
 from __future__ import annotations

@@ -217,3 +217,20 @@ def test_command_line(small_run: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert "| Rank | Bot |" in shown and "All-in adjusted" not in shown
     assert main(["leaderboard", "show", str(tmp_path / "nowhere")]) == 2
     assert "is not a finished run directory" in capsys.readouterr().err
+
+
+def test_runs_without_duplicate_deals_are_refused(tmp_path: Path) -> None:
+    # A classic freezeout's results: no sessions of mirrored tables, nothing to compare.
+    run = tmp_path / "classic"
+    run.mkdir()
+    results = {
+        "event": {"name": "Classic", "format": "classic", "seed": 1},
+        "entrants": [{"player": "tag-1", "spec": "tag", "trusted": True}],
+        "plan": {"sessions": []},
+        "sessions": [],
+        "prizes": {"by_player": {"tag-1": 200}},
+        "faults": [],
+    }
+    (run / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    with pytest.raises(ValueError, match="no duplicate deals to score"):
+        build_leaderboard(load_runs([run]), LeaderboardOptions())
