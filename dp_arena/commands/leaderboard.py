@@ -114,9 +114,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"{command}: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
         return 2
     leader = data["ranking"][0]
+    name = "".join(c if c.isprintable() else "\ufffd" for c in leader["name"])  # untrusted
     print(
         f"{len(data['events'])} event(s), {data['deals']:,} deals, {len(data['ranking'])} ranked;"
-        f" first: {leader['name']} ({leader['mbb_per_deal']:+,.1f} mbb/deal,"
+        f" first: {name} ({leader['mbb_per_deal']:+,.1f} mbb/deal,"
         f" P(1st) {leader['p_first']:.0%})"
     )
     for path in files:

@@ -30,6 +30,8 @@ def cell(value: Any) -> str:
             escaped.append("&gt;")
         elif character in "\r\n\t":
             escaped.append(" ")
+        elif not character.isprintable():  # control characters (terminal escapes) never pass
+            escaped.append("\ufffd")
         elif character in _MARKDOWN_SPECIAL:
             escaped.append("\\" + character)
         else:

@@ -20,7 +20,7 @@ from dp_arena.ratings.duplicate import score_matrix
 from tests.ratings.chromium import find_browser, open_page
 
 HOSTILE_PLAYER = '<script>alert("pwned")</script>'
-HOSTILE_SPEC = '"><img src=x onerror=alert(1)>'
+HOSTILE_SPEC = '"><img src=x onerror=alert(1)>\x1b[2J'
 
 
 def test_data_agrees_with_the_scores(small_run: Path) -> None:
@@ -116,6 +116,10 @@ def test_untrusted_names_are_escaped_everywhere(small_run: Path, tmp_path: Path)
     readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "<script" not in readme and "<img" not in readme
     assert "&lt;script&gt;" in readme
+    # Ranked by bot, the hostile spec is a name in the table: its terminal escape is defused.
+    publish([run], tmp_path / "by-bot", LeaderboardOptions(resamples=200))
+    by_bot = (tmp_path / "by-bot" / "README.md").read_text(encoding="utf-8")
+    assert "\x1b" not in by_bot and "\ufffd\\[2J" in by_bot and "<img" not in by_bot
     # The data keeps the names as they are: it is data, not markup.
     names = {row["name"] for row in published.data["ranking"]}
     assert HOSTILE_PLAYER in names
