@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-slow test-rl bench bench-scale lint clean
+.PHONY: run test test-slow test-rl bench bench-scale lint leaderboard luck clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check dp_arena agents tests bench examples
 	$(BIN)/ruff format --check dp_arena agents tests bench examples
 	$(BIN)/mypy
+
+leaderboard: $(STAMP)  ## rebuild the committed leaderboard of the built-in bots
+	sh leaderboards/builtins/make.sh
+
+luck: $(STAMP)  ## the luck meter's figure for the README (about 12 minutes)
+	$(BIN)/dp-arena luck --freezeouts 1,4,16 --plot docs/img/luck.png --json docs/img/luck.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results
