@@ -274,7 +274,7 @@ def history_chart(
             body.append(
                 element(
                     "text",
-                    tick,
+                    str(tick),
                     x=x(tick),
                     y=height - bottom + 16,
                     text_anchor="middle",

@@ -303,8 +303,8 @@ def _competitors_json(
 ) -> list[dict[str, Any]]:
     details = []
     for name in order:
-        entrants = []
-        faults = []
+        entrants: list[dict[str, Any]] = []
+        faults: list[dict[str, Any]] = []
         fault_total = 0
         for event in events:
             for player, spec in event.entrants:

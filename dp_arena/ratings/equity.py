@@ -285,7 +285,7 @@ def outcome_counts(
     return dict(sorted(result.items()))
 
 
-def _nonflush_table(fixed_counts: int, missing: int) -> np.ndarray:  # type: ignore[type-arg]
+def _nonflush_table(fixed_counts: int, missing: int) -> np.ndarray:
     """Non-flush values of the fixed cards (their base-5 rank counts) plus every runout
     of ``missing`` ranks, indexed by the runout's ranks in base 13 (0 where impossible)."""
     import numpy as np
@@ -313,7 +313,7 @@ def _lookup_tables() -> _Tables:
 
 
 @functools.lru_cache(maxsize=8)
-def _combinations(items: int, size: int) -> tuple[np.ndarray, ...]:  # type: ignore[type-arg]
+def _combinations(items: int, size: int) -> tuple[np.ndarray, ...]:
     """Every ``size``-subset of ``range(items)`` in lexicographic order, as ``size``
     columns (the subset of row ``r`` is ``column[r]`` of each column), built column by
     column (much faster than ``itertools.combinations`` for millions)."""

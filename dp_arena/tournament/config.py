@@ -406,7 +406,7 @@ def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[st
             name: Limits.__dataclass_fields__[name].type for name in Limits.__dataclass_fields__
         }
     except ImportError:
-        known = {name: "float" for name in _FALLBACK_LIMITS}
+        known = dict.fromkeys(_FALLBACK_LIMITS, "float")
     limits = []
     for key, value in table.items():
         if key == "max_faults":

@@ -23,10 +23,12 @@ def _session_lines(session: SessionPlan) -> list[str]:
         assert rr is not None
         absent = f" ({rr.absent} absent)" if rr.absent else ""
         lines = [
-            f"session {session.session}: round robin of {rr.players}{absent},"
-            f" {rr.matches} mini-matches x {rr.deals_per_match} deals ({rr.deals} deals),"
-            f" {rr.players // 2} heads-up tables each, starting stack {rr.starting_stack},"
-            f" {rules}; points by place {rr.points_by_place}"
+            (
+                f"session {session.session}: round robin of {rr.players}{absent},"
+                f" {rr.matches} mini-matches x {rr.deals_per_match} deals ({rr.deals} deals),"
+                f" {rr.players // 2} heads-up tables each, starting stack {rr.starting_stack},"
+                f" {rules}; points by place {rr.points_by_place}"
+            )
         ]
         for match, tables in enumerate(rr.schedule, start=1):
             pairs = ", ".join(f"{first + 1} v {second + 1}" for first, second in tables)
@@ -69,8 +71,10 @@ def describe_plan(plan: EventPlan, title: str) -> str:
     prizes = plan.prizes
     lines = [
         f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed}',
-        f"buy-in {format_cents(prizes.buy_in_cents)} + fee {format_cents(prizes.fee_cents)};"
-        f" prize pool {format_cents(prizes.pool_cents)}",
+        (
+            f"buy-in {format_cents(prizes.buy_in_cents)} + fee {format_cents(prizes.fee_cents)};"
+            f" prize pool {format_cents(prizes.pool_cents)}"
+        ),
         "",
     ]
     for session in plan.sessions:
@@ -96,8 +100,10 @@ def describe_plan(plan: EventPlan, title: str) -> str:
 
 def describe_result(plan: EventPlan, title: str, result: EventResult) -> str:
     lines = [
-        f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed},'
-        f" prize pool {format_cents(plan.prizes.pool_cents)}"
+        (
+            f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed},'
+            f" prize pool {format_cents(plan.prizes.pool_cents)}"
+        )
     ]
     for outcome in result.sessions:
         if isinstance(outcome, RoundRobinOutcome):
@@ -126,7 +132,9 @@ def describe_result(plan: EventPlan, title: str, result: EventResult) -> str:
     paid = sum(standing.prize_cents for standing in result.standings)
     lines += [
         "",
-        f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)};"
-        f" faults: {len(result.faults)}",
+        (
+            f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)};"
+            f" faults: {len(result.faults)}"
+        ),
     ]
     return "\n".join(lines) + "\n"

@@ -88,7 +88,7 @@ def session_json(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
     data: dict[str, Any] = plain(outcome)
     for key in ("carryover", "points", "beaten"):
         if key in data:
-            data[key] = {player: value for player, value in data[key]}
+            data[key] = dict(data[key])
     return data
 
 

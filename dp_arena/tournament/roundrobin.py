@@ -141,7 +141,7 @@ def rank_round_robin(
     Absent players come last.
     """
     points: dict[str, Fraction] = {player: Fraction(0) for player in players}
-    beaten: dict[str, int] = {player: 0 for player in players}
+    beaten: dict[str, int] = dict.fromkeys(players, 0)
     for comparison in comparisons:
         for index, player in enumerate(comparison.players):
             points[player] += comparison.points[index]
