@@ -191,6 +191,12 @@ def start_run(
 ) -> RunOutcome:
     """Start ``config`` in the new run directory ``run_dir`` and play it to the end."""
     _check_fresh(run_dir)
+    options = options or ExecutorOptions()
+    if options.ray_address is not None:
+        # Before anything is written: a wrong address should not leave a run behind.
+        from dp_arena.runner.ray_executor import check_address
+
+        check_address(options.ray_address)
     if RunStore.path_in(run_dir).exists():
         raise RunError(
             f"{run_dir} already holds a run that did not finish; continue it with"

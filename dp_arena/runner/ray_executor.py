@@ -40,7 +40,7 @@ from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 
-__all__ = ["RayExecutor"]
+__all__ = ["RayExecutor", "check_address"]
 
 # Results are small and fetched as soon as they arrive; a modest object store keeps Ray
 # from reserving a third of the memory (and, with a 64 MB /dev/shm, of /tmp).
@@ -106,6 +106,8 @@ class RayExecutor:
         if self._remote is not None:
             return
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+        if self.address is not None:
+            check_address(self.address)
         _choose_authentication(embedded=self.address is None)
         import ray
 
@@ -276,6 +278,23 @@ class RayExecutor:
                 f" {self.code_version[:12]}): install the same dp-arena on every node, and"
                 " restart a cluster whose dp-arena was changed since it started"
             )
+
+
+def check_address(address: str) -> None:
+    """Refuse at once a malformed address, or one where nothing listens: Ray itself
+    retries for minutes."""
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise RunError(f"--ray-address {address!r} is not auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=10).close()
+    except OSError as error:
+        raise RunError(
+            f"cannot join the Ray cluster at {address}: nothing answers at {host}:{port}"
+            f" ({error.strerror or error}); start it with `ray start --head` (docs/running.md)"
+        ) from None
 
 
 def _token_available() -> bool:

@@ -124,3 +124,19 @@ def stored_units(run_dir: Path) -> int:
             return int(connection.execute("SELECT COUNT(*) FROM units").fetchone()[0])
     except sqlite3.Error:
         return 0  # the schema is not there yet
+
+
+def live_processes_mentioning(text: str) -> list[int]:
+    """Process ids of live (not zombie) processes whose command line contains ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if text.encode() in command and state != "Z":
+            found.append(int(entry.name))
+    return found

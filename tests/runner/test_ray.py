@@ -30,7 +30,14 @@ from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.ray_executor import RayExecutor
 from dp_arena.tournament.config import load_config
 
-from .helpers import BOTS, cli, cli_environment, reference_results, write_config
+from .helpers import (
+    BOTS,
+    cli,
+    cli_environment,
+    live_processes_mentioning,
+    reference_results,
+    write_config,
+)
 
 RAY = Path(sys.executable).with_name("ray")
 
@@ -159,21 +166,6 @@ def test_dp_arena_run_joins_a_cluster_with_ray_address_auto(
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
 
 
-def _live_processes_mentioning(text: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if text.encode() in command and state != "Z":
-            found.append(int(entry.name))
-    return found
-
-
 def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
     event: tuple[Path, bytes], tmp_path: Path
 ) -> None:
@@ -194,9 +186,9 @@ def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_ru
     )
     assert (run_dir / "logs" / "ray").is_dir()
     deadline = time.monotonic() + 30
-    while _live_processes_mentioning(session) and time.monotonic() < deadline:
+    while live_processes_mentioning(session) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert _live_processes_mentioning(session) == []
+    assert live_processes_mentioning(session) == []
 
 
 def test_batches_are_several_per_worker_and_bounded() -> None:
@@ -243,3 +235,21 @@ def test_a_serial_run_resumes_on_ray(
     outcome = resume_run(run_dir, ExecutorOptions("ray", 2, ray_head), quiet=True)
     assert (outcome.units_from_store, outcome.units_played) == (kept, total - kept)
     assert (run_dir / "results.json").read_bytes() == reference
+
+
+def test_an_address_where_nothing_listens_is_refused_before_anything_is_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dp_arena.cli import main
+
+    config = write_config(tmp_path, players=8)
+    port = _free_port()  # free a moment ago: nothing listens there
+    run_dir = tmp_path / "run"
+    assert (
+        main(["run", str(config), "--run-dir", str(run_dir), "--ray-address", f"127.0.0.1:{port}"])
+        == 2
+    )
+    assert f"nothing answers at 127.0.0.1:{port}" in capsys.readouterr().err
+    assert main(["run", str(config), "--run-dir", str(run_dir), "--ray-address", "head-node"]) == 2
+    assert "is not auto, HOST:PORT or ray://HOST:PORT" in capsys.readouterr().err
+    assert not run_dir.exists()
