@@ -130,6 +130,15 @@ class RunOutcome:
     def report(self) -> str:
         """The closing lines of a run, for people."""
         rate = self.deals_per_second
+        if not self.units_played and not self.units_from_store:
+            # A classic freezeout's tables are coupled hand by hand (balancing, breaking):
+            # it plays in this process and sends nothing to the executor.
+            hands = getattr(self.event.result.details, "hands_played", None)
+            played = f"{hands:,} table-hands" if isinstance(hands, int) else "the event"
+            return (
+                f"{played} played in this process in {format_duration(self.seconds)}"
+                " (this format's tables are coupled hand by hand, so it does not use the executor)"
+            )
         lines = [
             f"{self.deals_played:,} table-deals played in {format_duration(self.seconds)}"
             + (f" ({rate:,.0f} deals/s)" if rate else "")
