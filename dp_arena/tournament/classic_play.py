@@ -36,15 +36,12 @@ from typing import Any
 
 from dp_arena.agents import (
     FaultPolicy,
-    InProcessSeat,
     Seat,
     SessionContext,
     TableSession,
-    load_agent,
     play_deal,
 )
 from dp_arena.engine import Betting, TableRules, deck_for
-from dp_arena.errors import AgentError
 from dp_arena.results import Fault, FaultKind
 from dp_arena.tournament.classic_tables import (
     Move,
@@ -56,6 +53,7 @@ from dp_arena.tournament.classic_tables import (
 )
 from dp_arena.tournament.config import Entrant
 from dp_arena.tournament.draws import Draw
+from dp_arena.tournament.units import open_player_seat
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -163,26 +161,8 @@ class ClassicOutcome:
 
 
 def _open_seat(entrant: Entrant, limits: tuple[tuple[str, Any], ...], log_dir: str | None) -> Seat:
-    try:
-        from dp_arena.sandbox import open_seat
-    except ImportError:  # without the sandbox every bot runs in-process
-        try:
-            return InProcessSeat(load_agent(entrant.resolved), entrant.player)
-        except AgentError as error:
-            from dp_arena.tournament.units import _UnloadableSeat
-
-            return _UnloadableSeat(entrant.player, str(error))
-    sandbox_limits = None
-    if limits:
-        from dp_arena.sandbox.limits import Limits
-
-        sandbox_limits = Limits().with_changes(**dict(limits))
-    return open_seat(
-        entrant.resolved,
-        name=entrant.player,
-        trusted=entrant.trusted,
-        limits=sandbox_limits,
-        log_dir=None if log_dir is None else Path(log_dir) / entrant.player,
+    return open_player_seat(
+        entrant.resolved, entrant.player, trusted=entrant.trusted, limits=limits, log_dir=log_dir
     )
 
 

@@ -67,7 +67,6 @@ __all__ = [
 DEFAULT_FIELD = ("random", "calling-station", "aggressive", "tag", "equity")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # Sandbox limits a config may set when dp_arena.sandbox is not importable yet.
-_FALLBACK_LIMITS = ("action_timeout", "time_bank", "load_timeout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,14 +398,9 @@ def _check_deals(checker: _Checker, value: Any) -> tuple[tuple[int, int], ...]:
 
 
 def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
-    try:
-        from dp_arena.sandbox.limits import Limits
+    from dp_arena.sandbox.limits import Limits
 
-        known = {
-            name: Limits.__dataclass_fields__[name].type for name in Limits.__dataclass_fields__
-        }
-    except ImportError:
-        known = dict.fromkeys(_FALLBACK_LIMITS, "float")
+    known = {name: Limits.__dataclass_fields__[name].type for name in Limits.__dataclass_fields__}
     limits = []
     for key, value in table.items():
         if key == "max_faults":

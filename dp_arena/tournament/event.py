@@ -33,7 +33,7 @@ from dp_arena.results import TableSessionResult, to_json
 from dp_arena.tournament.config import EventConfig, EventSettings
 from dp_arena.tournament.describe import describe_result
 from dp_arena.tournament.formats import EventFormat, Runtime, get_format
-from dp_arena.tournament.histories import phh_available, session_history_text
+from dp_arena.tournament.histories import session_history_text
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
 from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
@@ -250,7 +250,6 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    histories = histories and phh_available()
     observer = _RunDirObserver(run_dir, progress, histories)
     runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
     started = clock()

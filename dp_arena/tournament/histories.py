@@ -16,15 +16,7 @@ from dp_arena.engine import Action, HandState, deck_for, new_hand
 from dp_arena.results import DealRecord, TableSessionResult
 from dp_arena.tournament.units import TableUnit
 
-__all__ = ["phh_available", "rebuild_hands", "session_history_text"]
-
-
-def phh_available() -> bool:
-    try:
-        import dp_arena.engine.phh  # noqa: F401
-    except ImportError:
-        return False
-    return True
+__all__ = ["rebuild_hands", "session_history_text"]
 
 
 def _action(text: str) -> tuple[int, Action]:

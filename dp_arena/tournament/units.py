@@ -13,7 +13,6 @@ order, with the same result.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,23 +20,25 @@ from typing import Any, Protocol
 
 from dp_arena.agents import (
     AbsentSeat,
-    DealEnd,
-    DealStart,
     FaultPolicy,
-    InProcessSeat,
-    Observation,
     Seat,
-    SeatFault,
     SessionContext,
     TableSession,
-    load_agent,
     play_table_session,
 )
-from dp_arena.engine import Action, Betting, TableRules
-from dp_arena.errors import AgentError
-from dp_arena.results import FaultKind, TableSessionResult
+from dp_arena.engine import Betting, TableRules
+from dp_arena.results import TableSessionResult
+from dp_arena.sandbox import open_seat
+from dp_arena.sandbox.limits import Limits
 
-__all__ = ["Executor", "SeatAssignment", "SerialExecutor", "TableUnit", "run_unit"]
+__all__ = [
+    "Executor",
+    "SeatAssignment",
+    "SerialExecutor",
+    "TableUnit",
+    "open_player_seat",
+    "run_unit",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,69 +157,33 @@ class TableUnit:
         return tuple(index for index, seat in enumerate(self.seats) if seat.absent)
 
 
-class _UnloadableSeat:
-    """A bot that could not be loaded in-process: its first call reports the load error,
-    after which it is inactive and the table plays it as an absent player (the same
-    contract as the sandbox's seats)."""
-
-    def __init__(self, name: str, detail: str) -> None:
-        self.name = name
-        self.fault = SeatFault(FaultKind.LOAD_ERROR, detail[:1000])
-        self.reported = False
-
-    @property
-    def active(self) -> bool:
-        return not self.reported
-
-    def _report(self) -> SeatFault:
-        self.reported = True
-        return self.fault
-
-    def begin_session(self, context: SessionContext) -> SeatFault | None:
-        return self._report()
-
-    def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self._report()
-
-    def decide(self, observation: Observation) -> Action | SeatFault:
-        return self._report()
-
-    def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self._report()
-
-    def close(self) -> None:
-        return None
-
-
-def _sandbox_opener() -> Callable[..., Seat] | None:
-    """``dp_arena.sandbox.open_seat``, or ``None`` where the sandbox is not installed."""
-    try:
-        module = importlib.import_module("dp_arena.sandbox")
-    except ImportError:
-        return None
-    opener: Callable[..., Seat] | None = getattr(module, "open_seat", None)
-    return opener
+def open_player_seat(
+    spec: str,
+    player: str,
+    *,
+    trusted: bool,
+    limits: tuple[tuple[str, Any], ...] = (),
+    log_dir: str | None = None,
+) -> Seat:
+    """The seat of an entrant: in-process when trusted (the built-ins), sandboxed
+    otherwise, with the event's limit overrides and its logs under ``log_dir/player``.
+    A bot that cannot load gets a seat that reports it (never an exception)."""
+    sandbox_limits = Limits().with_changes(**dict(limits)) if limits else None
+    return open_seat(
+        spec,
+        name=player,
+        trusted=trusted,
+        limits=sandbox_limits,
+        log_dir=None if log_dir is None else Path(log_dir) / player,
+    )
 
 
 def _open_seat(seat: SeatAssignment, unit: TableUnit) -> Seat:
     if seat.spec is None:
         return AbsentSeat(seat.player)
-    open_seat = _sandbox_opener()
-    if open_seat is not None:
-        limits = None
-        if unit.limits:
-            from dp_arena.sandbox.limits import Limits
-
-            limits = Limits().with_changes(**dict(unit.limits))
-        log_dir = None if unit.log_dir is None else Path(unit.log_dir) / seat.player
-        return open_seat(
-            seat.spec, name=seat.player, trusted=seat.trusted, limits=limits, log_dir=log_dir
-        )
-    # Without the sandbox every bot runs in-process.
-    try:
-        return InProcessSeat(load_agent(seat.spec), seat.player)
-    except AgentError as error:
-        return _UnloadableSeat(seat.player, str(error))
+    return open_player_seat(
+        seat.spec, seat.player, trusted=seat.trusted, limits=unit.limits, log_dir=unit.log_dir
+    )
 
 
 def run_unit(unit: TableUnit) -> TableSessionResult:
