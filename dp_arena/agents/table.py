@@ -31,8 +31,18 @@ class FaultPolicy:
 
 
 def observe(state: HandState, seat: int, context: SessionContext) -> Observation:
-    """The observation of ``seat``, the player to act, in ``state``."""
-    legal = state.legal_actions()
+    """The observation of ``seat`` in ``state``. The player to act sees its legal actions;
+    anyone else sees the same table with none (``to_call`` 0, no raise bounds)."""
+    if state.actor == seat:
+        legal = state.legal_actions()
+        to_call, min_raise_to, max_raise_to = (
+            legal.call_amount,
+            legal.min_raise_to,
+            legal.max_raise_to,
+        )
+        kinds = legal.kinds
+    else:
+        to_call, min_raise_to, max_raise_to, kinds = 0, None, None, ()
     rules = state.rules
     available, cap_gap = state.cap_graphic()
     hole = state.hole_cards[seat]
@@ -52,10 +62,10 @@ def observe(state: HandState, seat: int, context: SessionContext) -> Observation
         street=state.street,
         pot=state.pot_total,
         current_bet=state.current_bet,
-        to_call=legal.call_amount,
-        min_raise_to=legal.min_raise_to,
-        max_raise_to=legal.max_raise_to,
-        legal_actions=legal.kinds,
+        to_call=to_call,
+        min_raise_to=min_raise_to,
+        max_raise_to=max_raise_to,
+        legal_actions=kinds,
         street_bets=tuple(state.street_bets),
         committed=tuple(state.committed),
         available=available,

@@ -266,40 +266,7 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         for anyone else the same view with no legal actions (``to_call`` 0, no raise)."""
         table, seat = self.seat_of[agent]
         hand = self.hands[table]
-        if hand.actor == seat and agent == self.agent_selection:
-            return observe_actor(hand, seat, self.contexts[table][seat])
-        rules = hand.rules
-        available, cap_gap = hand.cap_graphic()
-        hole = hand.hole_cards[seat]
-        assert hole is not None
-        return Observation(
-            seat=seat,
-            seat_count=rules.seat_count,
-            button=hand.button,
-            small_blind_seat=hand.small_blind_seat,
-            big_blind_seat=hand.big_blind_seat,
-            small_blind=rules.small_blind,
-            big_blind=rules.big_blind,
-            betting=rules.betting,
-            cap=rules.cap,
-            hole_cards=hole,
-            board=hand.visible_board,
-            street=hand.street,
-            pot=hand.pot_total,
-            current_bet=hand.current_bet,
-            to_call=0,
-            min_raise_to=None,
-            max_raise_to=None,
-            legal_actions=(),
-            street_bets=tuple(hand.street_bets),
-            committed=tuple(hand.committed),
-            available=available,
-            cap_gap=cap_gap,
-            folded=tuple(hand.folded),
-            absent=hand.absent,
-            history=tuple(hand.history),
-            context=self.contexts[table][seat],
-        )
+        return observe_actor(hand, seat, self.contexts[table][seat])
 
     def render(self) -> str | None:
         if self.render_mode is None:
