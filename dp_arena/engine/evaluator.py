@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 from dp_arena.engine.cards import Card, format_card
 
@@ -182,25 +183,55 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
     return flush_values, nonflush_values, flush_suit
 
 
-FLUSH_VALUES, NONFLUSH_VALUES, FLUSH_SUIT = _build_tables()
 CARD_KEYS: tuple[int, ...] = tuple(
     (5 ** (card >> 2)) << 12 | 1 << (3 * (card & 3)) for card in range(52)
 )
 
+# The lookup tables take about half a second to build, so they are built on first use:
+# importing the engine (every command, every sandboxed bot's start) stays fast.
+FLUSH_VALUES: list[int]
+NONFLUSH_VALUES: dict[int, int]
+FLUSH_SUIT: list[int]
+_TABLE_NAMES = ("FLUSH_VALUES", "NONFLUSH_VALUES", "FLUSH_SUIT")
+_flush_values: list[int] | None = None
+_nonflush_values: dict[int, int] = {}
+_flush_suit: list[int] = []
+
+
+def _load_tables() -> None:
+    global _flush_values, _nonflush_values, _flush_suit
+    flush_values, nonflush_values, flush_suit = _build_tables()
+    globals().update(
+        FLUSH_VALUES=flush_values, NONFLUSH_VALUES=nonflush_values, FLUSH_SUIT=flush_suit
+    )
+    _nonflush_values, _flush_suit = nonflush_values, flush_suit
+    _flush_values = flush_values  # last: evaluate() takes it as the sign that all are ready
+
+
+def __getattr__(name: str) -> Any:
+    if name in _TABLE_NAMES:
+        _load_tables()
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 def evaluate(cards: Sequence[Card]) -> int:
     """Rank number (1 best .. 7462 worst) of the best five-card hand among 5–7 cards."""
+    flush_values = _flush_values
+    if flush_values is None:
+        _load_tables()
+        return evaluate(cards)
     key = 0
     for card in cards:
         key += CARD_KEYS[card]
-    suit = FLUSH_SUIT[key & 0xFFF]
+    suit = _flush_suit[key & 0xFFF]
     if suit < 0:
-        return NONFLUSH_VALUES[key >> 12]
+        return _nonflush_values[key >> 12]
     mask = 0
     for card in cards:
         if card & 3 == suit:
             mask |= 1 << (card >> 2)
-    return FLUSH_VALUES[mask]
+    return flush_values[mask]
 
 
 def hand_class(value: int) -> int:
