@@ -29,6 +29,7 @@ from itertools import combinations
 from typing import Any
 
 from dp_arena.engine.cards import Card, format_card
+from dp_arena.engine.evaluator_tables import read_tables
 
 __all__ = [
     "CARD_KEYS",
@@ -187,8 +188,9 @@ CARD_KEYS: tuple[int, ...] = tuple(
     (5 ** (card >> 2)) << 12 | 1 << (3 * (card & 3)) for card in range(52)
 )
 
-# The lookup tables take about half a second to build, so they are built on first use:
-# importing the engine (every command, every sandboxed bot's start) stays fast.
+# The lookup tables are loaded on first use, from the file evaluator_tables.py describes
+# (milliseconds) or, failing that, built (half a second): importing the engine (every
+# command, every sandboxed bot's start) stays fast.
 FLUSH_VALUES: list[int]
 NONFLUSH_VALUES: dict[int, int]
 FLUSH_SUIT: list[int]
@@ -200,7 +202,7 @@ _flush_suit: list[int] = []
 
 def _load_tables() -> None:
     global _flush_values, _nonflush_values, _flush_suit
-    flush_values, nonflush_values, flush_suit = _build_tables()
+    flush_values, nonflush_values, flush_suit = read_tables() or _build_tables()
     globals().update(
         FLUSH_VALUES=flush_values, NONFLUSH_VALUES=nonflush_values, FLUSH_SUIT=flush_suit
     )

@@ -6,9 +6,12 @@ the ordering every poker player knows.
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import combinations, combinations_with_replacement
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -194,3 +197,43 @@ def test_seven_cards_are_worth_their_best_five(cards: list[int]) -> None:
     assert evaluate(cards) == best_five
     # A sixth and seventh card can only help.
     assert evaluate(cards) <= evaluate(cards[:6]) <= evaluate(cards[:5])
+
+
+def test_the_shipped_tables_file_equals_a_fresh_build() -> None:
+    from dp_arena.engine.evaluator import _build_tables
+    from dp_arena.engine.evaluator_tables import TABLES_FILE, read_tables
+
+    assert TABLES_FILE.is_file(), "regenerate it: see dp_arena/engine/evaluator_tables.py"
+    assert read_tables() == _build_tables(), (
+        "evaluator_tables.bin is stale: see dp_arena/engine/evaluator_tables.py to regenerate it"
+    )
+
+
+def test_a_tables_file_round_trips_and_a_damaged_one_is_refused(tmp_path: Path) -> None:
+    from dp_arena.engine.evaluator import _build_tables
+    from dp_arena.engine.evaluator_tables import read_tables, write_tables
+
+    tables = _build_tables()
+    path = tmp_path / "tables.bin"
+    write_tables(tables, path)
+    assert read_tables(path) == tables
+    data = path.read_bytes()
+    path.write_bytes(data[:-10])  # truncated
+    assert read_tables(path) is None
+    path.write_bytes(b"not a tables file" + data)
+    assert read_tables(path) is None
+    assert read_tables(tmp_path / "missing.bin") is None
+
+
+def test_without_the_file_the_tables_are_built_and_agree() -> None:
+    code = (
+        "from pathlib import Path\n"
+        "import dp_arena.engine.evaluator_tables as files\n"
+        "files.TABLES_FILE = Path('/nonexistent/tables.bin')\n"
+        "from dp_arena.engine.evaluator import evaluate, evaluate_reference\n"
+        "import random\n"
+        "rng = random.Random(5)\n"
+        "hands = [rng.sample(range(52), 7) for _ in range(2000)]\n"
+        "assert all(evaluate(h) == evaluate_reference(h) for h in hands)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
