@@ -108,12 +108,18 @@ class TableSessionResult:
         )
 
 
+_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a record type's field names, looked up once
+
+
 def to_json(record: Any) -> Any:
     """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
-    if dataclasses.is_dataclass(record) and not isinstance(record, type):
-        return {
-            field.name: to_json(getattr(record, field.name)) for field in dataclasses.fields(record)
-        }
+    names = _FIELD_NAMES.get(type(record))
+    if names is None and dataclasses.is_dataclass(record) and not isinstance(record, type):
+        names = _FIELD_NAMES[type(record)] = tuple(
+            field.name for field in dataclasses.fields(record)
+        )
+    if names is not None:
+        return {name: to_json(getattr(record, name)) for name in names}
     if isinstance(record, enum.Enum):
         return record.value
     if isinstance(record, (list, tuple)):

@@ -56,7 +56,10 @@ RESULTS_VERSION = 1
 def plain(value: Any) -> Any:
     """JSON data of records: dataclasses, enums and tuples as :func:`~dp_arena.results.to_json`
     does, and points (fractions) as integers, or as decimals when they are halves."""
-    value = to_json(value)
+    return _plain_points(to_json(value))
+
+
+def _plain_points(value: Any) -> Any:
     if isinstance(value, Fraction):
         if value.denominator == 1:
             return value.numerator
@@ -64,9 +67,9 @@ def plain(value: Any) -> Any:
             return float(value)
         return str(value)
     if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
+        return {key: _plain_points(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [plain(item) for item in value]
+        return [_plain_points(item) for item in value]
     return value
 
 
