@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -66,6 +67,13 @@ def ray_head() -> Iterator[str]:
     # A short folder: Ray's socket paths inside it must fit in 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="dpr", dir="/tmp"))
     log = temp_dir / "head.log"
+    # Ray 2.60 turns token authentication on by default: the head and every client of
+    # this module share a token made here (a fresh machine has no ~/.ray/auth_token).
+    token = temp_dir / "auth_token"
+    token.write_text(secrets.token_hex(32))
+    token.chmod(0o600)
+    saved = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
     with log.open("wb") as output:
         process = subprocess.Popen(
             [
@@ -96,6 +104,10 @@ def ray_head() -> Iterator[str]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
+        if saved is None:
+            os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
+        else:
+            os.environ["RAY_AUTH_TOKEN_PATH"] = saved
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
