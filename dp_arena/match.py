@@ -5,7 +5,7 @@ seat position over deal blocks.
 Structure. Agent ``a`` sits at seat ``(a + r) % k`` of table ``r`` (``r = 0..k-1``), so
 over the k tables every agent holds every seat exactly once (two agents: each deal is
 played twice with the seats swapped, as in the ACPC). Deal ``d`` uses the deck
-``deck_for(seed, 0, 0, d)`` and the button ``d % k`` at every table, and every player
+``deck_for(key, 0, 0, d)`` and the button ``d % k`` at every table, and every player
 starts every deal with the cap available. Each table copy of an agent is a seat of its
 own (its own process when sandboxed), so copies share nothing.
 
@@ -18,6 +18,11 @@ milli-big-blinds per deal with a 95% Student-t interval over blocks
 nets, so two copies of the same deterministic bot score exactly zero, and the block
 scores of all agents sum to zero. Heads-up, an agent's score is simply its mean net
 per hand played.
+
+Key. The decks come from the match's :class:`~dp_arena.keys.EventKey`: a secret one made
+when the config is (its commitment can be shown before the first deal and the key is in
+the result), or a public seed for tests and demos. The bots' context names the event
+``"match"`` and nothing else: no bot is told anything about the key.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from dp_arena.agents import (
 )
 from dp_arena.engine import Betting, HandState, TableRules
 from dp_arena.errors import AgentError, ConfigError
+from dp_arena.keys import EventKey
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.results import Fault, FaultKind, TableSessionResult
 
@@ -70,15 +76,18 @@ SeatFactory = Callable[[str, str], Seat]
 @dataclass(frozen=True, slots=True)
 class MatchConfig:
     """What a match plays: the agents' specs, the number of deals, the table's rules and
-    the seed of the decks. Invalid values raise :class:`ConfigError` naming the field."""
+    the key of the decks: ``key``, else the public ``seed`` (predictable decks, for tests
+    and demos), else a new secret key. Invalid values raise :class:`ConfigError` naming
+    the field."""
 
     specs: tuple[str, ...]
     deals: int = 500
     betting: Betting = Betting.NO_LIMIT
-    seed: int = 0
+    seed: int | None = None
     small_blind: int = 10
     big_blind: int = 20
     cap: int = 1000
+    key: EventKey | None = field(default=None, repr=False)  # None: made in __post_init__
 
     def __post_init__(self) -> None:
         if not isinstance(self.specs, tuple):
@@ -87,9 +96,20 @@ class MatchConfig:
             raise ConfigError(f"a match needs 2 to 10 agents, not {len(self.specs)}", field="specs")
         for name in ("deals", "seed"):
             value = getattr(self, name)
+            if name == "seed" and value is None:
+                continue
             if type(value) is not int or value < (1 if name == "deals" else 0):
                 least = "a positive" if name == "deals" else "a non-negative"
                 raise ConfigError(f"{name} must be {least} integer, not {value!r}", field=name)
+        if self.key is None:
+            key = EventKey.secret() if self.seed is None else EventKey.from_seed(self.seed)
+            object.__setattr__(self, "key", key)
+        elif not isinstance(self.key, EventKey):
+            raise ConfigError(
+                f"key must be an EventKey, not {type(self.key).__name__}", field="key"
+            )
+        elif self.seed is not None and self.key != EventKey.from_seed(self.seed):
+            raise ConfigError("give a seed or a key, not both", field="key")
         if not isinstance(self.betting, Betting):
             try:
                 object.__setattr__(self, "betting", Betting(self.betting))
@@ -103,6 +123,12 @@ class MatchConfig:
     @property
     def agent_count(self) -> int:
         return len(self.specs)
+
+    @property
+    def event_key(self) -> EventKey:
+        """The key of the decks (always there once the config is made)."""
+        assert self.key is not None
+        return self.key
 
     def rules(self) -> TableRules:
         return TableRules(
@@ -175,7 +201,7 @@ class MatchResult:
                 "small_blind": config.small_blind,
                 "big_blind": config.big_blind,
                 "cap": config.cap,
-                "seed": config.seed,
+                **config.event_key.reveal(),
                 "unit": "mbb/deal",
                 "confidence": 0.95,
             },
@@ -377,12 +403,12 @@ def play_match(
             result = play_table_session(
                 table,
                 rules,
-                event_seed=config.seed,
+                event_seed=config.event_key.seed,
                 section=0,
                 session=0,
                 deals=config.deals,
-                # Bots that seed their own randomness from the context see the match seed.
-                context=SessionContext(event=f"match-{config.seed}"),
+                # Nothing about the key: a bot told the seed could compute every deck.
+                context=SessionContext(event="match"),
                 table_index=table_index,
                 on_deal=progress,
             )

@@ -25,16 +25,21 @@ PACKAGE = REPO / "dp_arena"
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     "results": frozenset({"errors"}),
+    "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "results"}),
     "agents": frozenset({"engine", "errors", "results"}),
     "registry": frozenset({"errors", "results"}),
     "sandbox": frozenset({"agents", "engine", "registry", "errors", "results"}),
     "ratings": frozenset({"engine", "errors", "results"}),
     "envs": frozenset({"agents", "engine", "errors", "results"}),
-    "match": frozenset({"sandbox", "ratings", "registry", "agents", "engine", "errors", "results"}),
-    "learn": frozenset({"envs", "match", "ratings", "agents", "engine", "errors", "results"}),
+    "match": frozenset(
+        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+    ),
+    "learn": frozenset(
+        {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "results"}
+    ),
     "tournament": frozenset(
-        {"sandbox", "ratings", "registry", "agents", "engine", "errors", "results"}
+        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
     # Above the tournament: it reads what events wrote, and its luck study plays a classic
     # freezeout and a duplicate match of the same field.
@@ -47,12 +52,23 @@ ALLOWED: dict[str, frozenset[str]] = {
             "registry",
             "agents",
             "engine",
+            "keys",
             "errors",
             "results",
         }
     ),
     "runner": frozenset(
-        {"tournament", "sandbox", "ratings", "registry", "agents", "engine", "errors", "results"}
+        {
+            "tournament",
+            "sandbox",
+            "ratings",
+            "registry",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "results",
+        }
     ),
     "commands": frozenset(
         {
@@ -67,6 +83,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "registry",
             "agents",
             "engine",
+            "keys",
             "errors",
             "results",
         }

@@ -17,6 +17,7 @@ from typing import TextIO
 from dp_arena.agents import BUILTINS
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
+from dp_arena.keys import EventKey
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
 from dp_arena.results import Fault, FaultKind
 
@@ -42,7 +43,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="betting structure (default: %(default)s)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the decks (default: %(default)s)"
+        "--seed",
+        type=int,
+        default=None,
+        help="a public seed for the decks, for tests and demos: every deck is then predictable"
+        " (default: a new secret key, its commitment shown first and the key revealed at the end)",
+    )
+    parser.add_argument(
+        "--key",
+        metavar="HEX",
+        help="replay a match whose secret key was revealed (64 hexadecimal digits)",
     )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     parser.add_argument(
@@ -64,12 +74,24 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
         for spec in args.specs:
             check_spec(spec)
+        if args.key is not None and args.seed is not None:
+            raise ConfigError("give --seed or --key, not both", field="key")
+        try:
+            key = None if args.key is None else EventKey.from_hex(args.key)
+        except ValueError as error:
+            raise ConfigError(f"--key: {error}", field="key") from None
         config = MatchConfig(
-            tuple(args.specs), deals=args.deals, betting=Betting(args.betting), seed=args.seed
+            tuple(args.specs),
+            deals=args.deals,
+            betting=Betting(args.betting),
+            seed=args.seed,
+            key=key,
         )
     except (AgentError, ConfigError) as error:
         print(f"dp-arena match: {error}", file=sys.stderr)
         return 2
+    if not args.quiet:
+        print(f"dp-arena match: {config.event_key.describe()}", file=sys.stderr)
     progress = None if args.quiet or not sys.stderr.isatty() else Progress(sys.stderr)
     try:
         result = play_match(
@@ -134,7 +156,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             f"Duplicate match: {config.agent_count} agents, {len(result.tables)} tables"
             f" (every seat rotation), {config.deals} deals, capped {config.betting.value},"
             f" blinds {config.small_blind}/{config.big_blind}, cap {config.cap},"
-            f" seed {config.seed}{where}"
+            f" {config.event_key.label()}{where}"
         ),
         "",
         (
@@ -157,6 +179,13 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             f"{score.name:<{width}}  {summary.mean:>+10.1f}  {interval:>23}"
             f"  {score.net:>+10}  {faults}"
         )
+    key = config.event_key
+    if not key.public:
+        lines += [
+            "",
+            f"deck key (revealed): {key.hex}",
+            f"commitment: {key.commitment} (replay with --key)",
+        ]
     if result.faults:
         lines += ["", "First faults:"]
         for table, fault in result.faults[:5]:

@@ -22,7 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--players", type=int, metavar="N", help="number of entrants (required with a format name)"
     )
     parser.add_argument(
-        "--seed", type=int, default=None, help="event seed (default: the config's, or 0)"
+        "--seed",
+        type=int,
+        default=None,
+        help="a public seed to plan with (default: the config's; a config without one gets"
+        " a secret key when it runs, and its plan is shown with seed 0)",
     )
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
 
@@ -30,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from dp_arena.tournament.config import default_config, load_config
+    from dp_arena.keys import EventKey
+    from dp_arena.tournament.config import default_config, load_config, with_key
     from dp_arena.tournament.describe import describe_plan
     from dp_arena.tournament.event import plain
     from dp_arena.tournament.formats import FORMATS, get_format
@@ -47,12 +52,15 @@ def run(args: argparse.Namespace) -> int:
         elif Path(args.format).suffix == ".toml" or Path(args.format).exists():
             config = load_config(args.format)
             if args.players is not None:
-                resized = default_config(
-                    config.format, args.players, seed=config.seed, name=config.name
+                resized = default_config(config.format, args.players, seed=None, name=config.name)
+                config = replace(
+                    config,
+                    entrants=resized.entrants,
+                    field_from=resized.field_from,
+                    field_count=resized.field_count,
                 )
-                config = replace(config, entrants=resized.entrants)
             if args.seed is not None:
-                config = replace(config, seed=args.seed)
+                config = with_key(replace(config, seed=None), EventKey.from_seed(args.seed))
         else:
             print(
                 f"dp-arena plan: {args.format!r} is neither a format"
@@ -63,10 +71,17 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena plan: {error}", file=sys.stderr)
         return 2
+    deck = None
+    if config.seed is None:
+        # The real key is made when the run starts; seats and draws here are a preview.
+        config = with_key(config, EventKey.from_seed(0))
+        deck = "a secret deck key made when the run starts (seating shown with seed 0)"
+    elif args.format not in FORMATS:
+        deck = config.event_key.label()
     event_format = get_format(config.format)
     plan = event_format.plan(config)
     if args.json:
         print(json.dumps(plain(plan.to_json()), indent=2, sort_keys=True))
     else:
-        print(describe_plan(plan, event_format.title), end="")
+        print(describe_plan(plan, event_format.title, deck=deck), end="")
     return 0

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.runner.launch import executor_options, start_run
+    from dp_arena.runner.launch import COMMITMENT_FILE, event_key_for, executor_options, start_run
     from dp_arena.tournament.config import load_config
     from dp_arena.tournament.event import default_run_dir
 
@@ -42,8 +42,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     run_dir = args.run_dir or default_run_dir(config)
     quiet = args.quiet or bool(os.environ.get("CI"))
+    key = event_key_for(config)
+    if not quiet:
+        print(
+            f"deck key: {key.describe()}\n(publish {run_dir / COMMITMENT_FILE} before the"
+            " event; the key is revealed in results.json when it ends)",
+            file=sys.stderr,
+        )
     try:
-        outcome = start_run(config, run_dir, executor_options(args), quiet=quiet)
+        outcome = start_run(config, run_dir, executor_options(args), quiet=quiet, key=key)
     except RunError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
@@ -55,4 +62,5 @@ def run(args: argparse.Namespace) -> int:
         return 130
     print(outcome.event.summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
+    print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
     return 0

@@ -28,7 +28,7 @@ from typing import Any
 from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.errors import AgentError, RunError
 from dp_arena.results import to_json
-from dp_arena.tournament.config import Entrant, EventConfig
+from dp_arena.tournament.config import Entrant, EventConfig, without_key
 from dp_arena.tournament.units import TableUnit
 
 __all__ = [
@@ -164,8 +164,9 @@ def bot_fingerprints(entrants: Iterable[Entrant]) -> dict[str, str]:
 
 
 def config_to_json(config: EventConfig) -> dict[str, Any]:
-    """The config as JSON data (for the store); :func:`config_from_json` reads it back."""
-    data: dict[str, Any] = to_json(config)
+    """The config as JSON data (for the store), always in its keyless form: a secret key
+    never reaches the store. :func:`config_from_json` reads it back."""
+    data: dict[str, Any] = to_json(without_key(config))
     return data
 
 
@@ -191,6 +192,9 @@ def config_from_json(data: dict[str, Any]) -> EventConfig:
             limits=tuple((name, value) for name, value in data["limits"]),
             options=tuple((name, value) for name, value in data["options"]),
             source=data["source"],
+            secret=False,
+            field_from=tuple(data.get("field_from", ())),
+            field_count=data.get("field_count", 0),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise RunError(

@@ -1,8 +1,10 @@
 """Starting and continuing runs: the executor options, the checkpoint store, the progress
 display and the event driver, put together.
 
-:func:`start_run` creates the run directory's store (recording the config, the code
-version and every bot's content hash), then plays the event through a
+:func:`start_run` makes the event's deck key (a new secret one unless the config names a
+public seed) and writes it owner-only beside its commitment, creates the run
+directory's store (recording the keyless config, the code version and every bot's
+content hash), then plays the event through a
 :class:`~dp_arena.runner.checkpoint.CheckpointExecutor` on the chosen executor.
 :func:`continue_run` plays an event again over an existing store: units already stored
 are answered from it, so only the missing ones are played (see
@@ -23,7 +25,8 @@ from pathlib import Path
 from typing import IO
 
 from dp_arena import __version__
-from dp_arena.errors import RunError
+from dp_arena.errors import ConfigError, RunError
+from dp_arena.keys import EventKey
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
@@ -33,13 +36,15 @@ from dp_arena.runner.fingerprint import (
 )
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import EventConfig
+from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.units import Executor, SerialExecutor
 
 __all__ = [
+    "COMMITMENT_FILE",
     "EXECUTORS",
+    "KEY_FILE",
     "ExecutorOptions",
     "RunOutcome",
     "add_executor_arguments",
@@ -49,6 +54,8 @@ __all__ = [
 ]
 
 EXECUTORS = ("ray", "serial")
+KEY_FILE = "key"  # the secret deck key, owner-only; revealed in results.json at the end
+COMMITMENT_FILE = "commitment"  # SHA-256 of the key, to publish before the event
 
 
 def _cores() -> int:
@@ -189,6 +196,14 @@ def _check_fresh(run_dir: Path) -> None:
         )
 
 
+def event_key_for(config: EventConfig, key: EventKey | None = None) -> EventKey:
+    """The key a run of ``config`` deals from: the config's own (a public seed, or a key
+    already bound), else ``key``, else a new secret one."""
+    if config.seed is not None:
+        return config.event_key
+    return key if key is not None else EventKey.secret()
+
+
 def start_run(
     config: EventConfig,
     run_dir: Path,
@@ -197,8 +212,10 @@ def start_run(
     quiet: bool = False,
     histories: bool = True,
     stream: IO[str] | None = None,
+    key: EventKey | None = None,
 ) -> RunOutcome:
-    """Start ``config`` in the new run directory ``run_dir`` and play it to the end."""
+    """Start ``config`` in the new run directory ``run_dir`` and play it to the end, with
+    the deck key :func:`event_key_for` gives."""
     _check_fresh(run_dir)
     options = options or ExecutorOptions()
     if options.ray_address is not None:
@@ -211,8 +228,16 @@ def start_run(
             f"{run_dir} already holds a run that did not finish; continue it with"
             f" `dp-arena resume {run_dir}` or choose another --run-dir"
         )
+    key = event_key_for(config, key)
+    config = with_key(config, key)
+    try:  # a plan that needs the key's draws is checked before anything is written
+        get_format(config.format).plan(config)
+    except ConfigError as error:
+        raise RunError(f"the event cannot be planned: {error}") from None
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
+        # The directory holds the key and, while the event runs, hands no bot may see.
+        run_dir.chmod(0o700)
     except OSError as error:
         raise RunError(
             f"cannot create the run directory {run_dir}: {error.strerror or error}"
@@ -229,15 +254,39 @@ def start_run(
         "dp_arena_version": __version__,
         # Whether hand histories are written changes results.json (it lists them).
         "histories": "yes" if histories else "no",
+        "commitment": key.commitment,
+        "key": "public" if key.public else "secret",
     }
+    if not key.public:
+        key.write(run_dir / KEY_FILE)
+    _write_commitment(run_dir, key)
     store = RunStore.create(run_dir, meta)
     RunLog(run_dir / "run.log").write(
-        f"started {config.name!r} ({config.format}, seed {config.seed},"
-        f" {len(config.entrants)} entrants); code version {meta['code_version'][:12]}"
+        f"started {config.name!r} ({config.format}, {len(config.entrants)} entrants);"
+        f" code version {meta['code_version'][:12]}; {key.describe()}"
     )
     return continue_run(
         config, run_dir, store, options, quiet=quiet, histories=histories, stream=stream
     )
+
+
+def _write_commitment(run_dir: Path, key: EventKey) -> None:
+    from dp_arena.tournament.event import write_atomic
+
+    write_atomic(run_dir / COMMITMENT_FILE, key.commitment + "\n")
+
+
+def run_key(run_dir: Path, store: RunStore, config: EventConfig) -> EventKey:
+    """The key a run directory was started with, checked against its commitment."""
+    meta = store.meta()
+    key = config.event_key if config.seed is not None else EventKey.read(run_dir / KEY_FILE)
+    recorded = meta.get("commitment")
+    if recorded is not None and recorded != key.commitment:
+        raise RunError(
+            f"{run_dir / KEY_FILE}: the key does not match the commitment the run started"
+            f" with ({recorded[:16]}...): it was changed, and the run cannot go on"
+        )
+    return key
 
 
 def continue_run(

@@ -26,9 +26,9 @@ from dp_arena.runner.fingerprint import (
     config_from_json,
     config_to_json,
 )
-from dp_arena.runner.launch import ExecutorOptions, RunOutcome, continue_run
+from dp_arena.runner.launch import ExecutorOptions, RunOutcome, continue_run, run_key
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import EventConfig, load_config
+from dp_arena.tournament.config import EventConfig, load_config, with_key
 
 __all__ = ["check_resumable", "is_finished", "remove_partial_files", "resume_run"]
 
@@ -92,7 +92,8 @@ def check_resumable(run_dir: Path, store: RunStore) -> EventConfig:
     if problems:
         listed = "\n".join(f"  - {problem}" for problem in problems)
         raise RunError(f"cannot resume {run_dir}:\n{listed}")
-    return config
+    # The same key as at the start: the stored config is keyless.
+    return with_key(config, run_key(run_dir, store, config))
 
 
 def remove_partial_files(run_dir: Path) -> int:

@@ -175,7 +175,7 @@ def _resolve(
         tables=tables,
         seats=seats,
         deals=options.deals,
-        seed=config.seed,
+        seed=config.deck_seed,
         deals_per_player=options.deals_per_player,
         leave_basis_points=options.leave_basis_points,
     )
@@ -224,7 +224,7 @@ class CashFormat:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=len(config.entrants),
             sessions=tuple(
                 _session_plan(stretch, settings, options, tables, seats)
@@ -256,7 +256,7 @@ class CashFormat:
                 units.append(
                     TableUnit(
                         event=config.name,
-                        event_seed=config.seed,
+                        event_seed=config.deck_seed,
                         session=stretch.stretch,
                         section=1,
                         table=table,

@@ -191,7 +191,7 @@ class ClassicFormat:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=entrants,
             sessions=(),
             prizes=PrizePlan(
@@ -208,7 +208,7 @@ class ClassicFormat:
         outcome = play_classic(
             config.entrants,
             event=config.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             settings=classic_settings(config),
             max_faults=config.max_faults,
             limits=config.limits,

@@ -1,13 +1,13 @@
 """Event configs: a TOML file validated into frozen records, every problem reported at once.
 
-A config names the event, its format and seed, the money, overrides of the format's
-table settings, sandbox limits, and the entrants — agent specs, and/or a field of
-built-in bots drawn with the event's seed::
+A config names the event and its format, the money, overrides of the format's table
+settings, sandbox limits, and the entrants — agent specs, and/or a field of built-in
+bots drawn with the event's key::
 
     [event]
     name = "Friday regular"
     format = "regular"          # see dp_arena.tournament.formats.FORMATS
-    seed = 2026
+    # seed = 2026               # only for tests and demos: makes every deck predictable
 
     [money]
     buy_in_cents = 1000         # to the prize pool
@@ -29,9 +29,15 @@ built-in bots drawn with the event's seed::
     agent = "bots/alice.py:Alice"   # relative paths are relative to this file
     trusted = false
 
-    [field]                     # built-in bots, drawn with the seed
+    [field]                     # built-in bots, drawn with the event's key
     count = 11
     from = ["random", "calling-station"]
+
+Without ``seed`` the event's decks and draws come from a secret key made when the run
+starts (:mod:`dp_arena.keys`). A config read from its file has no key yet
+(``seed is None``): :func:`with_key` binds one, drawing the built-in field with it, and
+only a config with a key can be planned or played. :func:`without_key` gives back the
+keyless form, which is all that is ever stored before the event ends.
 
 A bad config raises one :class:`~dp_arena.errors.ConfigError` listing every problem,
 each naming its field (a dotted path) and the allowed values; nothing runs.
@@ -43,12 +49,13 @@ import re
 import shutil
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
 from dp_arena.errors import AgentError, ConfigError
+from dp_arena.keys import EventKey
 from dp_arena.tournament.draws import Draw
 
 __all__ = [
@@ -62,6 +69,8 @@ __all__ = [
     "default_config",
     "load_config",
     "parse_config",
+    "with_key",
+    "without_key",
 ]
 
 DEFAULT_FIELD = ("random", "calling-station", "aggressive", "tag", "equity")
@@ -91,11 +100,16 @@ class Entrant:
 
 @dataclass(frozen=True, slots=True)
 class EventConfig:
-    """A validated config. ``None`` overrides take the format's default."""
+    """A validated config. ``None`` overrides take the format's default.
+
+    ``seed`` is the integer every deck and draw comes from: the config's public seed, or
+    a secret key's (``secret``) once :func:`with_key` has bound one; ``None`` until then.
+    ``field_from`` and ``field_count`` are the ``[field]`` request: the last
+    ``field_count`` entrants are drawn from ``field_from`` with the key."""
 
     name: str
     format: str
-    seed: int
+    seed: int | None
     entrants: tuple[Entrant, ...]
     buy_in_cents: int | None = None
     fee_cents: int | None = None
@@ -108,6 +122,61 @@ class EventConfig:
     limits: tuple[tuple[str, Any], ...] = ()
     options: tuple[tuple[str, Any], ...] = ()
     source: str | None = None
+    secret: bool = False
+    field_from: tuple[str, ...] = ()
+    field_count: int = 0
+
+    def __repr__(self) -> str:
+        # Never print a secret key by accident (in a traceback, a log line, a test failure).
+        seed = "<secret>" if self.secret else self.seed
+        return f"EventConfig(name={self.name!r}, format={self.format!r}, seed={seed})"
+
+    @property
+    def deck_seed(self) -> int:
+        """The seed of every deck and draw; :class:`ConfigError` while no key is bound."""
+        if self.seed is None:
+            raise ConfigError(
+                f"the event {self.name!r} has no deck key yet: without a seed in its config,"
+                " its secret key is made when the run starts (bind one with with_key)",
+                field="event.seed",
+            )
+        return self.seed
+
+    @property
+    def event_key(self) -> EventKey:
+        """The bound key (:class:`ConfigError` while there is none)."""
+        seed = self.deck_seed
+        if self.secret:
+            return EventKey(seed.to_bytes(32, "big"), public=False)
+        return EventKey.from_seed(seed)
+
+
+def with_key(config: EventConfig, key: EventKey) -> EventConfig:
+    """``config`` with ``key`` bound: its seed set and its built-in field drawn with it.
+
+    A config that names a public seed takes only that seed's key; a secret key, or a
+    public one given on a command line, binds to a config without a seed."""
+    if config.seed is not None:
+        if config.event_key == key:
+            return config
+        raise ConfigError(
+            f"the event {config.name!r} already has its deck key"
+            + ("" if config.secret else f" (public seed {config.seed} in its config)"),
+            field="event.seed",
+        )
+    listed = config.entrants[: len(config.entrants) - config.field_count]
+    drawn = _draw_field(config.field_count, list(config.field_from), key.seed)
+    return replace(config, seed=key.seed, secret=not key.public, entrants=(*listed, *drawn))
+
+
+def without_key(config: EventConfig) -> EventConfig:
+    """The keyless form of a config with a secret key (others are returned as they are):
+    what may be stored or shown before the event ends."""
+    if not config.secret:
+        return config
+    listed = config.entrants[: len(config.entrants) - config.field_count]
+    canonical = _draw_field(config.field_count, list(config.field_from), None)
+    return replace(config, seed=None, secret=False, entrants=(*listed, *canonical))
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,7 +283,7 @@ def check_config(
     checker.keys("event", event, ("name", "format", "seed"))
     name = checker.string("event.name", event.get("name"), required=True)
     format_name = checker.string("event.format", event.get("format"), required=True)
-    seed = checker.integer("event.seed", event.get("seed", 0), minimum=0)
+    seed = checker.integer("event.seed", event.get("seed"), minimum=0)
 
     from dp_arena.tournament.formats import FORMATS, get_format
 
@@ -260,7 +329,7 @@ def check_config(
     max_faults = checker.integer("limits.max_faults", limits_table.get("max_faults", 3), minimum=1)
     limits = _check_limits(checker, limits_table)
 
-    entrants = _check_entrants(checker, data, base, seed if seed is not None else 0)
+    entrants, field_from, field_count = _check_entrants(checker, data, base, seed)
     if event_format is not None:
         message = event_format.check_players(len(entrants))
         if message is not None:
@@ -275,9 +344,7 @@ def check_config(
 
     if checker.problems:
         return None, checker.problems
-    assert (
-        name is not None and format_name is not None and seed is not None and max_faults is not None
-    )
+    assert name is not None and format_name is not None and max_faults is not None
     config = EventConfig(
         name=name,
         format=format_name,
@@ -294,18 +361,22 @@ def check_config(
         limits=limits,
         options=tuple(sorted(options_table.items())),
         source=None if source is None else str(source),
+        field_from=field_from,
+        field_count=field_count,
     )
     # A format may check what depends on several parts at once (options naming entrants).
     check_whole = getattr(event_format, "check_config", None)
     if check_whole is not None:
-        whole_problems: list[Problem] = check_whole(config)
+        # Such checks do not depend on the draws: a keyless config is checked with seed 0.
+        checked = config if config.seed is not None else with_key(config, EventKey.from_seed(0))
+        whole_problems: list[Problem] = check_whole(checked)
         if whole_problems:
             return None, whole_problems
     return config, []
 
 
 def default_config(
-    format_name: str, players: int, *, seed: int = 0, name: str | None = None
+    format_name: str, players: int, *, seed: int | None = 0, name: str | None = None
 ) -> EventConfig:
     """A format's default event for ``players`` random bots (what ``dp-arena plan FORMAT``
     shows). :class:`ConfigError` when the format does not take that many players."""
@@ -313,7 +384,7 @@ def default_config(
         "event": {
             "name": name or f"{format_name} ({players} players)",
             "format": format_name,
-            "seed": seed,
+            **({} if seed is None else {"seed": seed}),
         },
         "field": {"count": players, "from": ["random"]},
     }
@@ -421,9 +492,12 @@ def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[st
 
 
 def _check_entrants(
-    checker: _Checker, data: Mapping[str, Any], base: Path, seed: int
-) -> list[Entrant]:
+    checker: _Checker, data: Mapping[str, Any], base: Path, seed: int | None
+) -> tuple[list[Entrant], tuple[str, ...], int]:
+    """The entrants (the listed ones, then the drawn field), the field's pool and size."""
     entrants: list[Entrant] = []
+    field_from: tuple[str, ...] = ()
+    field_count = 0
     listed = data.get("entrants", [])
     if not isinstance(listed, list):
         checker.add("entrants", f"must be an array of tables ([[entrants]]), not {_type(listed)}")
@@ -483,6 +557,7 @@ def _check_entrants(
                 checker.add("field.from", "lists a built-in more than once")
         if count is not None and names and len(names) == len(pool):
             entrants += _draw_field(count, names, seed)
+            field_from, field_count = tuple(names), count
 
     seen: set[str] = set()
     for index, entrant in enumerate(entrants):
@@ -497,13 +572,14 @@ def _check_entrants(
         seen.add(entrant.player)
     if not entrants and not checker.problems:
         checker.add("entrants", "no entrants: add [[entrants]] tables or a [field]")
-    return entrants
+    return entrants, field_from, field_count
 
 
-def _draw_field(count: int, builtins: list[str], seed: int) -> list[Entrant]:
+def _draw_field(count: int, builtins: list[str], seed: int | None) -> list[Entrant]:
     """``count`` built-in bots: each built-in ⌊count/k⌋ or ⌈count/k⌉ times, which ones get the
-    extra seat drawn with the seed; named ``random-1``, ``random-2``, ..."""
-    order = Draw(seed, "field").shuffle(builtins)
+    extra seat drawn with the seed (in the order given while there is no key); named
+    ``random-1``, ``random-2``, ..."""
+    order = builtins if seed is None else Draw(seed, "field").shuffle(builtins)
     drawn = [order[index % len(order)] for index in range(count)]
     numbers: dict[str, int] = {}
     entrants = []

@@ -67,10 +67,11 @@ def _session_lines(session: SessionPlan) -> list[str]:
     return lines
 
 
-def describe_plan(plan: EventPlan, title: str) -> str:
+def describe_plan(plan: EventPlan, title: str, *, deck: str | None = None) -> str:
+    """The plan for people; ``deck`` says where the decks come from (default: the seed)."""
     prizes = plan.prizes
     lines = [
-        f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed}',
+        f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"}',
         (
             f"buy-in {format_cents(prizes.buy_in_cents)} + fee {format_cents(prizes.fee_cents)};"
             f" prize pool {format_cents(prizes.pool_cents)}"
@@ -98,10 +99,12 @@ def describe_plan(plan: EventPlan, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def describe_result(plan: EventPlan, title: str, result: EventResult) -> str:
+def describe_result(
+    plan: EventPlan, title: str, result: EventResult, *, deck: str | None = None
+) -> str:
     lines = [
         (
-            f'{title} "{plan.event}": {plan.entrants} entrants, seed {plan.seed},'
+            f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"},'
             f" prize pool {format_cents(plan.prizes.pool_cents)}"
         )
     ]

@@ -194,7 +194,8 @@ def results_document(
             "name": config.name,
             "format": config.format,
             "title": event_format.title,
-            "seed": config.seed,
+            # The reveal: the key every deck came from, and the commitment made before.
+            **config.event_key.reveal(),
         },
         "settings": {
             **plain(settings),
@@ -265,7 +266,7 @@ def run_event(
         by_player.setdefault(fault.player, []).append(fault)
     for player, faults in sorted(by_player.items()):
         write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
-    summary = describe_result(plan, event_format.title, result)
+    summary = describe_result(plan, event_format.title, result, deck=config.event_key.label())
     write_atomic(run_dir / "summary.txt", summary)
     write_atomic(
         run_dir / "timing.json",

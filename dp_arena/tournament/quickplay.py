@@ -179,7 +179,7 @@ def _settings_and_schedule(
         players,
         seats=seats,
         deals=settings.deals_for(seats),
-        seed=config.seed,
+        seed=config.deck_seed,
         sets=options.sets,
         sets_by_player=dict(options.sets_by_player),
         leave_basis_points=options.leave_basis_points,
@@ -268,7 +268,7 @@ class QuickPlayFormat:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=len(config.entrants),
             sessions=tuple(_session_plan(planned, settings) for planned in schedule.sets),
             prizes=PrizePlan(

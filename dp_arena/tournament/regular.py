@@ -138,7 +138,7 @@ class RegularFormat:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=entrants,
             sessions=tuple(sessions),
             prizes=PrizePlan(

@@ -38,7 +38,7 @@ def play_round_robin(
             f"round robin of {plan.players} seats given {len(players)} players"
             f" and {plan.absent} absent"
         )
-    slots = Draw(config.seed, "round-robin", session.session).shuffle(seated)
+    slots = Draw(config.deck_seed, "round-robin", session.session).shuffle(seated)
     rules = TableRules(
         seat_count=2,
         small_blind=session.small_blind,
@@ -52,7 +52,7 @@ def play_round_robin(
             units.append(
                 TableUnit(
                     event=config.name,
-                    event_seed=config.seed,
+                    event_seed=config.deck_seed,
                     session=session.session,
                     section=match,
                     table=table,

@@ -68,7 +68,7 @@ class RoundRobinSitAndGo:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=entrants,
             sessions=(round_robin_session(1, entrants, 0, settings),),
             prizes=PrizePlan(

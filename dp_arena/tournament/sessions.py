@@ -57,7 +57,7 @@ def section_units(
     return [
         TableUnit(
             event=config.name,
-            event_seed=config.seed,
+            event_seed=config.deck_seed,
             session=session.session,
             section=section.section,
             table=table,
@@ -103,9 +103,9 @@ def score_section(
     rows: list[PlayerSession] = []
     for seat in range(section.seats):
         players = [row[seat] for row in seating]
-        draw_order = Draw(config.seed, "tiebreak", session.session, section.section, seat).shuffle(
-            sorted(player for player in players if player is not None)
-        )
+        draw_order = Draw(
+            config.deck_seed, "tiebreak", session.session, section.section, seat
+        ).shuffle(sorted(player for player in players if player is not None))
         scores = []
         where: dict[str, int] = {}
         for table_index, (player, result) in enumerate(zip(players, results, strict=True)):
@@ -171,14 +171,16 @@ def play_sections_session(
     entrants = {entrant.player: entrant for entrant in config.entrants}
     order = {entrant.player: index for index, entrant in enumerate(config.entrants)}
     sizes = [section.players for section in session.sections]
-    groups = divide_into_sections(players, sizes, Draw(config.seed, "sections", session.session))
+    groups = divide_into_sections(
+        players, sizes, Draw(config.deck_seed, "sections", session.session)
+    )
     seatings = [
         seat_section(
             sorted(group, key=order.__getitem__),
             tables=section.tables,
             seats=section.seats,
             absent=section.absent,
-            draw=Draw(config.seed, "seating", session.session, section.section),
+            draw=Draw(config.deck_seed, "seating", session.session, section.section),
         )
         for section, group in zip(session.sections, groups, strict=True)
     ]

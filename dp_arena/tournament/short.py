@@ -106,7 +106,7 @@ class ShortFormat:
         return EventPlan(
             event=config.name,
             format=self.name,
-            seed=config.seed,
+            seed=config.deck_seed,
             entrants=entrants,
             sessions=tuple(sessions),
             prizes=PrizePlan(

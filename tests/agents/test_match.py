@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from fractions import Fraction
 from pathlib import Path
@@ -196,6 +197,10 @@ def test_json_shape() -> None:
         "big_blind": 20,
         "cap": 1000,
         "seed": 5,
+        # A public seed is its own key: revealed as such, and flagged predictable.
+        "key": f"{5:064x}",
+        "commitment": hashlib.sha256((5).to_bytes(32, "big")).hexdigest(),
+        "predictable": True,
         "unit": "mbb/deal",
         "confidence": 0.95,
     }

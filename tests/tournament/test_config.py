@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from dp_arena.errors import ConfigError
-from dp_arena.tournament.config import EventSettings, check_config, load_config, parse_config
+from dp_arena.keys import EventKey
+from dp_arena.tournament.config import (
+    EventSettings,
+    check_config,
+    load_config,
+    parse_config,
+    with_key,
+)
 from dp_arena.tournament.formats import FORMATS, get_format
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -19,6 +26,10 @@ MINE = ("demo", "regular", "short", "sng-short", "sng-round-robin")
 def test_the_shipped_configs_load_and_plan(name: str) -> None:
     config = load_config(CONFIGS / f"{name}.toml")
     assert config.format in FORMATS
+    # Only the demo names a public seed; the others get a secret key when they run.
+    assert (config.seed is not None) == (name == "demo")
+    if config.seed is None:
+        config = with_key(config, EventKey.secret())
     plan = get_format(config.format).plan(config)
     assert (
         plan.entrants == len(config.entrants) and plan.prizes.total_cents == plan.prizes.pool_cents
@@ -181,7 +192,7 @@ def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
 def test_settings_take_overrides_over_format_defaults() -> None:
     config = parse_config(
         {
-            "event": {"name": "x", "format": "sng-short"},
+            "event": {"name": "x", "format": "sng-short", "seed": 1},
             "money": {"buy_in_cents": 2000},
             "table": {"deals": {"4": 12}},
             "field": {"count": 8, "from": ["random"]},
