@@ -1,0 +1,201 @@
+"""``dp-arena verify``: a finished run checks out against its revealed key, and every kind
+of tampering (the key, the commitment, a card, a net, a standing, a hand history, a
+missing table-session) is caught by the check it belongs to."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dp_arena.cli import main
+from dp_arena.keys import EventKey
+from dp_arena.runner import ExecutorOptions, start_run
+from dp_arena.runner.verify import verify_run
+from dp_arena.tournament.config import load_config
+
+SERIAL = ExecutorOptions("serial")
+
+
+def _config(folder: Path, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "event.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished short tournament dealt from a secret key."""
+    folder = tmp_path_factory.mktemp("verify")
+    config = _config(
+        folder,
+        '[event]\nname = "checked"\nformat = "short"\n\n'
+        '[field]\ncount = 10\nfrom = ["random", "calling-station", "tag"]\n',
+    )
+    run_dir = folder / "run"
+    start_run(load_config(config), run_dir, SERIAL, quiet=True)
+    return run_dir
+
+
+@pytest.fixture()
+def copy(finished: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "run"
+    shutil.copytree(finished, target)
+    return target
+
+
+def _failed(run_dir: Path, **options: Any) -> set[str]:
+    return {check.name for check in verify_run(run_dir, **options).checks if not check.passed}
+
+
+def _edit_json(path: Path, change: Callable[[Any], None]) -> None:
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def _edit_first_unit(run_dir: Path, change: Callable[[Any], None]) -> None:
+    with sqlite3.connect(run_dir / "store.sqlite") as connection:
+        unit, blob = connection.execute(
+            "SELECT unit_id, result FROM units ORDER BY session, section, table_index"
+        ).fetchone()
+        data = json.loads(zlib.decompress(blob))
+        change(data)
+        connection.execute(
+            "UPDATE units SET result = ? WHERE unit_id = ?",
+            (zlib.compress(json.dumps(data).encode()), unit),
+        )
+
+
+def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    verification = verify_run(finished)
+    assert verification.passed
+    assert [check.name for check in verification.checks] == [
+        "commitment",
+        "plan",
+        "decks",
+        "hands",
+        "results",
+        "histories",
+    ]
+    key = EventKey.read(finished / "key")
+    assert verification.key == key
+    assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
+    out = capsys.readouterr().out
+    assert "every check passed" in out and key.hex in out and "predictable" not in out
+    assert main(["verify", str(finished), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["passed"] is True and document["key"] == key.hex
+
+
+def test_a_wrong_published_commitment_fails(finished: Path) -> None:
+    assert _failed(finished, commitment="0" * 64) == {"commitment"}
+
+
+def test_another_key_in_the_results_fails_the_commitment(copy: Path) -> None:
+    other = EventKey.secret()
+
+    def swap(data: Any) -> None:
+        data["event"]["key"] = other.hex
+
+    _edit_json(copy / "results.json", swap)
+    assert "commitment" in _failed(copy)
+
+    def swap_both(data: Any) -> None:  # a forger who also rewrites the result's commitment
+        data["event"]["commitment"] = other.commitment
+
+    _edit_json(copy / "results.json", swap_both)
+    failed = verify_run(copy).checks[0]
+    assert not failed.passed and any("commitment says" in text for text in failed.problems)
+
+
+def test_a_changed_hole_card_fails_the_decks(copy: Path) -> None:
+    def change(data: Any) -> None:
+        hole = data["deals"][0]["hole_cards"]
+        hole[0], hole[1] = hole[1], hole[0]  # two seats' cards swapped
+
+    _edit_first_unit(copy, change)
+    assert "decks" in _failed(copy)
+
+
+def test_a_changed_net_fails_the_hands(copy: Path) -> None:
+    def change(data: Any) -> None:
+        nets = data["deals"][0]["nets"]
+        nets[0], nets[1] = nets[0] + 5, nets[1] - 5  # still zero-sum
+
+    _edit_first_unit(copy, change)
+    assert {"hands", "results"} <= _failed(copy)
+
+
+def test_a_changed_standing_fails_the_results(copy: Path) -> None:
+    def change(data: Any) -> None:
+        first, second = data["standings"][0], data["standings"][-1]
+        first["player"], second["player"] = second["player"], first["player"]
+
+    _edit_json(copy / "results.json", change)
+    assert _failed(copy) == {"results"}
+
+
+def test_a_changed_hand_history_fails(copy: Path) -> None:
+    history = min((copy / "histories").glob("*.phhs"))
+    text = history.read_text()
+    position = text.index('"d dh p1 ') + len('"d dh p1 ')
+    card = text[position : position + 2]
+    other = "2c" if card != "2c" else "3c"
+    history.write_text(text[:position] + other + text[position + 2 :])
+    assert {"results", "histories"} <= _failed(copy)
+
+
+def test_a_missing_table_session_fails(copy: Path) -> None:
+    with sqlite3.connect(copy / "store.sqlite") as connection:
+        connection.execute("DELETE FROM units WHERE rowid = (SELECT MAX(rowid) FROM units)")
+    verification = verify_run(copy)
+    assert not verification.passed
+    assert any(
+        "not in the store" in text for check in verification.checks for text in check.problems
+    )
+
+
+def test_an_unfinished_run_cannot_be_verified(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["verify", str(tmp_path)]) == 2
+    assert "only a finished run can be verified" in capsys.readouterr().err
+
+
+def test_a_public_seed_run_verifies_and_says_it_was_predictable(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        '[event]\nname = "seeded"\nformat = "regular"\nseed = 3\n\n'
+        '[field]\ncount = 8\nfrom = ["random", "tag"]\n',
+    )
+    start_run(load_config(config), tmp_path / "run", SERIAL, quiet=True)
+    verification = verify_run(tmp_path / "run")
+    assert verification.passed
+    assert "predictable" in verification.report()
+
+
+def test_a_classic_freezeout_verifies_its_decks_from_its_histories(tmp_path: Path) -> None:
+    config = _config(
+        tmp_path,
+        '[event]\nname = "classic"\nformat = "classic"\n\n'
+        '[field]\ncount = 6\nfrom = ["tag", "calling-station", "aggressive"]\n',
+    )
+    run_dir = tmp_path / "run"
+    start_run(load_config(config), run_dir, SERIAL, quiet=True)
+    verification = verify_run(run_dir)
+    assert verification.passed
+    assert [check.name for check in verification.checks] == ["commitment", "plan", "histories"]
+    history = min((run_dir / "histories").glob("*.phhs"))
+    text = history.read_text()
+    position = text.index('"d db ') + len('"d db ')
+    first = text[position : position + 2]
+    history.write_text(text[:position] + ("2c" if first != "2c" else "3c") + text[position + 2 :])
+    assert _failed(run_dir) == {"histories"}
