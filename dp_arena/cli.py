@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -55,6 +56,9 @@ def _version() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None and hasattr(signal, "SIGPIPE"):
+        # `dp-arena ... | head` ends quietly, as command-line tools do.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = next((arg for arg in arguments if not arg.startswith("-")), None)
     if command not in COMMANDS:

@@ -28,7 +28,6 @@ the result), or a public seed for tests and demos. The bots' context names the e
 from __future__ import annotations
 
 import importlib.util
-import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from dp_arena.agents import (
     parse_spec,
     play_table_session,
 )
+from dp_arena.agents.spec import class_problem
 from dp_arena.engine import Betting, HandState, TableRules
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
@@ -67,7 +67,6 @@ __all__ = [
 ]
 
 DEFAULT_POLICY = FaultPolicy()
-REGISTRY_PREFIX = "registry:"  # a submitted bot, resolved by the sandbox (dp_arena.registry)
 
 # (spec, seat name) -> a seat; the default is open_agent_seat.
 SeatFactory = Callable[[str, str], Seat]
@@ -303,37 +302,39 @@ def sandbox_available() -> bool:
     return _sandbox_open_seat() is not None
 
 
-def check_spec(spec: str) -> None:
-    """Refuse, with an :class:`AgentError` saying why, a spec that names nothing that
-    exists: an unknown built-in file, a missing file, an unimportable module, or a
-    program that is not on ``PATH`` (so a typo is not mistaken for a command line), or
-    a ``registry:NAME[@VERSION]`` the bot registry does not hold."""
-    if spec.startswith(REGISTRY_PREFIX):
+def check_spec(spec: str, *, registry: Path | None = None) -> str:
+    """The spec to seat (a registry bot pinned to the registry and version found now), or
+    an :class:`AgentError` saying why the spec names nothing that exists: an unknown
+    built-in file, a missing file or class, an unimportable module, a program that is not
+    on ``PATH`` (so a typo is not mistaken for a command line), or a
+    ``registry:NAME[@VERSION]`` the bot registry (``registry``, else the default one) does
+    not hold."""
+    parsed = parse_spec(spec)
+    if parsed.kind is SpecKind.REGISTRY:
         from dp_arena.errors import SubmissionError
-        from dp_arena.registry import Registry
+        from dp_arena.registry import Registry, pinned_spec, split_spec
 
-        # Registry.default() would create an empty registry: look before opening it.
-        root = Path(os.environ.get("DP_ARENA_REGISTRY") or Path.cwd() / "registry")
-        if not (root / "registry.sqlite").is_file():
-            raise AgentError(f"agent {spec!r}: there is no bot registry at {root}")
+        pinned_root, reference = split_spec(spec)
         try:
-            Registry.default().resolve(spec[len(REGISTRY_PREFIX) :])
+            held = Registry.existing(pinned_root or registry)
+            return pinned_spec(held.root, held.resolve(reference))
         except SubmissionError as error:
             raise AgentError(f"agent {spec!r}: {error}") from None
-        return
-    parsed = parse_spec(spec)
     if parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
         path = Path(str(parsed.target)).expanduser()
         if not path.is_file():
             if parsed.kind is SpecKind.BUILTIN:
                 raise AgentError(f"agent {spec!r}: the built-in bot is not available (no {path})")
             raise AgentError(f"agent {spec!r}: no such file {path}")
+        problem = class_problem(path, parsed) if parsed.kind is SpecKind.FILE else None
+        if problem is not None:
+            raise AgentError(f"agent {spec!r}: {problem}")
     elif parsed.kind is SpecKind.MODULE:
         try:
-            found = importlib.util.find_spec(str(parsed.target))
+            module = importlib.util.find_spec(str(parsed.target))
         except (ImportError, ValueError):
-            found = None
-        if found is None:
+            module = None
+        if module is None:
             raise AgentError(f"agent {spec!r}: no module named {parsed.target!r} can be imported")
     else:
         program = parsed.target[0] if isinstance(parsed.target, tuple) else str(parsed.target)
@@ -342,6 +343,7 @@ def check_spec(spec: str) -> None:
                 f"agent {spec!r} is not a built-in ({', '.join(BUILTINS)}), a file.py:Class, a"
                 f" package.module:Class, or a command line whose program {program!r} exists"
             )
+    return spec
 
 
 def agent_names(specs: Sequence[str]) -> tuple[str, ...]:

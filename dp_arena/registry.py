@@ -17,12 +17,16 @@ Resubmitting the same content under the same name is a no-op; new content is the
 version (1, 2, ...). Events and leaderboards name a bot ``name@version`` (or ``name``
 for its latest version), and a seat takes ``registry:name@version``.
 
-The registry is ``$DP_ARENA_REGISTRY`` if set, else ``registry/`` in the working
-directory.
+The registry is the one a command is given (``--registry DIR``, or ``[registry] path`` in
+an event config), else ``$DP_ARENA_REGISTRY`` if set, else ``registry/`` in the working
+directory (:func:`registry_location`). An event pins each registry bot when its config is
+read: the spec its seats take is :func:`pinned_spec`, ``registry:ROOT#name@version``, so
+a version submitted later, or another working directory, changes nothing.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import re
@@ -42,13 +46,45 @@ from dp_arena.errors import SubmissionError
 
 __all__ = [
     "MANIFEST",
+    "REGISTRY_PREFIX",
     "Manifest",
     "Registry",
     "StoredBot",
     "SubmissionLimits",
     "content_hash",
     "intake",
+    "pinned_spec",
+    "registry_location",
+    "split_spec",
 ]
+
+REGISTRY_PREFIX = "registry:"
+
+
+def registry_location(explicit: str | Path | None = None) -> Path:
+    """The registry to use: ``explicit``, else ``$DP_ARENA_REGISTRY``, else ``./registry``."""
+    if explicit is not None:
+        return Path(explicit).expanduser().absolute()
+    return Path(os.environ.get("DP_ARENA_REGISTRY") or Path.cwd() / "registry").absolute()
+
+
+def split_spec(spec: str) -> tuple[Path | None, str]:
+    """``registry:[ROOT#]reference`` → (the registry root if pinned, ``name[@version]``).
+
+    >>> split_spec("registry:alice@2")
+    (None, 'alice@2')
+    >>> split_spec("registry:/srv/bots#alice@2")
+    (PosixPath('/srv/bots'), 'alice@2')
+    """
+    body = spec.removeprefix(REGISTRY_PREFIX)
+    root, separator, reference = body.rpartition("#")  # names never hold '#'
+    return (Path(root), reference) if separator else (None, body)
+
+
+def pinned_spec(root: Path, stored: StoredBot) -> str:
+    """The spec that seats exactly ``stored`` from the registry at ``root``."""
+    return f"{REGISTRY_PREFIX}{root.absolute()}#{stored.ref}"
+
 
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
@@ -410,7 +446,27 @@ class Registry:
 
     @classmethod
     def default(cls) -> Registry:
-        return cls(Path(os.environ.get("DP_ARENA_REGISTRY") or Path.cwd() / "registry"))
+        return cls(registry_location())
+
+    @classmethod
+    def existing(cls, root: Path | None = None) -> Registry:
+        """The registry at ``root`` (default: :func:`registry_location`), which must exist:
+        looking a bot up never creates an empty registry."""
+        root = registry_location(root)
+        if not (root / "registry.sqlite").is_file():
+            raise SubmissionError(
+                "no_registry",
+                f"there is no bot registry at {root} (dp-arena submit --registry {root} makes"
+                " one; or name another with --registry DIR or [registry] path in the config)",
+            )
+        return cls(root)
+
+    @classmethod
+    def for_spec(cls, spec: str) -> tuple[Registry, str]:
+        """The registry a ``registry:`` spec names (pinned, else the default one) and the
+        reference within it."""
+        root, reference = split_spec(spec)
+        return cls.existing(root), reference
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.database, timeout=30)
@@ -495,8 +551,30 @@ class Registry:
                     "SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)
                 ).fetchone()
         if row is None:
-            raise SubmissionError("unknown_bot", f"registry {self.root}: no bot {reference!r}")
+            raise SubmissionError("unknown_bot", self._unknown(name, version))
         return self._stored(row)
+
+    def _unknown(self, name: str, version: str) -> str:
+        with self._connect() as connection:
+            rows = connection.execute("SELECT name, version FROM bots ORDER BY name").fetchall()
+        names = sorted({row["name"] for row in rows})
+        if name in names:
+            versions = ", ".join(str(row["version"]) for row in rows if row["name"] == name)
+            return (
+                f"the registry at {self.root} has no version {version} of {name!r}"
+                f" (it has {versions})"
+            )
+        close = difflib.get_close_matches(name, names, n=3)
+        hint = (
+            f"; did you mean {' or '.join(repr(match) for match in close)}?"
+            if close
+            else (
+                f"; it holds {', '.join(names[:10])}" + (" ..." if len(names) > 10 else "")
+                if names
+                else "; it is empty"
+            )
+        )
+        return f"the registry at {self.root} has no bot named {name!r}{hint}"
 
     def list(self) -> list[StoredBot]:
         with self._connect() as connection:

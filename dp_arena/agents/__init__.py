@@ -6,7 +6,14 @@ from __future__ import annotations
 from dp_arena.agents.agent import Agent, parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import AbsentSeat, InProcessSeat, Seat, SeatFault
-from dp_arena.agents.spec import BUILTINS, AgentSpec, SpecKind, load_agent, parse_spec
+from dp_arena.agents.spec import (
+    BUILTINS,
+    AgentSpec,
+    SpecKind,
+    load_agent,
+    parse_spec,
+    python_classes,
+)
 from dp_arena.agents.table import FaultPolicy, TableSession, observe, play_deal, play_table_session
 
 __all__ = [
@@ -30,4 +37,5 @@ __all__ = [
     "parse_spec",
     "play_deal",
     "play_table_session",
+    "python_classes",
 ]

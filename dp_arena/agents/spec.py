@@ -7,9 +7,13 @@ A spec is one of:
 - ``path/to/file.py:ClassName``: a class in a Python file; the file's folder is put on
   ``sys.path`` first, so a bot may be several modules;
 - ``package.module:ClassName``: a class in an importable module;
+- ``registry:NAME[@VERSION]``: a bot submitted to the bot registry (:mod:`dp_arena.registry`);
 - anything else is a command line (``node bot.js``, ``./mybot --fast``) for an external
   program speaking the pipe protocol of ``docs/protocol.md``; ``cmd:`` forces this
-  reading (``cmd:bot.py:Main`` runs a program called ``bot.py:Main``).
+  reading (``cmd:bot.py:Main`` runs a program called ``bot.py:Main``). A lone
+  ``file.py`` is refused rather than run: it names a Python file but no class (an
+  executable ``./file.py`` runs as a program; :func:`python_classes` finds classes to
+  suggest).
 
 Whether a bot runs in-process (trusted) or sandboxed is decided by whoever seats it,
 not by the spec: see :mod:`dp_arena.sandbox`.
@@ -17,10 +21,13 @@ not by the spec: see :mod:`dp_arena.sandbox`.
 
 from __future__ import annotations
 
+import ast
+import difflib
 import enum
 import hashlib
 import importlib
 import importlib.util
+import os
 import re
 import shlex
 import sys
@@ -31,7 +38,16 @@ from typing import Any
 from dp_arena.agents.agent import Agent
 from dp_arena.errors import AgentError
 
-__all__ = ["AGENTS_DIR", "BUILTINS", "AgentSpec", "SpecKind", "load_agent", "parse_spec"]
+__all__ = [
+    "AGENTS_DIR",
+    "BUILTINS",
+    "AgentSpec",
+    "SpecKind",
+    "class_problem",
+    "load_agent",
+    "parse_spec",
+    "python_classes",
+]
 
 # The repository's built-in bots, next to the package.
 AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
@@ -53,6 +69,7 @@ class SpecKind(enum.StrEnum):
     BUILTIN = "builtin"
     FILE = "file"
     MODULE = "module"
+    REGISTRY = "registry"
     COMMAND = "command"
 
 
@@ -67,13 +84,16 @@ class AgentSpec:
 
     @property
     def is_python(self) -> bool:
-        return self.kind is not SpecKind.COMMAND
+        """A Python class this process can name (a registry bot is resolved first)."""
+        return self.kind in (SpecKind.BUILTIN, SpecKind.FILE, SpecKind.MODULE)
 
     @property
     def name(self) -> str:
         """A short display name: the built-in name, the class name or the program."""
         if self.kind is SpecKind.BUILTIN:
             return self.text
+        if self.kind is SpecKind.REGISTRY:
+            return str(self.target).partition("@")[0]
         if self.class_name:
             return self.class_name
         return Path(self.target[0]).name if isinstance(self.target, tuple) else str(self.target)
@@ -90,13 +110,72 @@ def parse_spec(text: str) -> AgentSpec:
     if text in BUILTINS:
         path, class_name = BUILTINS[text].split(":")
         return AgentSpec(text, SpecKind.BUILTIN, str(AGENTS_DIR / path), class_name)
+    if text.startswith("registry:"):
+        # ``registry:[ROOT#]name[@version]``: the target is the reference, root left out.
+        reference = text.removeprefix("registry:").rpartition("#")[2]
+        if not reference or reference.startswith("@"):
+            raise AgentError(f"agent spec {text!r} names no bot: write registry:NAME[@VERSION]")
+        return AgentSpec(text, SpecKind.REGISTRY, reference)
     match = _FILE_SPEC.match(text)
     if match:
         return AgentSpec(text, SpecKind.FILE, match["path"], match["name"])
     match = _MODULE_SPEC.match(text)
     if match:
         return AgentSpec(text, SpecKind.MODULE, match["module"], match["name"])
-    return AgentSpec(text, SpecKind.COMMAND, _split_command(text, text))
+    argv = _split_command(text, text)
+    # ``bot.py`` alone is a forgotten ``:Class``; an executable ``./bot.py`` is a program.
+    if len(argv) == 1 and argv[0].endswith(".py") and not _executable_path(argv[0]):
+        try:
+            acting = python_classes(Path(argv[0]))[1]
+        except (OSError, SyntaxError, ValueError):
+            acting = []
+        meant = " or ".join(f"{argv[0]}:{name}" for name in acting[:3])
+        raise AgentError(
+            f"agent spec {text!r} names a Python file but no class"
+            + (f"; did you mean {meant}?" if meant else "")
+            + f" Write {argv[0]}:ClassName for a class with an act method, or"
+            f" 'python3 {argv[0]}' (or cmd:{argv[0]}) to run it as a program over the pipe"
+            " protocol"
+        )
+    return AgentSpec(text, SpecKind.COMMAND, argv)
+
+
+def _executable_path(program: str) -> bool:
+    return "/" in program and os.access(program, os.X_OK) and Path(program).is_file()
+
+
+def python_classes(path: Path) -> tuple[set[str], list[str]]:
+    """What a Python file binds at its top level, and which of its classes define ``act``,
+    read from its syntax only (nothing of it runs). ``SyntaxError`` and ``OSError`` pass
+    through."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    bound: set[str] = set()
+    acting: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            bound.add(node.name)
+            if any(
+                isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name == "act"
+                for item in node.body
+            ):
+                acting.append(node.name)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.Import | ast.ImportFrom):
+            for alias in node.names:
+                bound.add((alias.asname or alias.name).split(".")[0])
+        elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                bound.update(name.id for name in ast.walk(target) if isinstance(name, ast.Name))
+        else:  # anything else may bind names too (a try/if at top level): be generous
+            bound.update(
+                name.id
+                for name in ast.walk(node)
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)
+            )
+            bound.update(item.name for item in ast.walk(node) if isinstance(item, ast.ClassDef))
+    return bound, acting
 
 
 def _split_command(command: str, text: str) -> tuple[str, ...]:
@@ -128,7 +207,10 @@ def load_agent(spec: AgentSpec | str, **kwargs: Any) -> Agent:
         module = _import_file(Path(str(spec.target)), spec.text)
     cls = getattr(module, spec.class_name, None)
     if cls is None:
-        raise AgentError(f"agent {spec.text!r}: {spec.target} has no {spec.class_name}")
+        raise AgentError(
+            f"agent {spec.text!r}: {spec.target} has no {spec.class_name}"
+            + _suggestion(spec, module)
+        )
     try:
         agent = cls(**kwargs)
     except Exception as error:
@@ -136,6 +218,21 @@ def load_agent(spec: AgentSpec | str, **kwargs: Any) -> Agent:
     if not callable(getattr(agent, "act", None)):
         raise AgentError(f"agent {spec.text!r}: {spec.class_name} has no act(observation) method")
     return agent  # type: ignore[no-any-return]
+
+
+def _suggestion(spec: AgentSpec, module: Any) -> str:
+    """ "; did you mean ...?" naming the module's classes that have an act method."""
+    import inspect
+
+    classes = [
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value) and callable(getattr(value, "act", None))
+    ]
+    if not classes:
+        return "; it has no class with an act method"
+    ordered = difflib.get_close_matches(str(spec.class_name), classes, n=3, cutoff=0) or classes
+    return f"; did you mean {' or '.join(f'{spec.target}:{name}' for name in ordered[:3])}?"
 
 
 def _import_file(path: Path, text: str) -> Any:
@@ -161,3 +258,23 @@ def _import_file(path: Path, text: str) -> Any:
             f"agent {text!r}: importing {path} failed: {type(error).__name__}: {error}"
         ) from error
     return module
+
+
+def class_problem(path: Path, spec: AgentSpec) -> str | None:
+    """Why ``path`` cannot hold the spec's class, read from its syntax alone (nothing runs
+    here); ``None`` when it may (the class is bound at the top level somehow)."""
+    try:
+        bound, acting = python_classes(path)
+    except SyntaxError as error:
+        return f"{path} is not valid Python (line {error.lineno}: {error.msg})"
+    except (OSError, ValueError) as error:
+        return f"cannot read {path}: {error}"
+    if spec.class_name in bound:
+        return None
+    close = difflib.get_close_matches(str(spec.class_name), acting, n=3, cutoff=0) or acting
+    hint = (
+        f"; did you mean {' or '.join(f'{spec.target}:{name}' for name in close[:3])}?"
+        if close
+        else "; it defines no class with an act method"
+    )
+    return f"{path} has no class {spec.class_name}{hint}"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from dp_arena.errors import ConfigError
+from dp_arena.errors import AgentError, ConfigError
 from dp_arena.sandbox.conformance import check_agent
 from dp_arena.sandbox.limits import Limits
 
@@ -44,6 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--trusted", action="store_true", help="run a Python bot in-process, unsandboxed"
     )
     parser.add_argument("--log-dir", type=Path, help="keep the bot's stderr here")
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: specs (default: $DP_ARENA_REGISTRY, else ./registry)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -53,8 +60,15 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena check-agent: {error}")
         return 2
+    from dp_arena.match import check_spec
+
+    try:  # a spec that names nothing is refused before anything starts
+        spec = check_spec(args.spec, registry=args.registry)
+    except AgentError as error:
+        print(f"dp-arena check-agent: {error}", file=sys.stderr)
+        return 2
     report = check_agent(
-        args.spec,
+        spec,
         limits=limits,
         trusted=args.trusted,
         states=args.states,

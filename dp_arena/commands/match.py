@@ -64,6 +64,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--log-dir", type=Path, default=None, help="where sandboxed agents' output is kept"
     )
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: specs (default: $DP_ARENA_REGISTRY, else ./registry)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,8 +78,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not 2 <= len(args.specs) <= 10:
             raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
-        for spec in args.specs:
-            check_spec(spec)
+        specs = [check_spec(spec, registry=args.registry) for spec in args.specs]
         if args.key is not None and args.seed is not None:
             raise ConfigError("give --seed or --key, not both", field="key")
         try:
@@ -81,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as error:
             raise ConfigError(f"--key: {error}", field="key") from None
         config = MatchConfig(
-            tuple(args.specs),
+            tuple(specs),
             deals=args.deals,
             betting=Betting(args.betting),
             seed=args.seed,
@@ -147,7 +152,12 @@ class Progress:
 
 def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     config = result.config
-    others = [spec for spec in config.specs if spec not in BUILTINS]
+    # A pinned registry spec names the registry's folder: show the bot and version only.
+    others = [
+        spec if not spec.startswith("registry:") else "registry:" + spec.rpartition("#")[2]
+        for spec in config.specs
+        if spec not in BUILTINS
+    ]
     where = (
         f"; {', '.join(others)} ran {'sandboxed' if sandboxed else 'in-process'}" if others else ""
     )

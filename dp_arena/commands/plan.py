@@ -29,6 +29,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " a secret key when it runs, and its plan is shown with seed 0)",
     )
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: entrants (default: the config's [registry] path,"
+        " else $DP_ARENA_REGISTRY, else ./registry)",
+    )
+    parser.add_argument(
+        "--no-load",
+        action="store_true",
+        help="do not load the config's bots (by default each is loaded once, as `run` does,"
+        " and any that cannot play is reported)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
                 return 2
             config = default_config(args.format, args.players, seed=args.seed or 0)
         elif Path(args.format).suffix == ".toml" or Path(args.format).exists():
-            config = load_config(args.format)
+            config = load_config(args.format, registry=args.registry)
             if args.players is not None:
                 resized = default_config(config.format, args.players, seed=None, name=config.name)
                 config = replace(
@@ -84,4 +97,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(plain(plan.to_json()), indent=2, sort_keys=True))
     else:
         print(describe_plan(plan, event_format.title, deck=deck), end="")
+    if args.format in FORMATS or args.no_load or args.players is not None:
+        return 0
+    from dp_arena.commands.run import check_entrants
+
+    # The same preflight as `dp-arena run`: a bot that cannot load is reported now.
+    if check_entrants(config, quiet=args.json, allow_absent=False, command="plan") is None:
+        return 1
+    if not args.json:
+        print(f"every entrant's bot loads ({len(config.entrants)} entrants)")
     return 0

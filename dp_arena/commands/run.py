@@ -1,6 +1,7 @@
-"""``dp-arena run CONFIG [--run-dir DIR] [--executor ray|serial] [--workers N]
-[--ray-address ADDR] [--quiet]``: run a whole event from its config, write the run
-directory (with its checkpoint store, see ``docs/running.md``) and print the summary."""
+"""``dp-arena run CONFIG [--run-dir DIR] [--registry DIR] [--allow-absent] [--executor
+ray|serial] [--workers N] [--ray-address ADDR] [--quiet]``: check that every entrant
+loads, run the whole event from its config, write the run directory (with its
+checkpoint store, see ``docs/running.md``) and print the summary."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 from dp_arena.errors import ConfigError, RunError
+from dp_arena.tournament.config import EventConfig
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,6 +27,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress line (also the default when the CI variable is set)",
     )
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: entrants (default: the config's [registry] path,"
+        " else $DP_ARENA_REGISTRY, else ./registry)",
+    )
+    parser.add_argument(
+        "--allow-absent",
+        action="store_true",
+        help="play even when some entrants cannot load: they sit out as absent players,"
+        " and the results, summary and pages say so (default: refuse to start)",
+    )
     from dp_arena.runner.launch import add_executor_arguments
 
     add_executor_arguments(parser)
@@ -36,12 +51,21 @@ def run(args: argparse.Namespace) -> int:
     from dp_arena.tournament.event import default_run_dir
 
     try:
-        config = load_config(args.config)
+        config = load_config(args.config, registry=args.registry)
     except ConfigError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
-    run_dir = args.run_dir or default_run_dir(config)
     quiet = args.quiet or bool(os.environ.get("CI"))
+    checked = check_entrants(config, quiet=quiet, allow_absent=args.allow_absent)
+    if checked is None:
+        print(
+            f"nothing was written; fix the config, or play without them:"
+            f" dp-arena run {args.config} --allow-absent",
+            file=sys.stderr,
+        )
+        return 2
+    config = checked
+    run_dir = args.run_dir or default_run_dir(config)
     key = event_key_for(config)
     if not quiet:
         print(
@@ -64,3 +88,34 @@ def run(args: argparse.Namespace) -> int:
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
     print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
     return 0
+
+
+def check_entrants(
+    config: EventConfig, *, quiet: bool, allow_absent: bool, command: str = "run"
+) -> EventConfig | None:
+    """Load every entrant once (the preflight); the config to play (entrants that failed
+    marked absent when ``allow_absent``), or ``None`` after printing why it cannot play."""
+    from dp_arena.tournament.preflight import describe_problems, mark_absent, preflight
+
+    live = not quiet and sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if live:
+            sys.stderr.write(f"\rloading the entrants' bots: {done}/{total}")
+            sys.stderr.flush()
+
+    problems = preflight(config, on_loaded=progress)
+    if live:
+        sys.stderr.write("\r\033[K")
+    if not problems:
+        return config
+    text = describe_problems(problems, entrants=len(config.entrants))
+    if not allow_absent:
+        print(f"dp-arena {command}: {text}", file=sys.stderr)
+        return None
+    print(
+        f"dp-arena {command}: WARNING: {text}\nplaying anyway (--allow-absent): they sit out"
+        " as absent players, and the results say so",
+        file=sys.stderr,
+    )
+    return mark_absent(config, problems)

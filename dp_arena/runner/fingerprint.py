@@ -124,7 +124,8 @@ def _bot_fingerprint(spec_text: str) -> str:
         try:
             from dp_arena.registry import Registry
 
-            stored = Registry.default().resolve(spec_text[len("registry:") :])
+            registry, reference = Registry.for_spec(spec_text)
+            stored = registry.resolve(reference)
         except (ImportError, AgentError, OSError, ValueError) as error:
             return f"missing:{type(error).__name__}"
         return f"registry:{stored.sha256}"
@@ -195,6 +196,7 @@ def config_from_json(data: dict[str, Any]) -> EventConfig:
             secret=False,
             field_from=tuple(data.get("field_from", ())),
             field_count=data.get("field_count", 0),
+            absent=tuple((player, reason) for player, reason in data.get("absent", ())),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise RunError(

@@ -39,7 +39,10 @@ def is_finished(run_dir: Path) -> bool:
 
 def _changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     keys = sorted(set(before) | set(after))
-    return [key for key in keys if key != "source" and before.get(key) != after.get(key)]
+    # Which entrants were left absent is decided when the run starts, not by the file.
+    return [
+        key for key in keys if key not in ("source", "absent") and before.get(key) != after.get(key)
+    ]
 
 
 def check_resumable(run_dir: Path, store: RunStore) -> EventConfig:

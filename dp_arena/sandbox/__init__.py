@@ -48,6 +48,7 @@ __all__ = [
     "ProcessSeat",
     "isolation",
     "launch_for",
+    "load_fault",
     "open_seat",
 ]
 
@@ -186,7 +187,8 @@ def open_seat(
         if spec.startswith(REGISTRY_PREFIX):
             from dp_arena.registry import Registry
 
-            stored = Registry.default().resolve(spec[len(REGISTRY_PREFIX) :])
+            registry, reference = Registry.for_spec(spec)
+            stored = registry.resolve(reference)
             spec, bot_dir = stored.spec, stored.folder
             parsed = parse_spec(spec if stored.is_python else f"cmd:{spec}")
         else:
@@ -201,6 +203,25 @@ def open_seat(
         return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
     except (DPArenaError, OSError, ValueError) as error:
         return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))
+
+
+def load_fault(
+    spec: str,
+    *,
+    name: str,
+    trusted: bool = False,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+) -> SeatFault | None:
+    """Load ``spec`` exactly as :func:`open_seat` seats it, wait until it has loaded (its
+    hello, within the load timeout) and close it: the load fault, or ``None``."""
+    seat = open_seat(spec, name=name, trusted=trusted, limits=limits, log_dir=log_dir)
+    try:
+        if isinstance(seat, ProcessSeat | FailedSeat):
+            return seat.wait_loaded()
+        return None  # in-process: the class was made
+    finally:
+        seat.close()
 
 
 _warned: set[str] = set()

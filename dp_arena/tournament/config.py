@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
+from dp_arena.agents.spec import class_problem
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.tournament.draws import Draw
@@ -105,7 +106,8 @@ class EventConfig:
     ``seed`` is the integer every deck and draw comes from: the config's public seed, or
     a secret key's (``secret``) once :func:`with_key` has bound one; ``None`` until then.
     ``field_from`` and ``field_count`` are the ``[field]`` request: the last
-    ``field_count`` entrants are drawn from ``field_from`` with the key."""
+    ``field_count`` entrants are drawn from ``field_from`` with the key. ``absent``
+    lists the entrants that could not load before the event, with the reason."""
 
     name: str
     format: str
@@ -125,6 +127,9 @@ class EventConfig:
     secret: bool = False
     field_from: tuple[str, ...] = ()
     field_count: int = 0
+    # Entrants that did not load before the event and play it as absent players, each
+    # with the reason (recorded by dp_arena.tournament.preflight when told to play anyway).
+    absent: tuple[tuple[str, str], ...] = ()
 
     def __repr__(self) -> str:
         # Never print a secret key by accident (in a traceback, a log line, a test failure).
@@ -242,8 +247,9 @@ class EventSettings:
 # -- reading -------------------------------------------------------------------------
 
 
-def load_config(path: str | Path) -> EventConfig:
-    """Read and validate a config file; :class:`ConfigError` lists every problem."""
+def load_config(path: str | Path, *, registry: str | Path | None = None) -> EventConfig:
+    """Read and validate a config file; :class:`ConfigError` lists every problem.
+    ``registry`` (a command's ``--registry``) overrides the config's ``[registry] path``."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -255,12 +261,17 @@ def load_config(path: str | Path) -> EventConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}", field=None) from None
-    return parse_config(data, source=path)
+    return parse_config(data, source=path, registry=registry)
 
 
-def parse_config(data: Mapping[str, Any], *, source: str | Path | None = None) -> EventConfig:
+def parse_config(
+    data: Mapping[str, Any],
+    *,
+    source: str | Path | None = None,
+    registry: str | Path | None = None,
+) -> EventConfig:
     """Validate config data (as read from TOML); :class:`ConfigError` lists every problem."""
-    config, problems = check_config(data, source=source)
+    config, problems = check_config(data, source=source, registry=registry)
     if problems or config is None:
         where = f"{source}: " if source is not None else ""
         lines = "\n".join(f"  - {problem}" for problem in problems)
@@ -273,12 +284,20 @@ def parse_config(data: Mapping[str, Any], *, source: str | Path | None = None) -
 
 
 def check_config(
-    data: Mapping[str, Any], *, source: str | Path | None = None
+    data: Mapping[str, Any],
+    *,
+    source: str | Path | None = None,
+    registry: str | Path | None = None,
 ) -> tuple[EventConfig | None, list[Problem]]:
     """The config and an empty list, or ``None`` and every problem found."""
     checker = _Checker()
     base = Path(source).resolve().parent if source is not None else Path.cwd()
-    checker.keys("", data, ("event", "money", "table", "limits", "entrants", "field", "options"))
+    checker.keys(
+        "",
+        data,
+        ("event", "money", "table", "limits", "entrants", "field", "options", "registry"),
+    )
+    checker.registry = _registry_root(checker, data, base, registry)
     event = checker.table("event", data.get("event"), required=True)
     checker.keys("event", event, ("name", "format", "seed"))
     name = checker.string("event.name", event.get("name"), required=True)
@@ -397,6 +416,7 @@ def default_config(
 class _Checker:
     def __init__(self) -> None:
         self.problems: list[Problem] = []
+        self.registry: Path | None = None  # where registry: entrants are looked up
 
     def add(self, field_name: str, message: str) -> None:
         self.problems.append(Problem(field_name, message))
@@ -516,7 +536,9 @@ def _check_entrants(
             trusted = None
         if agent_text is None:
             continue
-        resolved = _resolve_spec(checker, f"{where}.agent", agent_text, base)
+        # Problems with the bot name the entrant too: "entrants[2].agent (alice): ...".
+        label = f"{where}.agent" + (f" ({name})" if name else "")
+        resolved = _resolve_spec(checker, label, agent_text, base)
         if resolved is None:
             continue
         spec, resolved_text = resolved
@@ -589,16 +611,29 @@ def _draw_field(count: int, builtins: list[str], seed: int | None) -> list[Entra
     return entrants
 
 
+def _registry_root(
+    checker: _Checker, data: Mapping[str, Any], base: Path, override: str | Path | None
+) -> Path | None:
+    """``--registry``, else ``[registry] path`` (relative to the config's folder), else
+    ``None``: the default registry (:func:`dp_arena.registry.registry_location`)."""
+    table = checker.table("registry", data.get("registry"))
+    checker.keys("registry", table, ("path",))
+    if override is not None:
+        return Path(override).expanduser().absolute()
+    path = checker.string("registry.path", table.get("path"))
+    return None if path is None else (base / Path(path).expanduser()).absolute()
+
+
 def _resolve_spec(
     checker: _Checker, where: str, text: str, base: Path
 ) -> tuple[AgentSpec, str] | None:
-    if text.startswith("registry:"):  # a stored submission; the sandbox resolves it
-        return parse_spec(f"cmd:{text}"), text
     try:
         spec = parse_spec(text)
     except AgentError as error:
         checker.add(where, str(error))
         return None
+    if spec.kind is SpecKind.REGISTRY:
+        return _resolve_registry(checker, where, spec)
     if spec.kind is SpecKind.BUILTIN:
         if not Path(str(spec.target)).is_file():
             checker.add(where, f"built-in bot {text!r} is not available (no {spec.target})")
@@ -611,6 +646,10 @@ def _resolve_spec(
         if not path.is_file():
             checker.add(where, f"no such file {path}")
             return None
+        problem = class_problem(path, spec)
+        if problem is not None:
+            checker.add(where, problem)
+            return None
         return spec, f"{path}:{spec.class_name}"
     if spec.kind is SpecKind.COMMAND:
         program = str(spec.target[0])
@@ -618,3 +657,20 @@ def _resolve_spec(
             checker.add(where, f"program {program!r} not found on PATH or next to the config")
             return None
     return spec, text
+
+
+def _resolve_registry(
+    checker: _Checker, where: str, spec: AgentSpec
+) -> tuple[AgentSpec, str] | None:
+    """A registry bot pinned to the version found now, in the registry found now."""
+    from dp_arena.errors import SubmissionError
+    from dp_arena.registry import Registry, pinned_spec, split_spec
+
+    pinned_root, reference = split_spec(spec.text)
+    try:
+        registry = Registry.existing(pinned_root or checker.registry)
+        stored = registry.resolve(reference)
+    except SubmissionError as error:
+        checker.add(where, str(error))
+        return None
+    return spec, pinned_spec(registry.root, stored)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
 
 from dp_arena.tournament.money import format_cents
@@ -100,8 +101,14 @@ def describe_plan(plan: EventPlan, title: str, *, deck: str | None = None) -> st
 
 
 def describe_result(
-    plan: EventPlan, title: str, result: EventResult, *, deck: str | None = None
+    plan: EventPlan,
+    title: str,
+    result: EventResult,
+    *,
+    deck: str | None = None,
+    absent: Sequence[tuple[str, str]] = (),
 ) -> str:
+    """The summary for people; ``absent``: entrants that did not load, with the reason."""
     lines = [
         (
             f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"},'
@@ -121,6 +128,7 @@ def describe_result(
             )
             went_on = f"{len(outcome.advancing)} go on" if outcome.advancing else "last session"
             lines.append(f"session {outcome.session}: sections of {sizes} players; {went_on}")
+    absent_players = {player for player, _ in absent}
     lines += ["", "final standings:"]
     width = max((len(standing.player) for standing in result.standings), default=6)
     for standing in result.standings:
@@ -130,6 +138,8 @@ def describe_result(
             else f"{standing.place}-{standing.place_to}"
         )
         note = f"  (out in session {standing.eliminated_in})" if standing.eliminated_in else ""
+        if standing.player in absent_players:
+            note += "  (ABSENT: did not load)"
         prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
         lines.append(f"  {place:>7}  {standing.player:<{width}}  {prize:>10}{note}")
     paid = sum(standing.prize_cents for standing in result.standings)
@@ -140,4 +150,7 @@ def describe_result(
             f" faults: {len(result.faults)}"
         ),
     ]
+    if absent:
+        lines += ["", "ABSENT: these entrants did not load and played as absent players:"]
+        lines += [f"  {player}: {reason}" for player, reason in absent]
     return "\n".join(lines) + "\n"

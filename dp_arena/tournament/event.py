@@ -30,7 +30,7 @@ from typing import IO, Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
-from dp_arena.tournament.config import EventConfig, EventSettings
+from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import describe_result
 from dp_arena.tournament.formats import EventFormat, Runtime, get_format
 from dp_arena.tournament.histories import session_history_text
@@ -188,6 +188,7 @@ def results_document(
     """The content of ``results.json`` (see ``docs/results.md``)."""
     settings = EventSettings.resolve(config, event_format.defaults)
     prizes = {standing.player: standing.prize_cents for standing in result.standings}
+    absent = dict(config.absent)
     return {
         "results_version": RESULTS_VERSION,
         "event": {
@@ -204,9 +205,7 @@ def results_document(
             "limits": dict(config.limits),
             "options": dict(config.options),
         },
-        "entrants": [
-            {"player": e.player, "spec": e.spec, "trusted": e.trusted} for e in config.entrants
-        ],
+        "entrants": [_entrant_json(entrant, absent) for entrant in config.entrants],
         "plan": plan.to_json(),
         "sessions": [session_json(outcome) for outcome in result.sessions],
         "standings": list(result.standings),
@@ -220,6 +219,18 @@ def results_document(
         **({} if result.details is None else {"details": result.details}),
         "histories": sorted(histories),
     }
+
+
+def _entrant_json(entrant: Entrant, absent: dict[str, str]) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "player": entrant.player,
+        "spec": entrant.spec,
+        "trusted": entrant.trusted,
+    }
+    if entrant.player in absent:  # it did not load before the event, and sat out
+        data["status"] = "absent"
+        data["absent_reason"] = absent[entrant.player]
+    return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +277,9 @@ def run_event(
         by_player.setdefault(fault.player, []).append(fault)
     for player, faults in sorted(by_player.items()):
         write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
-    summary = describe_result(plan, event_format.title, result, deck=config.event_key.label())
+    summary = describe_result(
+        plan, event_format.title, result, deck=config.event_key.label(), absent=config.absent
+    )
     write_atomic(run_dir / "summary.txt", summary)
     write_atomic(
         run_dir / "timing.json",

@@ -295,7 +295,7 @@ def test_registry_specs_are_checked_without_creating_a_registry(
     from dp_arena.registry import Registry
 
     Registry.default()  # an empty registry
-    with pytest.raises(AgentError, match="no bot 'my-bot@1'"):
+    with pytest.raises(AgentError, match="no bot named 'my-bot'; it is empty"):
         check_spec("registry:my-bot@1")
 
 
@@ -342,13 +342,24 @@ def test_command_prints_a_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "ILLEGAL 6" in out and "First faults:" in out
 
 
-def test_command_fails_when_an_agent_cannot_be_loaded(capsys: pytest.CaptureFixture[str]) -> None:
+def test_command_refuses_a_class_the_file_does_not_have(capsys: pytest.CaptureFixture[str]) -> None:
     status = main(["match", f"{BUGGY}:NoSuchBot", "tag", "--deals", "3", "--trusted", "--quiet"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "has no class NoSuchBot; did you mean" in err and f"{BUGGY}:RaisingBot" in err
+
+
+def test_command_fails_when_an_agent_cannot_be_loaded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = tmp_path / "failing.py"
+    bot.write_text("class Failing:\n    def __init__(self):\n        raise RuntimeError('no')\n")
+    status = main(["match", f"{bot}:Failing", "tag", "--deals", "3", "--trusted", "--quiet"])
     assert status == 1
     captured = capsys.readouterr()
     assert "LOAD_ERROR 2" in captured.out  # the match was still played and reported
-    assert "NoSuchBot was not loaded (LOAD_ERROR)" in captured.err
-    assert "has no NoSuchBot" in captured.err
+    assert "Failing was not loaded (LOAD_ERROR)" in captured.err
+    assert "Failing() failed: no" in captured.err
 
 
 @pytest.mark.parametrize(
