@@ -5,7 +5,8 @@ A spec is one of:
 - a built-in name: ``random``, ``calling-station``, ``aggressive``, ``tag``, ``equity``,
   ``learned`` (the bots in the repository's ``agents/`` folder);
 - ``path/to/file.py:ClassName``: a class in a Python file; the file's folder is put on
-  ``sys.path`` first, so a bot may be several modules;
+  ``sys.path`` first, so a bot may be several modules (sandboxed, only when the folder
+  is a bot folder with a ``bot.toml``: otherwise the bot sees its own file alone);
 - ``package.module:ClassName``: a class in an importable module;
 - ``registry:NAME[@VERSION]``: a bot submitted to the bot registry (:mod:`dp_arena.registry`);
 - anything else is a command line (``node bot.js``, ``./mybot --fast``) for an external

@@ -1,7 +1,9 @@
 """``dp-arena submit PATH``: check a bot folder or archive and store it in the registry.
 
-The submission is unpacked safely, its manifest read, and the bot must pass the same
-conformance check as ``dp-arena check-agent`` (sandboxed). An accepted bot is stored by
+The submission is unpacked safely, its manifest read, a command bot's program checked
+against what the sandbox may show (``forbidden_program`` otherwise: see
+:mod:`dp_arena.sandbox.mounts`), and the bot must pass the same conformance check as
+``dp-arena check-agent`` (sandboxed). An accepted bot is stored by
 content hash: the same content again is a no-op, new content the next version.
 """
 
@@ -12,10 +14,11 @@ import json
 import shutil
 from pathlib import Path
 
-from dp_arena.errors import SubmissionError
+from dp_arena.errors import AgentError, SubmissionError
 from dp_arena.registry import Registry, StoredBot, content_hash, intake
 from dp_arena.sandbox.conformance import check_agent
 from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.mounts import ForbiddenProgram, check_command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +51,13 @@ def submit(
     why a submission is refused."""
     folder, manifest = intake(path, name=name)
     try:
+        if manifest.command is not None:
+            try:
+                check_command(manifest.command, folder)
+            except ForbiddenProgram as error:
+                raise SubmissionError("forbidden_program", f"{manifest.name}: {error}") from None
+            except AgentError as error:
+                raise SubmissionError("bad_manifest", f"{manifest.name}: {error}") from None
         known = registry.find(manifest.name, content_hash(folder))
         if known is not None:  # the same content again: nothing to check or store
             return _outcome(known, False, registry)

@@ -30,19 +30,15 @@ from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
 from dp_arena.engine.actions import Action
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
-from dp_arena.sandbox.isolation import (
-    Isolation,
-    detect,
-    program_runtime,
-    python_runtime,
-    sandbox_command,
-)
+from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
 from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.mounts import ForbiddenProgram, own_files, program_runtime, python_runtime
 from dp_arena.sandbox.process import ProcessSeat
 
 __all__ = [
     "BotLaunch",
     "FailedSeat",
+    "ForbiddenProgram",
     "Isolation",
     "Limits",
     "ProcessSeat",
@@ -62,12 +58,14 @@ def isolation() -> Isolation:
 
 @dataclass(frozen=True, slots=True)
 class BotLaunch:
-    """How to start an untrusted bot: its argv (before sandboxing), its folder (visible
-    read-only, the working directory) and the runtime it needs to see."""
+    """How to start an untrusted bot: its argv (before sandboxing), its working
+    directory, its own files (visible read-only: the folder, or for a lone
+    ``file.py:Class`` bot the file alone) and the runtime it needs to see."""
 
     argv: tuple[str, ...]
     bot_dir: Path
     runtime: tuple[Path, ...]
+    own: Path
 
 
 class FailedSeat:
@@ -129,14 +127,21 @@ def _module_location(module: str) -> tuple[Path, Path]:
 
 def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:
     """How to run ``spec`` sandboxed (``bot_dir``: the folder a command runs in, by
-    default the folder of the first file its command line names)."""
+    default the folder of the first file its command line names). Raises
+    :class:`ForbiddenProgram` for a command whose program the sandbox may not show
+    (see :mod:`dp_arena.sandbox.mounts`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if spec.kind in (SpecKind.FILE, SpecKind.BUILTIN):
         path = Path(str(spec.target)).expanduser().resolve()
         if not path.is_file():
             raise AgentError(f"agent {spec.text!r}: no such file {path}")
-        return BotLaunch(_runner_argv(f"{path}:{spec.class_name}"), path.parent, python_runtime())
+        return BotLaunch(
+            _runner_argv(f"{path}:{spec.class_name}"),
+            path.parent,
+            python_runtime(),
+            own_files(path),
+        )
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
@@ -144,6 +149,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
             _runner_argv(f"{spec.target}:{spec.class_name}", (str(entry),)),
             visible,
             python_runtime(),
+            visible,
         )
     argv = list(spec.target)
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
@@ -167,7 +173,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
     if folder is None:
         folder = Path(tempfile.gettempdir()) / "dp-arena-empty"
         folder.mkdir(mode=0o755, exist_ok=True)
-    return BotLaunch(tuple(argv), folder, program_runtime(argv[0]))
+    return BotLaunch(tuple(argv), folder, program_runtime(argv[0], folder), folder)
 
 
 def open_seat(
@@ -198,7 +204,11 @@ def open_seat(
         launch = launch_for(parsed, bot_dir=bot_dir)
         _warn_once(detect())
         command = sandbox_command(
-            launch.argv, bot_dir=launch.bot_dir, runtime=launch.runtime, limits=limits
+            launch.argv,
+            bot_dir=launch.bot_dir,
+            runtime=launch.runtime,
+            limits=limits,
+            own=launch.own,
         )
         return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
     except (DPArenaError, OSError, ValueError) as error:

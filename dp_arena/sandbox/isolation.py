@@ -34,20 +34,18 @@ import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import dp_arena
 from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.mounts import SANDBOX_PATH, python_runtime, system_entries, visible_paths
 
 __all__ = ["Isolation", "SandboxCommand", "detect", "kill_uid", "sandbox_command", "uid_processes"]
 
 MODES = ("bubblewrap", "unshare", "none")
-SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
 # Uids handed to bot processes when the dealer is root: far above any real account.
 UID_BASE = 2_000_000
 
@@ -75,7 +73,7 @@ class Isolation:
             f"  no network (own network namespace): {yes_no[self.network_namespace]}",
             f"  own process namespace (no process outlives the bot): {yes_no[self.pid_namespace]}",
             (
-                "  private filesystem (own folder read-only, private /tmp):"
+                "  private filesystem (own files read-only, private /tmp):"
                 f" {yes_no[self.private_filesystem]}"
             ),
             f"  non-root uid of its own: {yes_no[self.own_uid]}",
@@ -203,6 +201,7 @@ def _probe(mode: str) -> str | None:
             mode,
             ["/bin/true"],
             bot_dir=Path(probe_dir),
+            own=Path(probe_dir),
             runtime=(),
             limits=Limits(),
             uid=next_uid() if _is_root() else None,
@@ -234,7 +233,7 @@ def _probe(mode: str) -> str | None:
 def minimal_env() -> dict[str, str]:
     """The whole environment of a bot: nothing of the dealer's leaks in."""
     return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "PATH": SANDBOX_PATH,
         "HOME": "/tmp",
         "TMPDIR": "/tmp",
         "LANG": "C.UTF-8",
@@ -249,47 +248,30 @@ def minimal_env() -> dict[str, str]:
     }
 
 
-def python_runtime() -> tuple[Path, ...]:
-    """What a Python bot needs to see: the interpreter's install, the virtual
-    environment (third-party packages) and the dp_arena package itself."""
-    paths = {
-        Path(sys.base_prefix).resolve(),
-        Path(sys.prefix).resolve(),
-        Path(dp_arena.__file__).resolve().parent,
-    }
-    return tuple(sorted(paths))
-
-
-def program_runtime(program: str) -> tuple[Path, ...]:
-    """The install a command bot's program needs when it lives outside the system
-    folders (``/opt/node/bin/node`` → ``/opt/node``)."""
-    found = shutil.which(program)
-    if found is None:
-        return ()
-    prefixes: list[Path] = []
-    for path in (Path(found).absolute(), Path(found).resolve()):
-        if path.resolve() == Path(sys.executable).resolve():
-            prefixes += python_runtime()
-        if not any(str(path).startswith(system + "/") for system in SYSTEM_DIRS):
-            prefixes.append(path.parent.parent if path.parent.name == "bin" else path.parent)
-    return tuple(dict.fromkeys(prefixes))
-
-
 def sandbox_command(
-    argv: Sequence[str], *, bot_dir: Path, runtime: Sequence[Path], limits: Limits
+    argv: Sequence[str],
+    *,
+    bot_dir: Path,
+    runtime: Sequence[Path],
+    limits: Limits,
+    own: Path | None = None,
 ) -> SandboxCommand:
-    """The command that runs ``argv`` in the sandbox detected here, with ``bot_dir``
-    (read-only, the working directory) and ``runtime`` (read-only) visible."""
+    """The command that runs ``argv`` in the sandbox detected here, in the working
+    directory ``bot_dir``, with the bot's ``own`` files (a file or a folder; by default
+    ``bot_dir``) and ``runtime`` visible read-only."""
     mode = detect().mode
     bot_dir = bot_dir.resolve()
+    own = own.resolve() if own is not None else bot_dir
     uid = None
     # Without a private filesystem the bot's own uid must reach the runtime through the
     # host's permissions; when it cannot (Python installed under /root), the bot keeps
     # the dealer's uid rather than fail to start.
-    reachable = mode != "none" or all(_world_reachable(path) for path in [*runtime, bot_dir])
+    reachable = mode != "none" or all(_world_reachable(path) for path in [*runtime, own])
     if _is_root() and shutil.which("setpriv") and reachable:
         uid = next_uid()
-    return _wrap(mode, list(argv), bot_dir=bot_dir, runtime=runtime, limits=limits, uid=uid)
+    return _wrap(
+        mode, list(argv), bot_dir=bot_dir, own=own, runtime=runtime, limits=limits, uid=uid
+    )
 
 
 def _world_reachable(path: Path) -> bool:
@@ -335,36 +317,18 @@ def _drop_argv(uid: int | None) -> list[str]:
     ]
 
 
-def _visible_paths(bot_dir: Path, runtime: Sequence[Path]) -> list[Path]:
-    paths: list[Path] = []
-    for path in [*runtime, bot_dir]:
-        if path.exists() and not any(path == kept or path.is_relative_to(kept) for kept in paths):
-            paths = [kept for kept in paths if not kept.is_relative_to(path)] + [path]
-    return sorted(paths, key=lambda path: len(path.parts))
-
-
-def _system_entries() -> list[tuple[str, str]]:
-    """``("link", target)`` or ``("dir", "")`` for each system folder present here."""
-    entries = []
-    for system in SYSTEM_DIRS:
-        if os.path.islink(system):
-            entries.append((system, os.readlink(system)))
-        elif os.path.isdir(system):
-            entries.append((system, ""))
-    return entries
-
-
 def _wrap(
     mode: str,
     argv: list[str],
     *,
     bot_dir: Path,
+    own: Path,
     runtime: Sequence[Path],
     limits: Limits,
     uid: int | None,
 ) -> SandboxCommand:
     inner = _limits_argv(limits) + _drop_argv(uid) + argv
-    visible = _visible_paths(bot_dir, runtime)
+    visible = visible_paths(own, runtime)
     env = minimal_env()
     if mode == "bubblewrap":
         outer = [
@@ -381,7 +345,7 @@ def _wrap(
         ]
         if not _is_root():
             outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
-        for system, link in _system_entries():
+        for system, link in system_entries():
             outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
         outer += [
             "--proc",
@@ -401,7 +365,7 @@ def _wrap(
                 if (
                     str(ancestor) in ("/", "/tmp")
                     or ancestor in made
-                    or any(ancestor == Path(system) for system, _ in _system_entries())
+                    or any(ancestor == Path(system) for system, _ in system_entries())
                 ):
                     continue
                 made.add(ancestor)
@@ -453,7 +417,7 @@ def _unshare_script(
             f"{make} && mount --rbind {quote(source)} {target} && mount -o remount,bind,ro {target}"
         )
 
-    for system, link in _system_entries():
+    for system, link in system_entries():
         if link:
             lines.append(f'ln -s {quote(link)} "$R"{quote(system)}')
         else:
@@ -470,7 +434,7 @@ def _unshare_script(
         bind(str(path))
     lines.append('chmod 0755 "$R"')
     command = " ".join(quote(part) for part in inner)
-    enter = f"cd {quote(str(bot_dir))} && PATH=/usr/local/bin:/usr/bin:/bin exec {command}"
+    enter = f"cd {quote(str(bot_dir))} && PATH={SANDBOX_PATH} exec {command}"
     lines.append(f'exec chroot "$R" /bin/sh -c {quote(enter)}')
     return "\n".join(lines)
 

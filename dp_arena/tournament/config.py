@@ -656,6 +656,13 @@ def _resolve_spec(
         if shutil.which(program) is None and not (base / program).exists():
             checker.add(where, f"program {program!r} not found on PATH or next to the config")
             return None
+        from dp_arena.sandbox.mounts import program_runtime
+
+        try:  # a program the sandbox may not show the bot is refused now, not at the seat
+            program_runtime(program, base)
+        except AgentError as error:
+            checker.add(where, str(error))
+            return None
     return spec, text
 
 
