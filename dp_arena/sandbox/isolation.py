@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from dp_arena.sandbox.budget import budget_support
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import SANDBOX_PATH, python_runtime, system_entries, visible_paths
 
@@ -64,6 +65,8 @@ class Isolation:
     private_filesystem: bool  # the bot sees only its folder, the runtime and a private /tmp
     warning: str | None = None
     resource_limits: bool = True  # setrlimit through util-linux prlimit
+    budget: str = "watchdog"  # what counts the whole tree: cgroup2, cgroup1 or watchdog
+    budget_detail: str = ""
 
     def describe(self) -> list[str]:
         """Human-readable lines, as ``dp-arena check-agent`` prints them."""
@@ -81,6 +84,10 @@ class Isolation:
                 "  resource limits (memory, CPU, open files, processes, file size):"
                 f" {yes_no[self.resource_limits]}"
             ),
+            (
+                "  budgets for the bot's whole process tree (memory, processes, CPU):"
+                f" {self.budget_detail or self.budget}"
+            ),
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -95,19 +102,23 @@ class Isolation:
             "private_filesystem": self.private_filesystem,
             "warning": self.warning,
             "resource_limits": self.resource_limits,
+            "budget": self.budget,
+            "budget_detail": self.budget_detail,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class SandboxCommand:
     """The argv that starts a bot inside the sandbox, its environment, the uid it runs as
-    (``None``: the dealer's own) and a scratch directory to remove after it ends."""
+    (``None``: the dealer's own), a scratch directory to remove after it ends, and the
+    syscall filter file bubblewrap reads on fd 3 (see :mod:`dp_arena.sandbox.spawn`)."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
     cwd: str
     uid: int | None
     scratch: str | None = None
+    seccomp_file: str | None = None
 
 
 def _is_root() -> bool:
@@ -128,7 +139,8 @@ def next_uid() -> int:
 def detect() -> Isolation:
     """The best isolation that works here, found by starting a trivial sandboxed
     process once per dealer process (cached)."""
-    found = _detect_namespaces()
+    support = budget_support()
+    found = replace(_detect_namespaces(), budget=support.kind, budget_detail=support.describe())
     if shutil.which("prlimit") is not None:
         return found
     missing = "prlimit (util-linux) is missing: no memory, CPU, process or file limits"

@@ -10,9 +10,7 @@ did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-import shutil
 import signal
 import subprocess
 import time
@@ -24,9 +22,10 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
-from dp_arena.sandbox.isolation import SandboxCommand, kill_uid
+from dp_arena.sandbox.isolation import SandboxCommand
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
+from dp_arena.sandbox.spawn import BotProcess, spawn
 
 __all__ = ["ProcessSeat", "log_path"]
 
@@ -72,18 +71,11 @@ class ProcessSeat:
         self._started = time.monotonic()
         self.decision_seconds: list[float] = []
         self.process: subprocess.Popen[bytes] | None = None
+        self.sandbox: BotProcess | None = None
         self.pipes: Pipes | None = None
         try:
-            self.process = subprocess.Popen(
-                command.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=command.env,
-                cwd=command.cwd,
-                close_fds=True,
-                start_new_session=True,
-            )
+            self.sandbox = spawn(command, limits)
+            self.process = self.sandbox.process
         except OSError as error:
             self._dead = SeatFault(FaultKind.LOAD_ERROR, f"cannot start {command.argv[0]}: {error}")
             return
@@ -160,15 +152,16 @@ class ProcessSeat:
                         stream.close()
             self.pipes = None
         self.log.close()
-        if self.command.scratch:
-            shutil.rmtree(self.command.scratch, ignore_errors=True)
+        if self.sandbox is not None:
+            self.sandbox.release()
         if self._dead is None:
             self._dead = SeatFault(FaultKind.CRASH, "closed")
 
     def __del__(self) -> None:  # a seat nobody closed must still not leave a process behind
-        if self.process is not None and self.process.returncode is None:
+        if self.sandbox is not None and self.sandbox.process.returncode is None:
             with contextlib.suppress(Exception):
-                self._kill()
+                self.sandbox.kill()
+                self.sandbox.release()
 
     def wait_loaded(self) -> SeatFault | None:
         """Wait for the bot's hello (at most the load timeout); the load fault, if any."""
@@ -179,22 +172,8 @@ class ProcessSeat:
     # -- internals --------------------------------------------------------------------
 
     def _kill(self) -> None:
-        process = self.process
-        assert process is not None
-        if process.poll() is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(10)
-        if self.command.uid is not None:
-            # Anything still running under the bot's own uid escaped the process group
-            # (possible only without a PID namespace): kill it too.
-            for _ in range(5):
-                if kill_uid(self.command.uid) == 0:
-                    break
-                time.sleep(0.01)
+        assert self.sandbox is not None
+        self.sandbox.kill()
 
     def _ready(self) -> SeatFault | None:
         """None if the bot is loaded and alive; otherwise the fault to report, once in
@@ -258,18 +237,20 @@ class ProcessSeat:
             code = self.process.wait(2)
         except subprocess.TimeoutExpired:
             return ""
+        verdict = self.sandbox.verdict if self.sandbox is not None else None
+        over = f": {verdict}" if verdict else ""
         if code < 0:
             try:
-                return f" (killed by {signal.Signals(-code).name})"
+                return f" (killed by {signal.Signals(-code).name}{over})"
             except ValueError:
-                return f" (killed by signal {-code})"
+                return f" (killed by signal {-code}{over})"
         if code > 128 and self.command.argv[0] in ("bwrap", "unshare"):
             # The sandbox's launcher reports a bot killed by signal N as status 128 + N.
             try:
-                return f" (killed by {signal.Signals(code - 128).name})"
+                return f" (killed by {signal.Signals(code - 128).name}{over})"
             except ValueError:
                 pass
-        return f" (exit status {code})"
+        return f" (exit status {code}{over})"
 
     def _notify(self, message: dict[str, Any]) -> SeatFault | None:
         """Send a one-way message; the fault to report, if any (including errors the
