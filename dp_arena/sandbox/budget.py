@@ -41,6 +41,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.mounts import pid_alive
 
 __all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "Monitor", "budget_support", "new_budget"]
 
@@ -185,16 +186,6 @@ def budget_support() -> BudgetSupport:
     return BudgetSupport("watchdog", problem="; ".join(problems) or None)
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _remove_stale(bases: Iterable[str]) -> None:
     """Remove the groups of dealers that are no longer running (killed before they
     could remove their own), killing whatever is left in them."""
@@ -206,7 +197,7 @@ def _remove_stale(bases: Iterable[str]) -> None:
         for name in names:
             owner = name.split("-", 1)[0]
             path = os.path.join(base, name)
-            if not owner.isdigit() or _pid_alive(int(owner)) or not os.path.isdir(path):
+            if not owner.isdigit() or pid_alive(int(owner)) or not os.path.isdir(path):
                 continue
             _kill_group(path)
             with contextlib.suppress(OSError):

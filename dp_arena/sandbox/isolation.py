@@ -42,7 +42,13 @@ from pathlib import Path
 
 from dp_arena.sandbox.budget import budget_support
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import SANDBOX_PATH, python_runtime, system_entries, visible_paths
+from dp_arena.sandbox.mounts import (
+    SANDBOX_PATH,
+    proc_masks,
+    python_runtime,
+    system_entries,
+    visible_paths,
+)
 
 __all__ = ["Isolation", "SandboxCommand", "detect", "kill_uid", "sandbox_command", "uid_processes"]
 
@@ -359,9 +365,10 @@ def _wrap(
             outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
         for system, link in system_entries():
             outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
+        outer += ["--proc", "/proc"]
+        for source, target in proc_masks(limits.memory_bytes):
+            outer += ["--ro-bind", source, target]
         outer += [
-            "--proc",
-            "/proc",
             "--dev",
             "/dev",
             "--size",
@@ -435,6 +442,13 @@ def _unshare_script(
         else:
             bind(system)
     lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
+    # Host-wide figures masked, in one mount(8) call: a table of read-only binds.
+    table = "".join(
+        f"{_fstab_path(source)} {_fstab_path(root + target)} none bind,ro 0 0\n"
+        for source, target in proc_masks(limits.memory_bytes)
+    )
+    lines.append(f"cat > \"$R/.masks\" <<'EOF'\n{table}EOF")
+    lines.append('mount -a -T "$R/.masks" && rm "$R/.masks"')
     lines.append('mkdir -p "$R/dev"')
     for device in ("null", "zero", "full", "random", "urandom"):
         lines.append(f'touch "$R/dev/{device}" && mount --bind /dev/{device} "$R/dev/{device}"')
@@ -449,6 +463,11 @@ def _unshare_script(
     enter = f"cd {quote(str(bot_dir))} && PATH={SANDBOX_PATH} exec {command}"
     lines.append(f'exec chroot "$R" /bin/sh -c {quote(enter)}')
     return "\n".join(lines)
+
+
+def _fstab_path(path: str) -> str:
+    """A path as an fstab field (blanks and backslashes octal-escaped)."""
+    return "".join(f"\\{ord(char):03o}" if char in " \t\n\\" else char for char in path)
 
 
 def uid_processes(uid: int) -> list[int]:

@@ -9,6 +9,11 @@ Python that runs dp-arena, its own files and nothing else.
   ``bot.toml`` manifest, as every submitted bot's folder does) or the repository's
   public ``agents/`` folder; a registry bot, or a command bot, sees its folder.
 
+Host-wide figures in ``/proc`` (memory, load, CPU and interrupt counters, pressure,
+open-file counts, ...) would let two sandboxes signal each other through the host's
+load, so :func:`proc_masks` lays constant stand-ins over them: the bot reads its memory
+budget as the machine's memory, zeros for the counters.
+
 A command bot's program must lie in those places: in a system folder (found through the
 sandbox's own ``PATH``, never the dealer's), in the dealer's Python runtime, or in the
 bot's own folder. Anything else is refused with :class:`ForbiddenProgram`, at submission
@@ -17,10 +22,15 @@ and when the seat opens: mounting a program's install would show the bot a host 
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import functools
 import os
+import re
 import shlex
 import shutil
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -34,6 +44,8 @@ __all__ = [
     "ForbiddenProgram",
     "check_command",
     "own_files",
+    "pid_alive",
+    "proc_masks",
     "program_runtime",
     "python_runtime",
     "system_entries",
@@ -143,3 +155,117 @@ def system_entries() -> list[tuple[str, str]]:
         elif os.path.isdir(system):
             entries.append((system, ""))
     return entries
+
+
+# -- host-wide /proc figures, masked -------------------------------------------------------
+
+_ZERO_PRESSURE = (
+    "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+    "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+)
+# /proc files (relative to /proc) showing the whole host's activity, and what a bot reads
+# instead; those that are missing here are left alone (a bind needs its target).
+_CONSTANT_PROC = {
+    "loadavg": "0.00 0.00 0.00 1/1 1\n",
+    "uptime": "0.00 0.00\n",
+    "vmstat": "",
+    "diskstats": "",
+    "interrupts": "",
+    "softirqs": "",
+    "schedstat": "",
+    "zoneinfo": "",
+    "buddyinfo": "",
+    "locks": "",
+    "key-users": "",
+    "cgroups": "",
+    "swaps": "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
+    "pressure/cpu": _ZERO_PRESSURE,
+    "pressure/io": _ZERO_PRESSURE,
+    "pressure/memory": _ZERO_PRESSURE,
+    "pressure/irq": _ZERO_PRESSURE,
+    "sys/fs/file-nr": "0\t0\t0\n",
+    "sys/fs/inode-nr": "0\t0\n",
+    "sys/fs/inode-state": "0\t0\t0\t0\t0\t0\t0\n",
+    "sys/fs/dentry-state": "0\t0\t0\t0\t0\t0\n",
+    "sys/fs/aio-nr": "0\n",
+    "sys/kernel/pty/nr": "0\n",
+}
+
+
+def _meminfo(memory_bytes: int) -> str:
+    kib = memory_bytes // 1024
+    fields = [("MemTotal", kib), ("MemFree", kib), ("MemAvailable", kib)]
+    fields += [(name, 0) for name in ("Buffers", "Cached", "SwapCached", "Active", "Inactive")]
+    fields += [("SwapTotal", 0), ("SwapFree", 0), ("Shmem", 0)]
+    return "".join(f"{name + ':':<16}{value:>8} kB\n" for name, value in fields)
+
+
+def _stat() -> str:
+    zeros = " ".join(["0"] * 10)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    lines = [f"cpu  {zeros}"] + [f"cpu{index} {zeros}" for index in range(cpus)]
+    lines += ["intr 0", "ctxt 0", "btime 0", "processes 0", "procs_running 1"]
+    lines += ["procs_blocked 0", "softirq 0"]
+    return "\n".join(lines) + "\n"
+
+
+def _cpuinfo() -> str:
+    """The host's CPU description (static, and what libraries probe) without the
+    current clock speed, which moves with the host's load."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as cpuinfo:
+            text = cpuinfo.read()
+    except OSError:
+        return ""
+    return re.sub(r"(?m)^(cpu MHz\s*:).*$", r"\1 0.000", text)
+
+
+@functools.cache
+def _mask_folder() -> Path:
+    """This dealer's folder of stand-in files (removed at exit; those of dealers that
+    died are removed when the next one makes its own)."""
+    parent = Path(tempfile.gettempdir())
+    for stale in parent.glob("dp-arena-proc-*-*"):
+        owner = stale.name.split("-")[3]
+        with contextlib.suppress(OSError):
+            if (
+                owner.isdigit()
+                and not pid_alive(int(owner))
+                and stale.stat().st_uid == os.geteuid()
+            ):
+                shutil.rmtree(stale, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"dp-arena-proc-{os.getpid()}-", dir=parent))
+    os.chmod(folder, 0o755)
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (it may be another user's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@functools.cache
+def proc_masks(memory_bytes: int) -> tuple[tuple[str, str], ...]:
+    """``(host file, /proc path)`` pairs to bind read-only over the sandbox's ``/proc``
+    (made once per dealer process and memory budget)."""
+    contents = {**_CONSTANT_PROC, "meminfo": _meminfo(memory_bytes), "stat": _stat()}
+    contents["cpuinfo"] = _cpuinfo()
+    folder = _mask_folder() / str(memory_bytes)
+    folder.mkdir(mode=0o755, exist_ok=True)
+    masks = []
+    for name, text in sorted(contents.items()):
+        target = f"/proc/{name}"
+        if not os.path.isfile(target):
+            continue
+        source = folder / name.replace("/", "_")
+        source.write_text(text, encoding="utf-8")
+        os.chmod(source, 0o444)
+        masks.append((str(source), target))
+    return tuple(masks)

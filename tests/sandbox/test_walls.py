@@ -27,7 +27,13 @@ from .conftest import (
     assert_nothing_left,
     play_mirrored,
 )
-from .test_hostile import NAMESPACE_MODES_FAST, check_everyone_else, class_bot, hostile_faults
+from .test_hostile import (
+    NAMESPACE_MODES,
+    NAMESPACE_MODES_FAST,
+    check_everyone_else,
+    class_bot,
+    hostile_faults,
+)
 
 # -- own files only ----------------------------------------------------------------------
 
@@ -154,3 +160,36 @@ def test_system_programs_and_the_dealers_python_are_allowed(program: str, tmp_pa
     if shutil.which("node", path="/usr/local/bin:/usr/bin:/bin") is None and "node" in program:
         pytest.skip("node is not installed in a system folder here")
     check_command(f"{program} bot.js", tmp_path)  # no exception
+
+
+# -- host-wide /proc figures ----------------------------------------------------------------
+
+
+def _host_memtotal() -> str:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal"):
+            return line.split()[1]
+    raise AssertionError("no MemTotal in the host's /proc/meminfo")
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_another_sandboxs_activity_does_not_show_in_proc(sandbox_mode: str) -> None:
+    """While one sandbox allocates and spins, another watches the host-wide /proc
+    files: it sees constant stand-ins, its own memory budget as the machine's memory."""
+    from dp_arena.agents import SessionContext
+
+    busy = class_bot(HOSTILE / "busy", name="busy")()
+    try:
+        assert busy.begin_session(SessionContext()) is None  # its child is now at work
+        results, seats = play_mirrored(class_bot(HOSTILE / "proc_watcher"))
+    finally:
+        busy.close()
+    faults = [fault for result in results for fault in result.faults]
+    assert faults, "the watcher made no decision"
+    budget_kib = str(LIMITS.memory_bytes // 1024)
+    for fault in faults:
+        assert "changed: []" in fault.detail, fault.detail
+        assert f"MemTotal {budget_kib} kB" in fault.detail, fault.detail
+    assert budget_kib != _host_memtotal()
+    check_everyone_else(results)
+    assert_nothing_left([*seats, busy])
