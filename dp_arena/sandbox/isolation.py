@@ -17,6 +17,11 @@ Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one
     with resource limits and, as root, its own uid. A warning says the bot has network
     access and sees the host's files.
 
+In every mode the bot also runs under a syscall filter (:mod:`dp_arena.sandbox.seccomp`:
+no new namespaces, no mounts, ...) where the machine's architecture is one the filter
+knows, and in the first two the host-wide figures of ``/proc`` are masked
+(:func:`~dp_arena.sandbox.mounts.proc_masks`).
+
 Run as root (the dealer usually is, in CI and on servers), every mode also drops the
 bot to a uid of its own, never 0: root ignores file permissions and ``RLIMIT_NPROC``,
 and a uid per bot process makes the process limit per bot and lets :func:`kill_uid`
@@ -30,20 +35,24 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import platform
 import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from dp_arena.sandbox import seccomp
 from dp_arena.sandbox.budget import budget_support
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import (
     SANDBOX_PATH,
+    host_file,
     proc_masks,
     python_runtime,
     system_entries,
@@ -55,6 +64,8 @@ __all__ = ["Isolation", "SandboxCommand", "detect", "kill_uid", "sandbox_command
 MODES = ("bubblewrap", "unshare", "none")
 # Uids handed to bot processes when the dealer is root: far above any real account.
 UID_BASE = 2_000_000
+# The fd on which bubblewrap reads the syscall filter (the launcher opens it there).
+SECCOMP_FD = 3
 
 _uid_lock = threading.Lock()
 _uid_counter = 0
@@ -73,6 +84,9 @@ class Isolation:
     resource_limits: bool = True  # setrlimit through util-linux prlimit
     budget: str = "watchdog"  # what counts the whole tree: cgroup2, cgroup1 or watchdog
     budget_detail: str = ""
+    syscall_filter: bool = False  # no new namespaces or mounts (seccomp)
+    filter_detail: str = ""
+    proc_masked: bool = False  # host-wide /proc figures replaced by constants
 
     def describe(self) -> list[str]:
         """Human-readable lines, as ``dp-arena check-agent`` prints them."""
@@ -94,6 +108,15 @@ class Isolation:
                 "  budgets for the bot's whole process tree (memory, processes, CPU):"
                 f" {self.budget_detail or self.budget}"
             ),
+            (
+                "  syscall filter (no new namespaces, mounts, tracing, kernel keyring, ...):"
+                f" {yes_no[self.syscall_filter]}"
+                + (f" ({self.filter_detail})" if self.filter_detail else "")
+            ),
+            (
+                "  host-wide /proc figures masked (load, memory, CPU counters):"
+                f" {yes_no[self.proc_masked]}"
+            ),
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -110,6 +133,9 @@ class Isolation:
             "resource_limits": self.resource_limits,
             "budget": self.budget,
             "budget_detail": self.budget_detail,
+            "syscall_filter": self.syscall_filter,
+            "filter_detail": self.filter_detail,
+            "proc_masked": self.proc_masked,
         }
 
 
@@ -147,11 +173,38 @@ def detect() -> Isolation:
     process once per dealer process (cached)."""
     support = budget_support()
     found = replace(_detect_namespaces(), budget=support.kind, budget_detail=support.describe())
+    found = _with_filter(found)
     if shutil.which("prlimit") is not None:
         return found
     missing = "prlimit (util-linux) is missing: no memory, CPU, process or file limits"
     warning = f"{found.warning}; {missing}" if found.warning else missing
     return replace(found, resource_limits=False, warning=warning)
+
+
+def _with_filter(found: Isolation) -> Isolation:
+    """``found`` with the syscall filter, if it knows this architecture and a sandboxed
+    ``true`` runs under it here; otherwise without, saying why in a warning."""
+    machine = platform.machine()
+    filter_program = seccomp.program(machine)
+    problem: str | None = f"it knows no system call numbers for {machine}"
+    if filter_program is not None:
+        problem = _probe(found.mode, filter_program)
+        if problem is None:
+            return replace(found, syscall_filter=True, filter_detail=f"seccomp, {machine}")
+    warning = (
+        f"no syscall filter ({problem}): a bot may make user namespaces and mount file"
+        " systems inside its sandbox"
+    )
+    return replace(
+        found,
+        filter_detail=f"NO: {problem}",
+        warning=f"{found.warning}; {warning}" if found.warning else warning,
+    )
+
+
+def syscall_filter() -> bytes | None:
+    """The filter every bot runs under here, or ``None`` when there is none."""
+    return seccomp.program() if detect().syscall_filter else None
 
 
 def _detect_namespaces() -> Isolation:
@@ -202,16 +255,21 @@ def _isolation(mode: str) -> Isolation:
         pid_namespace=True,
         private_filesystem=True,
         warning=warning,
+        proc_masked=True,
     )
 
 
-def _probe(mode: str) -> str | None:
-    """None if ``mode`` can start a sandboxed ``true`` here, else why not."""
-    tool = "bwrap" if mode == "bubblewrap" else "unshare"
-    if shutil.which(tool) is None:
-        return f"{tool} is not installed"
-    if _is_root() and shutil.which("setpriv") is None:
-        return "setpriv is not installed"
+def _probe(mode: str, filter_program: bytes | None = None) -> str | None:
+    """None if ``mode`` (with ``filter_program``, if given) can start a sandboxed
+    ``true`` here, else why not."""
+    from dp_arena.sandbox.spawn import launcher_argv
+
+    if mode != "none":
+        tool = "bwrap" if mode == "bubblewrap" else "unshare"
+        if shutil.which(tool) is None:
+            return f"{tool} is not installed"
+        if _is_root() and shutil.which("setpriv") is None:
+            return "setpriv is not installed"
     probe_dir = tempfile.mkdtemp(prefix="dp-arena-probe-")
     try:
         os.chmod(probe_dir, 0o755)
@@ -222,11 +280,12 @@ def _probe(mode: str) -> str | None:
             own=Path(probe_dir),
             runtime=(),
             limits=Limits(),
-            uid=next_uid() if _is_root() else None,
+            uid=next_uid() if _is_root() and mode != "none" else None,
+            filter_program=filter_program,
         )
         try:
             completed = subprocess.run(
-                command.argv,
+                launcher_argv(command, []),
                 env=command.env,
                 cwd="/",
                 stdin=subprocess.DEVNULL,
@@ -284,11 +343,20 @@ def sandbox_command(
     # Without a private filesystem the bot's own uid must reach the runtime through the
     # host's permissions; when it cannot (Python installed under /root), the bot keeps
     # the dealer's uid rather than fail to start.
-    reachable = mode != "none" or all(_world_reachable(path) for path in [*runtime, own])
+    filter_program = syscall_filter()
+    needed = [*runtime, own, *(python_runtime() if filter_program else ())]
+    reachable = mode != "none" or all(_world_reachable(path) for path in needed)
     if _is_root() and shutil.which("setpriv") and reachable:
         uid = next_uid()
     return _wrap(
-        mode, list(argv), bot_dir=bot_dir, own=own, runtime=runtime, limits=limits, uid=uid
+        mode,
+        list(argv),
+        bot_dir=bot_dir,
+        own=own,
+        runtime=runtime,
+        limits=limits,
+        uid=uid,
+        filter_program=filter_program,
     )
 
 
@@ -344,8 +412,14 @@ def _wrap(
     runtime: Sequence[Path],
     limits: Limits,
     uid: int | None,
+    filter_program: bytes | None = None,
 ) -> SandboxCommand:
-    inner = _limits_argv(limits) + _drop_argv(uid) + argv
+    launcher: list[str] = []
+    if filter_program is not None and mode != "bubblewrap":
+        # No bubblewrap to load the filter: a launcher installs it, then execs the bot.
+        launcher = [sys.executable, "-I", "-S", seccomp.__file__, filter_program.hex()]
+        runtime = (*runtime, *python_runtime())
+    inner = _limits_argv(limits) + _drop_argv(uid) + launcher + argv
     visible = visible_paths(own, runtime)
     env = minimal_env()
     if mode == "bubblewrap":
@@ -400,7 +474,11 @@ def _wrap(
                 "--cap-add",
                 "CAP_SETPCAP",
             ]
-        return SandboxCommand((*outer, "--", *inner), env, "/", uid)
+        seccomp_file = None
+        if filter_program is not None:
+            outer += ["--seccomp", str(SECCOMP_FD)]
+            seccomp_file = host_file("seccomp.bpf", filter_program)
+        return SandboxCommand((*outer, "--", *inner), env, "/", uid, seccomp_file=seccomp_file)
     if mode == "unshare":
         scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
         script = _unshare_script(scratch, visible, bot_dir, limits, inner)

@@ -43,6 +43,8 @@ __all__ = [
     "SYSTEM_DIRS",
     "ForbiddenProgram",
     "check_command",
+    "host_file",
+    "host_folder",
     "own_files",
     "pid_alive",
     "proc_masks",
@@ -221,9 +223,10 @@ def _cpuinfo() -> str:
 
 
 @functools.cache
-def _mask_folder() -> Path:
-    """This dealer's folder of stand-in files (removed at exit; those of dealers that
-    died are removed when the next one makes its own)."""
+def host_folder() -> Path:
+    """This dealer's folder of files it shows bots read-only (the ``/proc`` stand-ins,
+    the syscall filter); removed at exit, and those of dealers that died are removed
+    when the next one makes its own."""
     parent = Path(tempfile.gettempdir())
     for stale in parent.glob("dp-arena-proc-*-*"):
         owner = stale.name.split("-")[3]
@@ -238,6 +241,17 @@ def _mask_folder() -> Path:
     os.chmod(folder, 0o755)
     atexit.register(shutil.rmtree, folder, True)
     return folder
+
+
+def host_file(name: str, data: bytes) -> str:
+    """A read-only file ``name`` holding ``data`` in :func:`host_folder` (written once)."""
+    path = host_folder() / name
+    if not path.exists() or path.read_bytes() != data:
+        partial = path.with_name(f".{name}.{os.getpid()}")
+        partial.write_bytes(data)
+        os.chmod(partial, 0o444)
+        os.replace(partial, path)
+    return str(path)
 
 
 def pid_alive(pid: int) -> bool:
@@ -257,7 +271,7 @@ def proc_masks(memory_bytes: int) -> tuple[tuple[str, str], ...]:
     (made once per dealer process and memory budget)."""
     contents = {**_CONSTANT_PROC, "meminfo": _meminfo(memory_bytes), "stat": _stat()}
     contents["cpuinfo"] = _cpuinfo()
-    folder = _mask_folder() / str(memory_bytes)
+    folder = host_folder() / str(memory_bytes)
     folder.mkdir(mode=0o755, exist_ok=True)
     masks = []
     for name, text in sorted(contents.items()):

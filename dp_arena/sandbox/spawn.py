@@ -20,13 +20,10 @@ import subprocess
 import time
 
 from dp_arena.sandbox.budget import MONITOR, Budget, new_budget
-from dp_arena.sandbox.isolation import SandboxCommand, kill_uid
+from dp_arena.sandbox.isolation import SECCOMP_FD, SandboxCommand, kill_uid
 from dp_arena.sandbox.limits import Limits
 
-__all__ = ["SECCOMP_FD", "BotProcess", "launcher_argv", "spawn"]
-
-# The fd on which bubblewrap reads its syscall filter (``--seccomp 3``).
-SECCOMP_FD = 3
+__all__ = ["BotProcess", "launcher_argv", "spawn"]
 
 
 def launcher_argv(command: SandboxCommand, procs_files: list[str]) -> list[str]:

@@ -193,3 +193,139 @@ def test_another_sandboxs_activity_does_not_show_in_proc(sandbox_mode: str) -> N
     assert budget_kib != _host_memtotal()
     check_everyone_else(results)
     assert_nothing_left([*seats, busy])
+
+
+# -- no new namespaces or mounts ------------------------------------------------------------
+
+
+def _filter_or_skip() -> None:
+    from dp_arena.sandbox import isolation
+
+    active = isolation()
+    if not active.syscall_filter:
+        pytest.skip(f"no syscall filter on this machine: {active.filter_detail}")
+
+
+@pytest.mark.parametrize("sandbox_mode", [*NAMESPACE_MODES, "none"], indirect=True)
+def test_no_new_user_namespace_or_mount_inside_the_sandbox(sandbox_mode: str) -> None:
+    _filter_or_skip()
+    results, seats = play_mirrored(class_bot(HOSTILE / "nester"))
+    faults = [fault for result in results for fault in result.faults]
+    assert faults and all("walls held" in fault.detail for fault in faults), faults
+    assert all("Operation not permitted" in fault.detail for fault in faults)
+    check_everyone_else(results)
+    assert_nothing_left(seats)
+
+
+FILTER_PROBE = """
+import ctypes, json, os, subprocess, threading
+libc = ctypes.CDLL(None, use_errno=True)
+def errno(number, *args):
+    result = libc.syscall(number, *args)
+    return 0 if result >= 0 else ctypes.get_errno()
+seen = {
+    "unshare": errno(272, 0x10000000),
+    "setns": errno(308, 0, 0),
+    "mount": errno(165, b"none", b"/mnt", b"tmpfs", 0, None),
+    "clone3": errno(435, 0, 0),
+    "io_uring_setup": errno(425, 1, 0),
+    "keyctl": errno(250, 0, 0),
+    "ptrace": errno(101, 16, os.getppid(), 0, 0),
+    "getpid": errno(39),
+}
+thread = threading.Thread(target=lambda: None)
+thread.start()
+thread.join()
+seen["thread"] = 0
+seen["subprocess"] = subprocess.run(["true"]).returncode
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+seen["fork"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+print(json.dumps(seen))
+"""
+
+
+def test_the_filter_refuses_what_it_says_and_lets_ordinary_programs_run() -> None:
+    """The launcher installs the filter, then runs a probe of each kind of call."""
+    import errno
+    import json
+    import subprocess
+
+    from dp_arena.sandbox import seccomp
+
+    program = seccomp.program()
+    if program is None:
+        pytest.skip(f"the filter knows no system call numbers for {os.uname().machine}")
+    completed = subprocess.run(
+        [PYTHON, "-I", "-S", seccomp.__file__, program.hex(), PYTHON, "-I", "-c", FILTER_PROBE],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    seen = json.loads(completed.stdout)
+    assert seen == {
+        "unshare": errno.EPERM,
+        "setns": errno.EPERM,
+        "mount": errno.EPERM,
+        "clone3": errno.ENOSYS,
+        "io_uring_setup": errno.ENOSYS,
+        "keyctl": errno.EPERM,
+        "ptrace": errno.EPERM,
+        "getpid": 0,
+        "thread": 0,
+        "subprocess": 0,
+        "fork": 7,
+    }
+
+
+def test_the_launcher_never_runs_a_bot_unfiltered(tmp_path: Path) -> None:
+    import subprocess
+
+    from dp_arena.sandbox import seccomp
+
+    marker = tmp_path / "ran"
+    completed = subprocess.run(
+        [PYTHON, "-I", "-S", seccomp.__file__, "not-a-program", "touch", str(marker)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert completed.returncode == 126 and "cannot install the syscall filter" in completed.stderr
+    assert not marker.exists()
+
+
+def test_the_filters_system_call_numbers_are_the_kernels() -> None:
+    from dp_arena.sandbox import seccomp
+
+    header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
+    if not header.is_file():
+        pytest.skip("the kernel's x86-64 headers are not installed (linux-libc-dev)")
+    numbers = {}
+    for line in header.read_text().splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0] == "#define" and parts[1].startswith("__NR_"):
+            numbers[parts[1][len("__NR_") :]] = int(parts[2])
+    assert {name: numbers.get(name) for name in seccomp.X86_64} == seccomp.X86_64
+
+
+def test_an_unknown_architecture_gets_no_filter_and_the_summary_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import platform
+
+    from dp_arena.sandbox import isolation, seccomp
+    from dp_arena.sandbox.isolation import detect
+
+    assert seccomp.program("aarch64") is None
+    monkeypatch.setattr(platform, "machine", lambda: "riscv64")
+    detect.cache_clear()
+    try:
+        active = isolation()
+    finally:
+        detect.cache_clear()
+    assert not active.syscall_filter and active.to_json()["syscall_filter"] is False
+    line = next(line for line in active.describe() if "syscall filter" in line)
+    assert "NO" in line and "riscv64" in line
+    assert active.warning is not None and "user namespaces" in active.warning

@@ -1,0 +1,217 @@
+"""The sandbox's syscall filter: no new namespaces, no mounts, and the other system
+calls a careful operator denies, as a classic-BPF seccomp program built here.
+
+Inside the sandbox a bot must not make a user namespace (``unshare -Urm``: uid 0 in its
+own namespace, then any mount, a tmpfs past its ``/tmp`` cap), nor any other namespace,
+nor mount anything. The filter answers, for x86-64 only (:data:`KNOWN_MACHINES`):
+
+- ``EPERM`` to ``unshare``, ``setns``, the mount family (``mount``, ``umount2``,
+  ``pivot_root``, ``chroot``, ``open_tree``, ``move_mount``, ``fs*``, ``mount_setattr``),
+  ``clone`` with any namespace flag, tracing other processes (``ptrace``,
+  ``process_vm_*``, ``kcmp``, ``pidfd_getfd``, ``perf_event_open``), the kernel keyring,
+  ``bpf``, ``userfaultfd``, ``fanotify_init``, file handles (``open_by_handle_at``), and
+  administration (modules, ``kexec``, ``reboot``, swap, clocks, quotas, host names,
+  ``syslog``, I/O ports, ``acct``);
+- ``ENOSYS`` to ``clone3`` (its flags are out of a filter's reach: C libraries then fall
+  back to ``clone``, which is checked) and ``io_uring_*`` (whose operations would bypass
+  the filter);
+- death to a system call of another ABI (32-bit ``int 0x80``, x32), which the numbers
+  above would not cover.
+
+``sysinfo`` stays allowed although it reports the host's load, free memory and process
+count (the figures masked in ``/proc``): refused, the C library's
+``sysconf(_SC_PHYS_PAGES)`` returns garbage and runtimes that size their heap by it (the
+JVM) break; and what it tells is no more than the timing channel every sandbox on a
+shared machine keeps.
+
+bubblewrap loads :func:`program` itself (``--seccomp FD``). Elsewhere this file is the
+launcher, run with the standard library only (``python -I -S seccomp.py HEX ARGV...``):
+it installs the program given in hex with ``prctl`` and execs ``ARGV``, or exits 126
+without running it.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import struct
+import sys
+
+__all__ = ["KNOWN_MACHINES", "program"]
+
+# x86-64 system call numbers (arch/x86/entry/syscalls/syscall_64.tbl).
+X86_64 = {
+    "ptrace": 101,
+    "syslog": 103,
+    "uselib": 134,
+    "vhangup": 153,
+    "pivot_root": 155,
+    "_sysctl": 156,
+    "adjtimex": 159,
+    "chroot": 161,
+    "acct": 163,
+    "settimeofday": 164,
+    "mount": 165,
+    "umount2": 166,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "setdomainname": 171,
+    "iopl": 172,
+    "ioperm": 173,
+    "init_module": 175,
+    "delete_module": 176,
+    "quotactl": 179,
+    "nfsservctl": 180,
+    "lookup_dcookie": 212,
+    "clock_settime": 227,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "perf_event_open": 298,
+    "fanotify_init": 300,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "clock_adjtime": 305,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "kcmp": 312,
+    "finit_module": 313,
+    "kexec_file_load": 320,
+    "bpf": 321,
+    "userfaultfd": 323,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "clone3": 435,
+    "pidfd_getfd": 438,
+    "mount_setattr": 442,
+    "quotactl_fd": 443,
+    "clone": 56,
+}
+ABSENT = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
+CHECKED = ("clone",)
+DENIED = tuple(name for name in X86_64 if name not in ABSENT + CHECKED)
+
+# clone(2) flags that make a namespace: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
+# NEWNET (CLONE_NEWTIME shares its bit with the exit signal in clone(2): unshare only).
+NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000
+NAMESPACE_FLAGS |= 0x20000000 | 0x40000000
+AUDIT_ARCH_X86_64 = 0xC000003E
+X32_SYSCALL_BIT = 0x40000000
+KNOWN_MACHINES = {"x86_64": (AUDIT_ARCH_X86_64, X86_64), "amd64": (AUDIT_ARCH_X86_64, X86_64)}
+
+# Classic BPF: load a word of struct seccomp_data, compare, return.
+LOAD = 0x20  # BPF_LD | BPF_W | BPF_ABS
+JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
+JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K
+RET = 0x06  # BPF_RET | BPF_K
+NR, ARCH, ARG0 = 0, 4, 16  # offsets in struct seccomp_data (little-endian: low word)
+RET_KILL_PROCESS = 0x80000000
+RET_ERRNO = 0x00050000
+RET_ALLOW = 0x7FFF0000
+EPERM, ENOSYS = 1, 38
+
+
+def _assemble(code: list[tuple[int, str | int, str | int, int] | str]) -> bytes:
+    """Instructions ``(code, jump if true, jump if false, k)`` with jumps given as label
+    names (``0`` for the next instruction), and labels as plain strings."""
+    labels: dict[str, int] = {}
+    instructions: list[tuple[int, str | int, str | int, int]] = []
+    for item in code:
+        if isinstance(item, str):
+            labels[item] = len(instructions)
+        else:
+            instructions.append(item)
+
+    def offset(target: str | int, index: int) -> int:
+        if isinstance(target, int):
+            return target
+        distance = labels[target] - index - 1
+        if not 0 <= distance <= 255:
+            raise ValueError(f"jump to {target} out of reach")
+        return distance
+
+    return b"".join(
+        struct.pack("<HBBI", op, offset(true, index), offset(false, index), k)
+        for index, (op, true, false, k) in enumerate(instructions)
+    )
+
+
+def program(machine: str | None = None) -> bytes | None:
+    """The filter for ``machine`` (default: this one's), or ``None`` for an
+    architecture whose system call numbers the filter does not know."""
+    known = KNOWN_MACHINES.get((machine or platform.machine()).lower())
+    if known is None:
+        return None
+    audit_arch, numbers = known
+    code: list[tuple[int, str | int, str | int, int] | str] = [
+        (LOAD, 0, 0, ARCH),
+        (JEQ, 0, "kill", audit_arch),
+        (LOAD, 0, 0, NR),
+        (JSET, "kill", 0, X32_SYSCALL_BIT),
+        (JEQ, "clone", 0, numbers["clone"]),
+    ]
+    code += [(JEQ, "deny", 0, numbers[name]) for name in DENIED]
+    code += [(JEQ, "absent", 0, numbers[name]) for name in ABSENT]
+    code += [
+        (RET, 0, 0, RET_ALLOW),
+        "clone",
+        (LOAD, 0, 0, ARG0),
+        (JSET, "deny", 0, NAMESPACE_FLAGS),
+        (RET, 0, 0, RET_ALLOW),
+        "deny",
+        (RET, 0, 0, RET_ERRNO | EPERM),
+        "absent",
+        (RET, 0, 0, RET_ERRNO | ENOSYS),
+        "kill",
+        (RET, 0, 0, RET_KILL_PROCESS),
+    ]
+    return _assemble(code)
+
+
+def install(filter_program: bytes) -> None:
+    """Install the filter on this process (and all it will exec and fork); OSError if
+    the kernel refuses."""
+    import ctypes
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    fprog = SockFprog(len(filter_program) // 8, filter_program)
+    if libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        sys.stderr.write("usage: seccomp.py HEX-PROGRAM COMMAND [ARG...]\n")
+        return 126
+    try:
+        install(bytes.fromhex(argv[0]))
+    except (OSError, ValueError) as error:
+        sys.stderr.write(f"dp-arena: cannot install the syscall filter: {error}\n")
+        return 126
+    try:
+        os.execvp(argv[1], argv[1:])
+    except OSError as error:
+        sys.stderr.write(f"dp-arena: cannot run {argv[1]}: {error.strerror}\n")
+    return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
