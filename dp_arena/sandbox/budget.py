@@ -19,8 +19,9 @@ space. So each bot process also gets a budget for its whole tree, the best of:
 
 ``DP_ARENA_BUDGET=cgroup2|cgroup1|watchdog`` forces one. With a cgroup the kernel stops
 the tree at its memory and process budgets (the OOM killer takes a process of the bot,
-``fork`` fails); the dealer's :class:`Monitor` looks at every live budget a few times a
-second and kills a bot whose tree was OOM-killed or is over its CPU seconds, so the
+``fork`` fails); the dealer's monitor (:mod:`dp_arena.sandbox.spawn`) looks at every
+live budget a few times a second and kills a bot whose tree was OOM-killed or is over
+its CPU seconds, so the
 seat reports a ``CRASH`` saying which budget was exceeded. Cgroups are made under
 ``dp-arena/`` at the root of each hierarchy (as the dealer sees it), named after the
 dealer's pid, removed when the seat closes; those of dealers that died are removed
@@ -37,13 +38,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import pid_alive
 
-__all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "Monitor", "budget_support", "new_budget"]
+__all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "budget_support", "new_budget", "proc_table"]
 
 BUDGET_KINDS = ("cgroup2", "cgroup1", "watchdog")
 BASE = "dp-arena"
@@ -279,7 +280,7 @@ class Budget:
         return None
 
 
-def _proc_table() -> dict[int, tuple[int, int, str]]:
+def proc_table() -> dict[int, tuple[int, int, str]]:
     """pid -> (parent pid, real uid, state) of every process, from ``/proc``."""
     table: dict[int, tuple[int, int, str]] = {}
     for entry in os.listdir("/proc"):
@@ -356,7 +357,7 @@ class _WatchdogBudget(Budget):
         return sorted(tree)
 
     def check(self, table: dict[int, tuple[int, int, str]] | None = None) -> str | None:
-        table = table if table is not None else _proc_table()
+        table = table if table is not None else proc_table()
         tree = self._tree(table)
         live = [pid for pid in tree if table[pid][2] not in ("Z", "X")]
         memory = sum(_memory_bytes(pid) for pid in live)
@@ -364,7 +365,7 @@ class _WatchdogBudget(Budget):
         return self._over(memory, self._cpu_peak, 0)
 
     def kill(self) -> None:
-        for pid in self._tree(_proc_table()):
+        for pid in self._tree(proc_table()):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
 
@@ -492,52 +493,3 @@ def _remove_live() -> None:
         budgets = list(_live)
     for budget in budgets:
         budget.remove()
-
-
-class Monitor:
-    """A daemon thread that looks at every live budget each :data:`INTERVAL` seconds
-    and kills a bot over its budget (one per dealer process; idle without bots)."""
-
-    def __init__(self) -> None:
-        self._watched: dict[int, tuple[Budget, Callable[[str], None]]] = {}
-        self._lock = threading.Lock()
-        self._wake = threading.Condition(self._lock)
-        self._thread: threading.Thread | None = None
-
-    def watch(self, budget: Budget, on_over: Callable[[str], None]) -> None:
-        """Look at ``budget`` until :meth:`unwatch`; ``on_over(verdict)`` kills the bot."""
-        with self._lock:
-            self._watched[id(budget)] = (budget, on_over)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._run, name="dp-arena-budget-monitor", daemon=True
-                )
-                self._thread.start()
-            self._wake.notify()
-
-    def unwatch(self, budget: Budget) -> None:
-        with self._lock:
-            self._watched.pop(id(budget), None)
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._watched:
-                    self._wake.wait()
-                watched = list(self._watched.values())
-            table = _proc_table() if any(b.kind == "watchdog" for b, _ in watched) else None
-            for budget, on_over in watched:
-                if budget.verdict is not None:
-                    continue
-                try:
-                    verdict = budget.check(table)
-                except Exception:  # a budget's bad moment must never stop the monitor
-                    verdict = None
-                if verdict is not None:
-                    budget.verdict = verdict
-                    with contextlib.suppress(Exception):
-                        on_over(verdict)
-            time.sleep(INTERVAL)
-
-
-MONITOR = Monitor()

@@ -6,7 +6,9 @@ launcher first moves itself into the bot's cgroups, so that nothing of the bot e
 runs outside them, and opens the sandbox's syscall filter (when bubblewrap takes one) on
 fd 3; then it execs the sandbox. The returned :class:`BotProcess` knows how to kill
 everything of the bot (its process group, its uid's processes, its cgroups) and why its
-budget killed it, and gives back what it held when the seat closes.
+budget killed it, and gives back what it held when the seat closes. One
+:class:`Monitor` thread per dealer looks at every live bot's budget a few times a second
+and kills a bot that is over it.
 """
 
 from __future__ import annotations
@@ -17,13 +19,64 @@ import shlex
 import shutil
 import signal
 import subprocess
+import threading
 import time
+from collections.abc import Callable
 
-from dp_arena.sandbox.budget import MONITOR, Budget, new_budget
+from dp_arena.sandbox.budget import INTERVAL, Budget, new_budget, proc_table
 from dp_arena.sandbox.isolation import SECCOMP_FD, SandboxCommand, kill_uid
 from dp_arena.sandbox.limits import Limits
 
-__all__ = ["BotProcess", "launcher_argv", "spawn"]
+__all__ = ["MONITOR", "BotProcess", "Monitor", "launcher_argv", "spawn"]
+
+
+class Monitor:
+    """A daemon thread that looks at every live budget each :data:`INTERVAL` seconds
+    and kills a bot over its budget (one per dealer process; idle without bots)."""
+
+    def __init__(self) -> None:
+        self._watched: dict[int, tuple[Budget, Callable[[str], None]]] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+
+    def watch(self, budget: Budget, on_over: Callable[[str], None]) -> None:
+        """Look at ``budget`` until :meth:`unwatch`; ``on_over(verdict)`` kills the bot."""
+        with self._lock:
+            self._watched[id(budget)] = (budget, on_over)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._run, name="dp-arena-budget-monitor", daemon=True
+                )
+                self._thread.start()
+            self._wake.notify()
+
+    def unwatch(self, budget: Budget) -> None:
+        with self._lock:
+            self._watched.pop(id(budget), None)
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._watched:
+                    self._wake.wait()
+                watched = list(self._watched.values())
+            table = proc_table() if any(b.kind == "watchdog" for b, _ in watched) else None
+            for budget, on_over in watched:
+                if budget.verdict is not None:
+                    continue
+                try:
+                    verdict = budget.check(table)
+                except Exception:  # a budget's bad moment must never stop the monitor
+                    verdict = None
+                if verdict is not None:
+                    budget.verdict = verdict
+                    with contextlib.suppress(Exception):
+                        on_over(verdict)
+            time.sleep(INTERVAL)
+
+
+MONITOR = Monitor()
 
 
 def launcher_argv(command: SandboxCommand, procs_files: list[str]) -> list[str]:
@@ -57,7 +110,7 @@ class BotProcess:
                 start_new_session=True,
             )
         except OSError:
-            self.release()
+            self.budget.remove()
             raise
         self.budget.started(self.process.pid, command.uid)
         MONITOR.watch(self.budget, self._over_budget)
@@ -101,6 +154,10 @@ class BotProcess:
         """Give back the budget's groups and the sandbox's scratch folder (after
         :meth:`kill`)."""
         MONITOR.unwatch(self.budget)
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
         self.budget.remove()
         if self.command.scratch:
             shutil.rmtree(self.command.scratch, ignore_errors=True)

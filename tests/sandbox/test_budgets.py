@@ -6,6 +6,7 @@ removed when its seat closes, and those a killed dealer left are removed by the 
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import time
@@ -110,6 +111,11 @@ def test_seats_give_back_their_groups_whatever_became_of_their_bot(
     assert set(hostile_faults(results)) == {FaultKind.CRASH}
     assert_nothing_left(seats + more)
     assert our_groups() == []
+    forgotten = fine()  # a seat nobody closes gives its groups back when it is dropped
+    assert our_groups() != []
+    del forgotten
+    gc.collect()
+    assert our_groups() == []
 
 
 @pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)
@@ -148,3 +154,53 @@ def test_the_isolation_summary_says_which_budget_is_active(budget_kind: str) -> 
     assert active.to_json()["budget"] == budget_kind
     line = next(line for line in active.describe() if "whole process tree" in line)
     assert line.split(": ", 1)[1].startswith(budget_kind)
+
+
+@pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)
+def test_thousands_of_bot_processes_leave_no_group_behind(budget_kind: str) -> None:
+    """The start and end of a seat's process, 2,000 times, without the seat around it."""
+    from dp_arena.sandbox.isolation import SandboxCommand
+    from dp_arena.sandbox.spawn import spawn
+
+    command = SandboxCommand(("/bin/sh", "-c", "exit 3"), {}, "/", None)
+    for _ in range(2000):
+        bot = spawn(command, LIMITS)
+        bot.process.communicate()
+        assert bot.process.returncode == 3  # it ran, inside its groups
+        bot.kill()
+        bot.release()
+    assert our_groups() == []
+
+
+def test_a_cgroup2_budget_writes_its_limits_and_reads_its_verdicts(tmp_path: Path) -> None:
+    """The cgroup v2 files, on a stand-in folder (this machine may have no cgroup v2
+    controllers): the limits written, the verdicts read from cpu.stat and memory.events."""
+    from dp_arena.sandbox.budget import _CgroupBudget
+
+    limits = LIMITS.with_changes(memory_bytes=256 * 1024 * 1024, cpu_seconds=2, processes=20)
+    budget = _CgroupBudget("cgroup2", {"": str(tmp_path)}, limits, "4242-1")
+    group = tmp_path / "4242-1"
+    assert (group / "memory.max").read_text() == str(256 * 1024 * 1024)
+    assert (group / "pids.max").read_text() == str(20 + budget_module.LAUNCHER_TASKS)
+    assert budget.procs_files() == [str(group / "cgroup.procs")]
+    (group / "cpu.stat").write_text("usage_usec 1500000\nuser_usec 1000000\n")
+    (group / "memory.events").write_text("low 0\nhigh 0\nmax 3\noom 0\noom_kill 0\n")
+    assert budget.check() is None
+    (group / "cpu.stat").write_text("usage_usec 2500000\nuser_usec 2000000\n")
+    assert "over its CPU budget of 2 s" in str(budget.check())
+    (group / "memory.events").write_text("low 0\nhigh 0\nmax 9\noom 1\noom_kill 1\n")
+    assert "over its memory budget of 256 MiB" in str(budget.check())
+
+
+def test_a_program_that_cannot_start_is_a_load_error_and_leaves_no_group() -> None:
+    """Here the sandbox itself fails to start (its working directory is gone)."""
+    from dp_arena.sandbox.isolation import SandboxCommand
+    from dp_arena.sandbox.process import ProcessSeat
+
+    command = SandboxCommand(("/bin/true",), {}, "/no/such/folder", None)
+    seat = ProcessSeat(command, name="hostile", limits=LIMITS)
+    fault = seat.wait_loaded()
+    seat.close()
+    assert fault is not None and fault.kind is FaultKind.LOAD_ERROR
+    assert "cannot start" in fault.detail
+    assert our_groups() == []
