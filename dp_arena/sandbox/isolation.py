@@ -6,7 +6,7 @@ Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one
 ``bubblewrap``
     ``bwrap`` gives the bot new network, PID, IPC, UTS and mount namespaces: no network
     at all (not even the host's loopback), a root filesystem holding only the system's
-    read-only ``/usr`` and ``/etc``, the language runtime, the bot's own folder (read-only)
+    read-only ``/usr`` and ``/etc``, the language runtime, the bot's own files (read-only)
     and a private ``/tmp``; ``--die-with-parent`` and the PID namespace take every
     process of the bot down with it.
 ``unshare``

@@ -329,3 +329,19 @@ def test_an_unknown_architecture_gets_no_filter_and_the_summary_says_so(
     line = next(line for line in active.describe() if "syscall filter" in line)
     assert "NO" in line and "riscv64" in line
     assert active.warning is not None and "user namespaces" in active.warning
+
+
+def test_the_threat_model_names_only_tests_that_exist() -> None:
+    import re
+
+    from .conftest import REPO
+
+    text = (REPO / "docs" / "sandbox.md").read_text()
+    model = text[text.index("## Threat model") :]
+    named = set(re.findall(r"::(test_\w+)", model)) | set(re.findall(r"`(test_\w+)`", model))
+    defined = {
+        name
+        for path in (REPO / "tests" / "sandbox").glob("test_*.py")
+        for name in re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)
+    }
+    assert len(named) > 20 and named <= defined, sorted(named - defined)
