@@ -69,7 +69,11 @@ class Monitor:
                     verdict = budget.check(table)
                 except Exception:  # a budget's bad moment must never stop the monitor
                     verdict = None
-                if verdict is not None:
+                if verdict is None:
+                    continue
+                with self._lock:  # a seat closed meanwhile: its pids may be reused
+                    if id(budget) not in self._watched:
+                        continue
                     budget.verdict = verdict
                     with contextlib.suppress(Exception):
                         on_over(verdict)
