@@ -49,7 +49,11 @@ def _suggestion(problem: LoadProblem) -> str:
     if problem.kind is FaultKind.LOAD_TIMEOUT:
         return " (it may need more time: raise [limits] load_timeout in the config)"
     if "ModuleNotFoundError" in problem.reason or "No module named" in problem.reason:
-        return " (a bot sees only its own folder and the Python packages installed here)"
+        return (
+            " (a bot sees only its own files and the Python packages installed here; a lone"
+            " file.py:Class bot sees its file alone, unless a bot.toml beside it makes the"
+            " folder a bot folder)"
+        )
     return ""
 
 
