@@ -17,6 +17,8 @@ from dp_arena.agents import (
 )
 from dp_arena.engine import Betting, TableRules
 
+MAX_ROUNDS = 1000  # rounds of the button: at most 10,000 deals, a session's most
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -37,6 +39,11 @@ def run(args: argparse.Namespace) -> int:
     seat_count = len(bots)
     if not 2 <= seat_count <= 10:
         print("dp-arena demo: give 2 to 10 bots")
+        return 2
+    if not 1 <= args.rounds <= MAX_ROUNDS:
+        print(
+            f"dp-arena demo: --rounds must be an integer from 1 to {MAX_ROUNDS}, not {args.rounds}"
+        )
         return 2
     rules = TableRules(
         seat_count=seat_count, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000

@@ -21,6 +21,10 @@ from dp_arena.keys import EventKey
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
 from dp_arena.results import Fault, FaultKind
 
+# Deals of a match, each played at every table: far more than any comparison needs, and
+# few enough that every table's deal records fit in memory (about 1.3 KB a table-deal).
+MAX_DEALS = 100_000
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -76,6 +80,11 @@ def run(args: argparse.Namespace) -> int:
     """Exit status 0; 2 for bad arguments or specs; 1 when an agent could not be loaded
     (the match is still played and printed, the agent as an absent player)."""
     try:
+        if args.deals > MAX_DEALS:
+            raise ConfigError(
+                f"--deals must be an integer from 1 to {MAX_DEALS:_}, not {args.deals}",
+                field="deals",
+            )
         if not 2 <= len(args.specs) <= 10:
             raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
         specs = [check_spec(spec, registry=args.registry) for spec in args.specs]

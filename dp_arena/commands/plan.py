@@ -48,11 +48,19 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from dp_arena.keys import EventKey
+    from dp_arena.tournament.bounds import MAX_ENTRANTS, describe_range
     from dp_arena.tournament.config import default_config, load_config, with_key
     from dp_arena.tournament.describe import describe_plan
     from dp_arena.tournament.event import plain
     from dp_arena.tournament.formats import FORMATS, get_format
 
+    if args.players is not None and not 1 <= args.players <= MAX_ENTRANTS:
+        print(
+            f"dp-arena plan: --players must be {describe_range(1, MAX_ENTRANTS)},"
+            f" not {args.players}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         if args.format in FORMATS:
             if args.players is None:

@@ -34,6 +34,7 @@ from typing import Any
 from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
+from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash_schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
@@ -95,13 +96,13 @@ def read_options(options: Mapping[str, Any]) -> tuple[CashOptions, list[Problem]
     result = CashOptions(
         tables=checks.integer("tables", None, low=2, high=15),
         seats=checks.integer("seats", None, low=2, high=10),
-        deals=checks.integer("deals", 36, low=1) or 36,
+        deals=checks.integer("deals", 36, low=1, high=MAX_DEALS) or 36,
         settlement=checks.choice("settlement", "average", ("average", "matchpoints")),
-        chip_value_cents=checks.integer("chip_value_cents", 1, low=1) or 1,
-        matchpoint_cents=checks.integer("matchpoint_cents", 100, low=1) or 100,
+        chip_value_cents=checks.integer("chip_value_cents", 1, low=1, high=MAX_CENTS) or 1,
+        matchpoint_cents=checks.integer("matchpoint_cents", 100, low=1, high=MAX_CENTS) or 100,
         rake_basis_points=checks.percent("rake_percent", default=0),
         leave_basis_points=checks.percent("leave_percent", default=0),
-        deals_per_player=checks.integer("deals_per_player", None, low=1),
+        deals_per_player=checks.integer("deals_per_player", None, low=1, high=MAX_DEALS),
         betting=Betting(checks.choice("betting", "no-limit", ("no-limit", "pot-limit"))),
     )
     return result, checks.problems

@@ -28,6 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import ConfigError
+from dp_arena.tournament.bounds import (
+    MAX_BLIND_LEVELS,
+    MAX_CHIPS,
+    MAX_DEALS,
+    MAX_HAND_ROUNDS,
+    MAX_LEVEL,
+    shown,
+)
 from dp_arena.tournament.classic_payout import payout_units
 from dp_arena.tournament.classic_play import (
     DEFAULT_LEVELS,
@@ -61,20 +69,20 @@ def _blind_pairs(checks: OptionChecks, key: str) -> tuple[tuple[int, int], ...] 
     if value is None:
         return None
     pairs = []
-    if isinstance(value, list) and value:
+    if isinstance(value, list) and 0 < len(value) <= MAX_BLIND_LEVELS:
         for pair in value:
             if (
                 isinstance(pair, list)
                 and len(pair) == 2
                 and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)
-                and 0 < pair[0] <= pair[1]
+                and 0 < pair[0] <= pair[1] <= MAX_CHIPS
             ):
                 pairs.append((pair[0], pair[1]))
     if not pairs or len(pairs) != len(value):
         checks.add(
             key,
-            f"must be a non-empty list of [small blind, big blind] pairs with"
-            f" 0 < small <= big, not {value!r}",
+            f"must be a list of 1 to {MAX_BLIND_LEVELS:_} [small blind, big blind] pairs with"
+            f" 0 < small <= big <= {MAX_CHIPS:_}, not {shown(value)}",
         )
         return None
     return tuple(pairs)
@@ -89,22 +97,28 @@ def read_options(options: Mapping[str, Any]) -> tuple[ClassicSettings, list[Prob
         if (
             isinstance(step_value, list)
             and len(step_value) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in step_value)
+            and all(
+                isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= MAX_CHIPS
+                for x in step_value
+            )
         ):
             step = (step_value[0], step_value[1])
         else:
             checks.add(
-                "blind_step", f"must be [small, big] non-negative integers, not {step_value!r}"
+                "blind_step",
+                f"must be [small, big], integers from 0 to {MAX_CHIPS:_}, not {shown(step_value)}",
             )
     settings = ClassicSettings(
-        starting_stack=checks.integer("starting_stack", 700, low=1) or 700,
+        starting_stack=checks.integer("starting_stack", 700, low=1, high=MAX_CHIPS) or 700,
         levels=levels,
         level_step=step,
-        level_hands=checks.integer("level_hands", 20, low=1) or 20,
+        level_hands=checks.integer("level_hands", 20, low=1, high=MAX_DEALS) or 20,
         max_seats=checks.integer("max_seats", 10, low=2, high=10) or 10,
-        late_entrants=checks.player_integers("late_entrants", low=1),
-        late_registration_level=checks.integer("late_registration_level", 3, low=1) or 3,
-        max_hand_rounds=checks.integer("max_hand_rounds", 5000, low=1) or 5000,
+        late_entrants=checks.player_integers("late_entrants", low=1, high=MAX_HAND_ROUNDS),
+        late_registration_level=checks.integer("late_registration_level", 3, low=1, high=MAX_LEVEL)
+        or 3,
+        max_hand_rounds=checks.integer("max_hand_rounds", 5000, low=1, high=MAX_HAND_ROUNDS)
+        or 5000,
     )
     for player, hand in settings.late_entrants:
         if hand > settings.late_registration_closes:

@@ -43,7 +43,8 @@ def payout_units(entrants: int) -> tuple[int, ...]:
         return (entrants,)
     weights = [FIRST_PLACE_WEIGHT * paid, *range(paid - 1, 0, -1)]
     extra = entrants - paid
-    exact = [Fraction(extra * weight, sum(weights)) for weight in weights]
+    total = sum(weights)
+    exact = [Fraction(extra * weight, total) for weight in weights]
     shares = [math.floor(share) for share in exact]
     by_fraction = sorted(range(paid), key=lambda place: (shares[place] - exact[place], place))
     for place in by_fraction[: extra - sum(shares)]:

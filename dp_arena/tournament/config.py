@@ -57,6 +57,17 @@ from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
 from dp_arena.agents.spec import class_problem
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
+from dp_arena.tournament.bounds import (
+    MAX_CENTS,
+    MAX_CHIPS,
+    MAX_CONFIG_BYTES,
+    MAX_DEALS,
+    MAX_ENTRANTS,
+    MAX_FAULTS,
+    describe_range,
+    limit_range,
+    shown,
+)
 from dp_arena.tournament.draws import Draw
 
 __all__ = [
@@ -252,15 +263,34 @@ def load_config(path: str | Path, *, registry: str | Path | None = None) -> Even
     ``registry`` (a command's ``--registry``) overrides the config's ``[registry] path``."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            raw = file.read(MAX_CONFIG_BYTES + 1)
     except OSError as error:
         raise ConfigError(
             f"{path}: cannot read the config: {error.strerror or error}", field=None
+        ) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: not a config: larger than {MAX_CONFIG_BYTES // 2**20} MiB", field=None
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"{path}: not a config: not UTF-8 text (byte {error.start})", field=None
         ) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}", field=None) from None
+    except ValueError:  # tomllib converts integers with int(), which refuses huge ones
+        raise ConfigError(
+            f"{path}: not valid TOML: an integer of more than 4300 digits", field=None
+        ) from None
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: not a config: its TOML is nested too deeply", field=None
+        ) from None
     return parse_config(data, source=path, registry=registry)
 
 
@@ -317,16 +347,22 @@ def check_config(
 
     money = checker.table("money", data.get("money"))
     checker.keys("money", money, ("buy_in_cents", "fee_cents"))
-    buy_in = checker.integer("money.buy_in_cents", money.get("buy_in_cents"), minimum=0)
-    fee = checker.integer("money.fee_cents", money.get("fee_cents"), minimum=0)
+    buy_in = checker.integer(
+        "money.buy_in_cents", money.get("buy_in_cents"), minimum=0, maximum=MAX_CENTS
+    )
+    fee = checker.integer("money.fee_cents", money.get("fee_cents"), minimum=0, maximum=MAX_CENTS)
 
     table = checker.table("table", data.get("table"))
     checker.keys("table", table, ("cap", "small_blind", "big_blind", "deals", "round_robin_deals"))
-    cap = checker.integer("table.cap", table.get("cap"), minimum=1)
-    small_blind = checker.integer("table.small_blind", table.get("small_blind"), minimum=1)
-    big_blind = checker.integer("table.big_blind", table.get("big_blind"), minimum=1)
+    cap = checker.integer("table.cap", table.get("cap"), minimum=1, maximum=MAX_CHIPS)
+    small_blind = checker.integer(
+        "table.small_blind", table.get("small_blind"), minimum=1, maximum=MAX_CHIPS
+    )
+    big_blind = checker.integer(
+        "table.big_blind", table.get("big_blind"), minimum=1, maximum=MAX_CHIPS
+    )
     round_robin_deals = checker.integer(
-        "table.round_robin_deals", table.get("round_robin_deals"), minimum=2
+        "table.round_robin_deals", table.get("round_robin_deals"), minimum=2, maximum=MAX_DEALS
     )
     if round_robin_deals is not None and round_robin_deals % 2:
         checker.add(
@@ -345,11 +381,15 @@ def check_config(
             checker.add("table.cap", f"must be at least the big blind ({bb}), not {effective_cap}")
 
     limits_table = checker.table("limits", data.get("limits"))
-    max_faults = checker.integer("limits.max_faults", limits_table.get("max_faults", 3), minimum=1)
+    max_faults = checker.integer(
+        "limits.max_faults", limits_table.get("max_faults", 3), minimum=1, maximum=MAX_FAULTS
+    )
     limits = _check_limits(checker, limits_table)
 
+    problems_before = len(checker.problems)
     entrants, field_from, field_count = _check_entrants(checker, data, base, seed)
-    if event_format is not None:
+    # Entrants refused already make any count wrong: say only why they were refused.
+    if event_format is not None and len(checker.problems) == problems_before:
         message = event_format.check_players(len(entrants))
         if message is not None:
             checker.add("entrants", message)
@@ -443,18 +483,29 @@ class _Checker:
                 self.add(field_name, "missing; a string is required")
             return None
         if not isinstance(value, str) or not value.strip():
-            self.add(field_name, f"must be a non-empty string, not {value!r}")
+            self.add(field_name, f"must be a non-empty string, not {shown(value)}")
             return None
         return value.strip()
 
-    def integer(self, field_name: str, value: Any, *, minimum: int | None = None) -> int | None:
+    def integer(
+        self,
+        field_name: str,
+        value: Any,
+        *,
+        minimum: int | None = None,
+        maximum: int | None = None,
+    ) -> int | None:
         if value is None:
             return None
         if not isinstance(value, int) or isinstance(value, bool):
-            self.add(field_name, f"must be an integer, not {_type(value)} {value!r}")
+            self.add(field_name, f"must be an integer, not {_type(value)} {shown(value)}")
             return None
-        if minimum is not None and value < minimum:
-            self.add(field_name, f"must be at least {minimum}, not {value}")
+        if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+            if maximum is None:
+                self.add(field_name, f"must be at least {minimum}, not {value}")
+            else:
+                allowed = describe_range(0 if minimum is None else minimum, maximum)
+                self.add(field_name, f"must be {allowed}, not {shown(value)}")
             return None
         return value
 
@@ -478,7 +529,7 @@ def _check_deals(checker: _Checker, value: Any) -> tuple[tuple[int, int], ...]:
             checker.add(dotted, "keys are players per table, 2 to 10")
             continue
         seats = int(key)
-        count = checker.integer(dotted, deal_count, minimum=1)
+        count = checker.integer(dotted, deal_count, minimum=1, maximum=MAX_DEALS)
         if count is None:
             continue
         if count % seats:
@@ -502,9 +553,11 @@ def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[st
             continue
         wants_int = known[key] == "int"
         valid_type = isinstance(value, int) if wants_int else isinstance(value, (int, float))
-        if isinstance(value, bool) or not valid_type or value <= 0:
+        low, high = limit_range(key)
+        if isinstance(value, bool) or not valid_type or not low <= value <= high:
             checker.add(
-                dotted, f"must be a positive {'integer' if wants_int else 'number'}, not {value!r}"
+                dotted,
+                f"must be {describe_range(low, high, integer=wants_int)}, not {shown(value)}",
             )
             continue
         limits.append((key, value))
@@ -521,6 +574,11 @@ def _check_entrants(
     listed = data.get("entrants", [])
     if not isinstance(listed, list):
         checker.add("entrants", f"must be an array of tables ([[entrants]]), not {_type(listed)}")
+        listed = []
+    if len(listed) > MAX_ENTRANTS:
+        checker.add(
+            "entrants", f"{len(listed):_} [[entrants]]; an event has at most {MAX_ENTRANTS:_}"
+        )
         listed = []
     for index, item in enumerate(listed):
         where = f"entrants[{index}]"
@@ -556,7 +614,9 @@ def _check_entrants(
     field_table = checker.table("field", data.get("field"))
     checker.keys("field", field_table, ("count", "from"))
     if field_table:
-        count = checker.integer("field.count", field_table.get("count"), minimum=1)
+        count = checker.integer(
+            "field.count", field_table.get("count"), minimum=1, maximum=MAX_ENTRANTS
+        )
         if "count" not in field_table:
             checker.add("field.count", "missing; how many built-in bots to draw")
         pool = field_table.get("from", list(DEFAULT_FIELD))
@@ -577,7 +637,13 @@ def _check_entrants(
                     names.append(builtin)
             if len(set(pool)) != len(pool):
                 checker.add("field.from", "lists a built-in more than once")
-        if count is not None and names and len(names) == len(pool):
+        if count is not None and len(entrants) + count > MAX_ENTRANTS:
+            checker.add(
+                "field.count",
+                f"{len(entrants):_} [[entrants]] and a field of {count:_} make"
+                f" {len(entrants) + count:_} entrants; an event has at most {MAX_ENTRANTS:_}",
+            )
+        elif count is not None and names and len(names) == len(pool):
             entrants += _draw_field(count, names, seed)
             field_from, field_count = tuple(names), count
 

@@ -1,5 +1,6 @@
 """Checking a format's ``[options]`` table: each value's type and range, every problem
-named by its key (relative to ``options``) with the allowed values.
+named by its key (relative to ``options``) with the allowed values. Every number has a
+largest value (see :mod:`dp_arena.tournament.bounds`), lists a longest length.
 
 Percentages are read into basis points (1/100 of a percent) exactly, so that money is
 never computed with floats: ``2.5`` is 250 basis points; a value with more than two
@@ -19,6 +20,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from dp_arena.errors import ConfigError
+from dp_arena.tournament.bounds import describe_range, shown
 from dp_arena.tournament.config import Problem
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ def basis_points(value: int | float | str) -> int | None:
     two decimals."""
     if isinstance(value, bool):
         return None
+    if isinstance(value, int) and abs(value) > 10**18:
+        return None  # far out of any range, and too long for str()
     try:
         decimal = Decimal(str(value)) * 100
     except InvalidOperation:
@@ -57,22 +61,14 @@ class OptionChecks:
     def add(self, key: str, message: str) -> None:
         self.problems.append(Problem(key, message))
 
-    def integer(
-        self, key: str, default: int | None, *, low: int | None = None, high: int | None = None
-    ) -> int | None:
+    def integer(self, key: str, default: int | None, *, low: int, high: int) -> int | None:
         value = self.options.get(key)
         if value is None:
             return default
-        in_range = (low is None or value >= low) if isinstance(value, int) else False
-        in_range = in_range and (high is None or value <= high)
-        if not isinstance(value, int) or isinstance(value, bool) or not in_range:
-            if high is None:
-                allowed = f"an integer of at least {low}" if low is not None else "an integer"
-            else:
-                allowed = f"an integer from {low} to {high}"
-            self.add(key, f"must be {allowed}, not {value!r}")
+        if not _integer_in(value, low, high):
+            self.add(key, f"must be {describe_range(low, high)}, not {shown(value)}")
             return default
-        return value
+        return int(value)
 
     def percent(self, key: str, *, default: int, high: int = 100) -> int:
         """A percentage 0..``high`` in basis points (``default`` is in basis points)."""
@@ -83,7 +79,8 @@ class OptionChecks:
         if points is None or not 0 <= points <= high * 100:
             self.add(
                 key,
-                f"must be a percentage from 0 to {high} with at most two decimals, not {value!r}",
+                f"must be a percentage from 0 to {high} with at most two decimals,"
+                f" not {shown(value)}",
             )
             return default
         return points
@@ -93,7 +90,7 @@ class OptionChecks:
         if value is None:
             return default
         if value not in allowed:
-            self.add(key, f"must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+            self.add(key, f"must be one of {', '.join(map(repr, allowed))}, not {shown(value)}")
             return default
         return str(value)
 
@@ -102,40 +99,52 @@ class OptionChecks:
         if value is None:
             return None
         if not isinstance(value, str) or not value.strip():
-            self.add(key, f"must be a non-empty string, not {value!r}")
+            self.add(key, f"must be a non-empty string, not {shown(value)}")
             return None
         return value
 
-    def integer_list(self, key: str, *, low: int = 0) -> tuple[int, ...] | None:
+    def integer_list(
+        self, key: str, *, low: int, high: int, longest: int
+    ) -> tuple[int, ...] | None:
+        """A non-empty list of at most ``longest`` integers, each ``low`` to ``high``."""
         value = self.options.get(key)
         if value is None:
             return None
         if (
             not isinstance(value, list)
-            or not value
-            or any(
-                not isinstance(item, int) or isinstance(item, bool) or item < low for item in value
-            )
+            or not 0 < len(value) <= longest
+            or not all(_integer_in(item, low, high) for item in value)
         ):
-            self.add(key, f"must be a non-empty list of integers of at least {low}, not {value!r}")
+            self.add(
+                key,
+                f"must be a list of 1 to {longest:_} integers, each"
+                f" {describe_range(low, high).removeprefix('an integer ')},"
+                f" not {shown(value)}",
+            )
             return None
         return tuple(value)
 
-    def player_integers(self, key: str, *, low: int) -> tuple[tuple[str, int], ...]:
+    def player_integers(self, key: str, *, low: int, high: int) -> tuple[tuple[str, int], ...]:
         """A table of player name → integer (``{ "alice" = 3 }``), sorted by name."""
         value = self.options.get(key)
         if value is None:
             return ()
         if not isinstance(value, Mapping):
-            self.add(key, f"must be a table of player name = integer, not {value!r}")
+            self.add(key, f"must be a table of player name = integer, not {shown(value)}")
             return ()
         pairs = []
         for player, number in value.items():
-            if not isinstance(number, int) or isinstance(number, bool) or number < low:
-                self.add(f"{key}.{player}", f"must be an integer of at least {low}, not {number!r}")
+            if not _integer_in(number, low, high):
+                self.add(
+                    f"{key}.{player}", f"must be {describe_range(low, high)}, not {shown(number)}"
+                )
                 continue
             pairs.append((str(player), number))
         return tuple(sorted(pairs))
+
+
+def _integer_in(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
 
 
 def plan_problems(plan: Callable[[EventConfig], object], config: EventConfig) -> list[Problem]:

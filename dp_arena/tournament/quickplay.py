@@ -38,6 +38,13 @@ from typing import Any
 from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
+from dp_arena.tournament.bounds import (
+    MAX_CENTS,
+    MAX_ENTRANTS,
+    MAX_PLAYER_SETS,
+    MAX_ROUNDS,
+    MAX_SETS,
+)
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.formats import Runtime
 from dp_arena.tournament.ledger import Ledger
@@ -109,14 +116,14 @@ def read_options(options: Mapping[str, Any]) -> tuple[QuickPlayOptions, list[Pro
         seats=checks.integer("seats", None, low=2, high=6),
         set_basis_points=checks.percent("set_percent", default=5000),
         rake_basis_points=checks.percent("rake_percent", default=0),
-        sets=checks.integer("sets", 1, low=1) or 1,
-        sets_by_player=checks.player_integers("sets_by_player", low=1),
+        sets=checks.integer("sets", 1, low=1, high=MAX_SETS) or 1,
+        sets_by_player=checks.player_integers("sets_by_player", low=1, high=MAX_SETS),
         leave_basis_points=checks.percent("leave_percent", default=0),
-        arrivals=checks.integer_list("arrivals", low=0),
-        max_rounds=checks.integer("max_rounds", 100, low=1) or 100,
+        arrivals=checks.integer_list("arrivals", low=0, high=MAX_ENTRANTS, longest=MAX_ROUNDS + 1),
+        max_rounds=checks.integer("max_rounds", 100, low=1, high=MAX_ROUNDS) or 100,
         ledger=checks.string("ledger"),
-        balance_cents=checks.integer("balance_cents", None, low=0),
-        credit_cents=checks.integer("credit_cents", None, low=1),
+        balance_cents=checks.integer("balance_cents", None, low=0, high=MAX_CENTS),
+        credit_cents=checks.integer("credit_cents", None, low=1, high=MAX_CENTS),
     )
     return result, checks.problems
 
@@ -174,6 +181,16 @@ def _settings_and_schedule(
             f"options.arrivals: adds up to {sum(options.arrivals)}, not the"
             f" {len(players)} entrants",
             field="options.arrivals",
+        )
+    # A player plays at most one set a round: the plan holds this many player-sets at most.
+    sets_of = dict(options.sets_by_player)
+    most = sum(min(sets_of.get(player, options.sets), options.max_rounds) for player in players)
+    if most > MAX_PLAYER_SETS:
+        raise ConfigError(
+            f"options.sets: the {len(players):_} entrants' sets add up to {most:_} (each"
+            " entrant's sets, or options.max_rounds if fewer); a Quick Play plans at most"
+            f" {MAX_PLAYER_SETS:_}: lower options.sets, sets_by_player or max_rounds",
+            field="options.sets",
         )
     schedule = schedule_sets(
         players,

@@ -368,6 +368,8 @@ def test_command_fails_when_an_agent_cannot_be_loaded(
         (["tagg", "random"], "'tagg' is not a built-in"),
         (["tag"], "2 to 10 agents"),
         (["tag", "random", "--deals", "0"], "deals must be a positive integer"),
+        (["tag", "random", "--deals", "100001"], "--deals must be an integer from 1 to 100_000"),
+        (["tag", "random", "--deals", "10" + "0" * 12], "from 1 to 100_000, not 1" + "0" * 12),
     ],
 )
 def test_command_refuses_bad_input(
@@ -405,3 +407,11 @@ def test_progress_is_reported_for_every_hand() -> None:
     seen: list[tuple[int, int]] = []
     _match("tag", "random", "calling-station", deals=4, on_progress=lambda *args: seen.append(args))
     assert seen == [(played, 12) for played in range(1, 13)]
+
+
+@pytest.mark.parametrize("rounds", ["0", "1001", "100000000"])
+def test_demo_refuses_rounds_out_of_range(rounds: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--rounds", rounds]) == 2
+    assert capsys.readouterr().out == (
+        f"dp-arena demo: --rounds must be an integer from 1 to 1000, not {rounds}\n"
+    )
