@@ -80,7 +80,9 @@ class HandHistoryError(DPArenaError, ValueError):
     ) -> None:
         where = file or "<hand history>"
         if action_index is not None:
-            where += f": action {action_index} {action_text!r}"
+            text = action_text or ""
+            shown = repr(text) if len(text) <= 80 else f"{text[:60]!r}... ({len(text)} characters)"
+            where += f": action {action_index} {shown}"
         super().__init__(f"{where}: {message}")
         self.file = file
         self.action_index = action_index

@@ -19,7 +19,22 @@ from typing import Any
 from dp_arena.engine.cards import Card, format_card, parse_card
 from dp_arena.errors import HandHistoryError
 
-__all__ = ["HandCards", "Step", "parse_actions"]
+__all__ = ["MAX_AMOUNT", "HandCards", "Step", "parse_actions", "whole_amount"]
+
+# The largest amount of chips a history may name: far beyond any game (other tools keep
+# chips in 64-bit integers), and it keeps a hostile 1e999999999 from becoming an integer
+# of a billion digits.
+MAX_AMOUNT = 10**18
+
+
+def whole_amount(value: Decimal) -> int | None:
+    """``value`` as a whole number of chips of at most :data:`MAX_AMOUNT` (in size), or
+    ``None`` when it is not one."""
+    if not value.is_finite() or (value and value.adjusted() > 18):
+        return None
+    if value != value.to_integral_value() or abs(value) > MAX_AMOUNT:
+        return None
+    return int(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,10 +116,11 @@ def _parse_step(index: int, text: str, where: str, player_count: int) -> Step:
         try:
             value = Decimal(amount)
         except ArithmeticError:
-            raise fail(f"{amount!r} is not an amount") from None
-        if not value.is_finite() or value != value.to_integral_value():
-            raise fail(f"{amount!r} is not a whole number of chips")
-        return Step(index, text, seat, "cbr", amount=int(value))
+            raise fail(f"{amount[:40]!r} is not an amount") from None
+        chips = whole_amount(value)
+        if chips is None:
+            raise fail(f"{amount[:40]!r} is not a whole number of chips up to 10**18")
+        return Step(index, text, seat, "cbr", amount=chips)
     if verb == "sm" and len(arguments) <= 2:
         if len(arguments) == 1:
             return Step(index, text, seat, "muck")

@@ -42,12 +42,13 @@ from typing import Any
 
 from dp_arena.engine import showdown
 from dp_arena.engine.actions import Action, Street
-from dp_arena.engine.phh_parse import HandCards, Step, parse_actions
+from dp_arena.engine.phh_parse import MAX_AMOUNT, HandCards, Step, parse_actions, whole_amount
 from dp_arena.engine.rules import Betting, TableRules
 from dp_arena.engine.state import HandState
 from dp_arena.errors import ConfigError, HandHistoryError, IllegalActionError
 
 __all__ = [
+    "MAX_FILE_BYTES",
     "PhhHand",
     "ReplayResult",
     "load_histories",
@@ -56,6 +57,10 @@ __all__ = [
     "replay_hand",
     "replay_text",
 ]
+
+# The largest history file read: a table-session of the most deals a session may have
+# takes about 10 MB.
+MAX_FILE_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +115,14 @@ def load_histories(text: str, *, file: str | None = None) -> list[PhhHand]:
         document = tomllib.loads(text, parse_float=Decimal)
     except tomllib.TOMLDecodeError as error:
         raise HandHistoryError(f"not valid TOML: {error}", file=file) from None
+    except ValueError:  # tomllib converts integers with int(), which refuses huge ones
+        raise HandHistoryError(
+            "not valid TOML: an integer of more than 4300 digits", file=file
+        ) from None
+    except RecursionError:
+        raise HandHistoryError(
+            "not a hand history: its TOML is nested too deeply", file=file
+        ) from None
     if "actions" in document or "variant" in document:
         return [PhhHand(file, None, document)]
     hands = [
@@ -133,10 +146,25 @@ def replay_file(path: str | Path) -> list[ReplayResult]:
 
 
 def read_text(path: str | Path) -> str:
+    """The text of a history file; :class:`HandHistoryError` when it cannot be read, is
+    not UTF-8, or is larger than :data:`MAX_FILE_BYTES`."""
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise HandHistoryError(f"cannot read the file: {error}", file=str(path)) from None
+        with Path(path).open("rb") as file:
+            raw = file.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise HandHistoryError(
+            f"cannot read the file: {error.strerror or error}", file=str(path)
+        ) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise HandHistoryError(
+            f"not a hand history: larger than {MAX_FILE_BYTES // 2**20} MiB", file=str(path)
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise HandHistoryError(
+            f"not a hand history: not UTF-8 text (byte {error.start})", file=str(path)
+        ) from None
 
 
 def replay_hand(hand: PhhHand) -> ReplayResult:
@@ -180,7 +208,7 @@ def _table(fields: Mapping[str, Any], where: str) -> tuple[TableRules, list[int]
     variant = fields["variant"]
     if variant != "NT":
         raise HandHistoryError(
-            f"variant {variant!r} is not supported: dp-arena replays no-limit and pot-limit"
+            f"variant {_shown(variant)} is not supported: dp-arena replays no-limit and pot-limit"
             " Texas hold'em, variant 'NT'",
             file=where,
         )
@@ -221,7 +249,7 @@ def _table(fields: Mapping[str, Any], where: str) -> tuple[TableRules, list[int]
         betting = Betting(betting_text)
     except ValueError:
         raise HandHistoryError(
-            f"_betting must be one of {[b.value for b in Betting]}, not {betting_text!r}",
+            f"_betting must be one of {[b.value for b in Betting]}, not {_shown(betting_text)}",
             file=where,
         ) from None
     cap = fields.get("_cap")
@@ -235,16 +263,30 @@ def _table(fields: Mapping[str, Any], where: str) -> tuple[TableRules, list[int]
 
 
 def _whole_number(value: Any, name: str, where: str) -> int:
+    chips = None
     if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
-        return int(value)
-    raise HandHistoryError(f"{name} must be a whole number of chips, not {value!r}", file=where)
+        chips = value if abs(value) <= MAX_AMOUNT else None
+    elif isinstance(value, Decimal):
+        chips = whole_amount(value)
+    if chips is None:
+        raise HandHistoryError(
+            f"{name} must be a whole number of chips up to 10**18, not {_shown(value)}",
+            file=where,
+        )
+    return chips
+
+
+def _shown(value: Any) -> str:
+    """A refused value as an error shows it: never thousands of digits or items."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 100:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = str(value) if isinstance(value, Decimal) else repr(value)
+    return text if len(text) <= 80 else f"{text[:60]}... ({type(value).__name__})"
 
 
 def _whole_numbers(value: Any, name: str, where: str, length: int | None = None) -> list[int]:
     if not isinstance(value, list):
-        raise HandHistoryError(f"{name} must be an array, not {value!r}", file=where)
+        raise HandHistoryError(f"{name} must be an array, not {_shown(value)}", file=where)
     if length is not None and len(value) != length:
         raise HandHistoryError(
             f"{name} must have one entry per player ({length}), not {len(value)}", file=where
@@ -261,14 +303,27 @@ def _recorded(
     if (
         not isinstance(recorded, list)
         or len(recorded) != player_count
-        or not all(
-            isinstance(value, (int, Decimal)) and not isinstance(value, bool) for value in recorded
-        )
+        or not all(_a_stack(value) for value in recorded)
     ):
         raise HandHistoryError(
-            f"finishing_stacks must be {player_count} numbers, not {recorded!r}", file=where
+            f"finishing_stacks must be {player_count} numbers up to 10**18, not {_shown(recorded)}",
+            file=where,
         )
     return tuple(Decimal(value) for value in recorded)
+
+
+def _a_stack(value: Any) -> bool:
+    """Whether ``value`` is a recorded stack: a number (another tool's may hold half a
+    chip) no larger than :data:`MAX_AMOUNT`."""
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        return False
+    number = Decimal(value)
+    # adjusted() first: arithmetic on an exponent past the context's limit raises.
+    return (
+        number.is_finite()
+        and (not number or number.adjusted() <= 18)
+        and (abs(number) <= MAX_AMOUNT)
+    )
 
 
 # -- the play ---------------------------------------------------------------------------

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,7 +27,14 @@ from dp_arena.engine import (
     new_hand,
     parse_cards,
 )
-from dp_arena.engine.phh import HandMeta, SessionHistory, replay_text, write_hand, write_session
+from dp_arena.engine.phh import (
+    HandMeta,
+    SessionHistory,
+    replay_file,
+    replay_text,
+    write_hand,
+    write_session,
+)
 from dp_arena.errors import HandHistoryError
 
 # -- random hands from our engine (shared with the PokerKit oracle tests) -----------------
@@ -577,6 +586,114 @@ def test_a_session_file_names_the_bad_hand() -> None:
 def test_a_text_that_is_neither_a_hand_nor_a_session_is_refused() -> None:
     with pytest.raises(HandHistoryError, match="neither a PHH hand"):
         replay_text("title = 'x'\n", file="x.phh")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "[1000, 1000, 1000]",
+            "[1000, 1" + "0" * 100 + ", 1000]",
+            (
+                r"starting_stacks\[1\] must be a whole number of chips up to 10\*\*18,"
+                " not a number of about 101 digits"
+            ),
+        ),
+        (
+            "[1000, 1000, 1000]",
+            "[1000, 1e100, 1000]",
+            r"starting_stacks\[1\] must be a whole number of chips up to 10\*\*18, not 1E\+100",
+        ),
+        ("[1000, 1000, 1000]", "[1000, nan, 1000]", r"starting_stacks\[1\] .* not NaN"),
+        ("[1000, 1000, 1000]", "[1000, {a = 1}, 1000]", r"starting_stacks\[1\] .* not \{'a': 1\}"),
+        ("[1000, 1000, 1000]", "'lots'", "starting_stacks must be an array, not 'lots'"),
+        ("[10, 20, 0]", "[10, 1e30, 0]", r"blinds_or_straddles\[1\] must be a whole number"),
+        (
+            "min_bet = 20",
+            "min_bet = [20]",
+            r"min_bet must be a whole number of chips .* not \[20\]",
+        ),
+        ("min_bet = 20\n", "min_bet = 20\n_cap = 1e100\n", "_cap must be a whole number"),
+        ("variant = 'NT'", "variant = ['NT']", r"variant \['NT'\] is not supported"),
+        (
+            "variant = 'NT'",
+            "variant = '" + "N" * 10_000 + "'",
+            r"variant 'NNNN.*\.\.\. \(str\) is not supported",
+        ),
+        (
+            "'p3 f'",
+            "'p3 cbr 1e30'",
+            r"action 3 'p3 cbr 1e30': '1e30' is not a whole number of chips up to 10\*\*18",
+        ),
+        (
+            "'p3 f'",
+            "'p3 cbr " + "9" * 100_000 + "'",
+            r"action 3 'p3 cbr 9999.*\.\.\. \(100007 characters\): '9999",
+        ),
+        ("'p3 f'", "'p3 cbr -60'", r"action 3 'p3 cbr -60': illegal action"),
+        (
+            "finishing_stacks",
+            "finishing_stacks = [1e999999999, 0, 0]\n#",
+            "finishing_stacks must be 3 numbers up to 10\\*\\*18, not",
+        ),
+        (
+            "actions = [",
+            "x = " + "[" * 10_000 + "]" * 10_000 + "\nactions = [",
+            "nested too deeply",
+        ),
+        ("[1000, 1000, 1000]", "[1" + "0" * 5000 + "]", "an integer of more than 4300 digits"),
+    ],
+)
+def test_absurd_values_are_refused_naming_the_file_and_the_field_or_action(
+    old: str, new: str, message: str
+) -> None:
+    text = GOOD + "finishing_stacks = [990, 1010, 1000]\n"
+    assert old in text
+    with pytest.raises(HandHistoryError, match=message) as caught:
+        replay_one(text.replace(old, new, 1), file="bad.phh")
+    assert str(caught.value).startswith("bad.phh: ")
+    assert len(str(caught.value)) < 400  # a huge value is described, not printed
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (bytes(range(256)), "not a hand history: not UTF-8 text (byte 128)"),
+        (b"x = " + b"[" * 100_000 + b"]" * 100_000, "not a hand history: its TOML is nested"),
+        (GOOD.replace("'p3 f'", "'p3 cbr 1e999999999'").encode(), "is not a whole number"),
+        (
+            GOOD.replace("[1000, 1000, 1000]", "[1e999999999, 1000, 1000]").encode(),
+            "starting_stacks[0] must be a whole number of chips up to 10**18",
+        ),
+    ],
+)
+def test_the_replay_command_refuses_hostile_files_quickly_and_without_a_traceback(
+    tmp_path: Path, content: bytes, message: str
+) -> None:
+    path = tmp_path / "hostile.phh"
+    path.write_bytes(content)
+    # In a process of its own: an amount of a billion digits would hang this one for good.
+    replayed = subprocess.run(
+        [sys.executable, "-m", "dp_arena.cli", "replay", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert replayed.returncode == 1, replayed.stderr
+    assert replayed.stderr == ""
+    assert replayed.stdout.startswith(f"error: {path}")
+    assert message in replayed.stdout
+
+
+def test_a_history_file_larger_than_the_limit_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("dp_arena.engine.phh_read.MAX_FILE_BYTES", 100)
+    path = tmp_path / "long.phh"
+    path.write_text(GOOD)
+    with pytest.raises(HandHistoryError, match=r"long\.phh: not a hand history: larger than"):
+        replay_file(path)
 
 
 # -- dp-arena replay ----------------------------------------------------------------------
