@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from dp_arena.errors import RunError
+from dp_arena.errors import DPArenaError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     quiet = args.quiet or bool(os.environ.get("CI"))
     try:
         outcome = resume_run(run_dir, executor_options(args), quiet=quiet)
-    except RunError as error:
+    except DPArenaError as error:  # the run directory, or the ledger, refused
         print(f"dp-arena resume: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from dp_arena.errors import ConfigError, RunError
+from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.tournament.config import EventConfig
 
 
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         outcome = start_run(config, run_dir, executor_options(args), quiet=quiet, key=key)
-    except RunError as error:
+    except DPArenaError as error:  # the run directory, or the ledger, refused
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -173,6 +173,8 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
         data = json.loads(raw)
     except (ValueError, UnicodeDecodeError) as error:
         raise RunError(f"{path}: not valid JSON: {error}") from None
+    except RecursionError:
+        raise RunError(f"{path}: not valid JSON: nested too deeply") from None
     reader = _Reader(path)
     event = reader.get(data, "event", "", dict)
     label = run_dir.resolve().name
@@ -232,6 +234,11 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
                     reader, number, section, f"{where}.sections[{s}]"
                 )
     prizes = reader.get(reader.get(data, "prizes", "", dict), "by_player", "prizes", dict)
+    for player, cents in prizes.items():
+        if not _is_int(cents):
+            raise reader.fail(
+                f"prizes.by_player.{player}", f"expected cents (int), found {cents!r:.40}"
+            )
     try:
         faults = tuple(Fault.from_json(fault) for fault in reader.get(data, "faults", "", list))
     except (KeyError, TypeError, ValueError) as error:
@@ -247,15 +254,19 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
         blocks=tuple(blocks),
         comparisons=tuple(comparisons),
         faults=faults,
-        prizes=tuple(sorted((str(player), int(cents)) for player, cents in prizes.items())),
+        prizes=tuple(sorted((str(player), cents) for player, cents in prizes.items())),
         has_equity=details is not None,
     )
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _finished(run_dir: Path) -> str | None:
     try:
         timing = json.loads((run_dir / "timing.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # timing.json only orders events
         return None
     finished = timing.get("finished") if isinstance(timing, dict) else None
     return finished if isinstance(finished, str) else None
@@ -270,7 +281,7 @@ def _store_results(run_dir: Path) -> dict[tuple[int, int, int], TableSessionResu
         return None
     if not RunStore.path_in(run_dir).is_file():
         return None
-    with RunStore.open(run_dir) as store:
+    with RunStore.read(run_dir) as store:
         return {
             (session, section, table): result for session, section, table, result in store.results()
         }
@@ -292,12 +303,19 @@ def _section_blocks(
         table_where = f"{where}.table_results[{index}]"
         number = reader.get(table, "table", table_where, int)
         players = reader.get(table, "players", table_where, list)
+        if not all(player is None or isinstance(player, str) for player in players):
+            raise reader.fail(f"{table_where}.players", "expected names (or null for absent)")
         nets = reader.get(table, "deal_nets", table_where, list)
         for deal_index, deal in enumerate(nets):
-            if not isinstance(deal, list) or len(deal) != len(players) or sum(deal) != 0:
+            if (
+                not isinstance(deal, list)
+                or len(deal) != len(players)
+                or not all(_is_int(net) for net in deal)
+                or sum(deal) != 0
+            ):
                 raise reader.fail(
                     f"{table_where}.deal_nets[{deal_index}]",
-                    f"expected {len(players)} nets that sum to zero, found {deal!r}",
+                    f"expected {len(players)} nets that sum to zero, found {deal!r:.200}",
                 )
         equity = None
         if details is not None:
@@ -371,7 +389,7 @@ def _equity_nets(
                     absent=record.absent,
                 )
             )
-        except HandHistoryError as error:
+        except (HandHistoryError, ValueError) as error:
             raise RunError(f"{reader.path.parent}: {where}, deal {record.deal}: {error}") from None
     return adjusted
 
@@ -412,6 +430,14 @@ def _match_comparisons(
         seat = reader.get(comparison, "seat", comparison_where, int)
         players = reader.get(comparison, "players", comparison_where, list)
         chips = reader.get(comparison, "total_chips", comparison_where, list)
+        if (
+            len(players) != len(chips)
+            or not all(player is None or isinstance(player, str) for player in players)
+            or not all(_is_int(total) for total in chips)
+        ):
+            raise reader.fail(
+                comparison_where, "expected as many players (names or null) as total_chips (ints)"
+            )
         entries = sorted(
             (
                 (total, player)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.progress import RunLog, RunProgress
@@ -74,6 +75,7 @@ class CheckpointExecutor:
 
         for index, identifier in enumerate(identifiers):
             if identifier in stored:
+                _check_fits(units[index], stored[identifier], self.store, identifier)
                 deliver(index, stored[identifier], from_store=True)
         missing = [index for index, result in enumerate(results) if result is None]
         self.units_from_store += len(units) - len(missing)
@@ -108,3 +110,17 @@ class CheckpointExecutor:
                 f" ({len(units) - len(missing)} from the store)"
             )
         return [result for result in results if result is not None]
+
+
+def _check_fits(unit: TableUnit, result: TableSessionResult, store: RunStore, key: str) -> None:
+    """A stored result is its unit's: the same table, players and number of deals (a
+    store whose rows were swapped or edited must not put wrong results in an event)."""
+    found = (result.table, result.players, len(result.deals))
+    if found != (unit.table, unit.players, unit.deals):
+        players = ", ".join(result.players)[:200]
+        raise RunError(
+            f"{store.path}: unit {key[:12]} (session {unit.session}, section {unit.section},"
+            f" table {unit.table}) holds the result of another table-session (table"
+            f" {result.table}, {len(result.deals)} deals, players {players}):"
+            " the store is damaged; start a new run"
+        )

@@ -34,6 +34,7 @@ from dp_arena.runner.fingerprint import (
     code_version,
     config_to_json,
 )
+from dp_arena.runner.lock import RunLock, refuse_if_running
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, with_key
@@ -190,6 +191,7 @@ def _describe(executor: Executor) -> str:
 
 
 def _check_fresh(run_dir: Path) -> None:
+    refuse_if_running(run_dir)
     if (run_dir / "results.json").exists():
         raise RunError(
             f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
@@ -257,10 +259,17 @@ def start_run(
         "commitment": key.commitment,
         "key": "public" if key.public else "secret",
     }
-    if not key.public:
-        key.write(run_dir / KEY_FILE)
-    _write_commitment(run_dir, key)
-    store = RunStore.create(run_dir, meta)
+    lock = RunLock.acquire(run_dir)  # one start writes the key: two may race to here
+    try:
+        if RunStore.path_in(run_dir).exists():
+            raise RunError(f"{run_dir} was started by another process meanwhile")
+        if not key.public:
+            key.write(run_dir / KEY_FILE)
+        _write_commitment(run_dir, key)
+        store = RunStore.create(run_dir, meta, lock=lock)
+    except BaseException:
+        lock.release()
+        raise
     RunLog(run_dir / "run.log").write(
         f"started {config.name!r} ({config.format}, {len(config.entrants)} entrants);"
         f" code version {meta['code_version'][:12]}; {key.describe()}"

@@ -15,7 +15,6 @@ be mixed in one event.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import IO, Any
 
@@ -51,8 +50,11 @@ def check_resumable(run_dir: Path, store: RunStore) -> EventConfig:
     meta = store.meta()
     if "config" not in meta:
         raise RunError(f"{run_dir}: the store holds no config; it cannot be resumed")
-    stored_config = json.loads(meta["config"])
-    config = config_from_json(stored_config)
+    stored_config = store.meta_json("config")
+    try:
+        config = config_from_json(stored_config)
+    except RunError as error:
+        raise RunError(f"{store.path}: {error}") from None
     problems: list[str] = []
 
     now = code_version()
@@ -77,7 +79,9 @@ def check_resumable(run_dir: Path, store: RunStore) -> EventConfig:
                     f" (different: {', '.join(changed)}); put it back, or start a new run"
                 )
 
-    recorded: dict[str, str] = json.loads(meta.get("bots", "{}"))
+    recorded = store.meta_json("bots", {})
+    if not isinstance(recorded, dict):
+        raise RunError(f"{store.path}: the stored bot hashes are damaged")
     current_bots = bot_fingerprints(config.entrants)
     for spec, fingerprint in sorted(recorded.items()):
         if current_bots.get(spec) != fingerprint:

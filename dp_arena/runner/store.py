@@ -15,10 +15,18 @@ unit is never written, and is played again on resume. Inserting a unit that is a
 there changes nothing (Ray may run a task twice). Only the driver writes; workers
 return results to it. ``synchronous=NORMAL`` in WAL mode survives a killed process;
 only a power cut can lose the last commits, which a resume then plays again.
+
+One process at a time writes a store: :meth:`RunStore.create` and :meth:`RunStore.open`
+take the run directory's lock (:mod:`dp_arena.runner.lock`) and :meth:`RunStore.close`
+gives it up; :meth:`RunStore.read` opens a store read-only, without the lock, for
+readers of finished runs. A store that is damaged — not a SQLite database, a table or
+column missing, a result that is not zlib, not JSON or not a result record — raises
+:class:`~dp_arena.errors.RunError` naming the file (and the unit), never a result.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import zlib
@@ -28,6 +36,8 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.runner.lock import RunLock
+from dp_arena.runner.result_shape import result_problem
 from dp_arena.tournament.units import TableUnit
 
 __all__ = ["STORE_FILE", "STORE_VERSION", "RunStore"]
@@ -49,6 +59,10 @@ CREATE TABLE IF NOT EXISTS units (
     result      BLOB NOT NULL  -- zlib(compact JSON of the TableSessionResult)
 );
 """
+_COLUMNS = {
+    "meta": {"key", "value"},
+    "units": {"unit_id", "session", "section", "table_index", "deals", "result"},
+}
 _QUERY_CHUNK = 500  # ids per SELECT ... IN (...), well under SQLite's variable limit
 
 
@@ -57,43 +71,90 @@ def encode_result(data: Mapping[str, Any]) -> bytes:
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 6)
 
 
-def decode_result(blob: bytes) -> TableSessionResult:
-    return TableSessionResult.from_json(json.loads(zlib.decompress(blob)))
+def decode_result(blob: bytes, where: str = "a stored result") -> TableSessionResult:
+    """The result stored as ``blob``; :class:`RunError` starting with ``where`` when it is
+    not zlib-compressed JSON of a table-session result with consistent records."""
+    if not isinstance(blob, bytes):
+        raise RunError(f"{where}: not a stored result (a {type(blob).__name__}, not bytes)")
+    try:
+        text = zlib.decompress(blob)
+    except zlib.error as error:
+        raise RunError(f"{where}: not a stored result: not zlib data ({error})") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else error
+        raise RunError(f"{where}: not a stored result: not JSON ({reason})") from None
+    problem = result_problem(data)
+    if problem is not None:
+        raise RunError(f"{where}: not a table-session result: {problem}")
+    return TableSessionResult.from_json(data)
 
 
 class RunStore:
-    """The store of one run directory. Open it with :meth:`create` or :meth:`open`."""
+    """The store of one run directory. Open it with :meth:`create`, :meth:`open` or
+    :meth:`read`."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(
+        self, path: Path, connection: sqlite3.Connection, lock: RunLock | None = None
+    ) -> None:
         self.path = path
         self._connection = connection
+        self._lock = lock
 
     @staticmethod
     def path_in(run_dir: Path) -> Path:
         return run_dir / STORE_FILE
 
     @classmethod
-    def _connect(cls, path: Path) -> sqlite3.Connection:
-        try:
+    def _connect(
+        cls, path: Path, *, create: bool = False, writable: bool = True
+    ) -> sqlite3.Connection:
+        if writable:
             # Autocommit mode: every write below states its own transaction.
-            connection = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-            connection.executescript(_SCHEMA)
+            connect = functools.partial(sqlite3.connect, path, isolation_level=None)
+        else:
+            connect = functools.partial(
+                sqlite3.connect, f"{path.resolve().as_uri()}?mode=ro", uri=True
+            )
+        try:
+            connection = connect(timeout=30.0)
         except sqlite3.Error as error:
             raise RunError(f"{path}: cannot open the checkpoint store: {error}") from None
+        try:
+            if writable:
+                connection.execute("PRAGMA journal_mode=WAL")
+                connection.execute("PRAGMA synchronous=NORMAL")
+            if create:
+                connection.executescript(_SCHEMA)
+            missing = None if create else _schema_problem(connection)
+        except sqlite3.Error as error:
+            connection.close()
+            raise RunError(f"{path}: cannot open the checkpoint store: {error}") from None
+        if missing is not None:
+            connection.close()
+            raise RunError(f"{path}: not a dp-arena checkpoint store: {missing}")
         return connection
 
     @classmethod
-    def create(cls, run_dir: Path, meta: Mapping[str, str]) -> RunStore:
-        """A new store in ``run_dir`` holding ``meta``; refuses when one exists."""
+    def create(
+        cls, run_dir: Path, meta: Mapping[str, str], *, lock: RunLock | None = None
+    ) -> RunStore:
+        """A new store in ``run_dir`` holding ``meta``; refuses when one exists or another
+        process runs the directory. ``lock``: the directory's lock, already taken by the
+        caller (the store keeps it, and gives it up when it closes)."""
         path = cls.path_in(run_dir)
-        if path.exists():
-            raise RunError(
-                f"{run_dir} already holds a run (store.sqlite); continue it with"
-                f" `dp-arena resume {run_dir}` or choose another --run-dir"
-            )
-        store = cls(path, cls._connect(path))
+        lock = lock or RunLock.acquire(run_dir)
+        try:
+            if path.exists():
+                raise RunError(
+                    f"{run_dir} already holds a run (store.sqlite); continue it with"
+                    f" `dp-arena resume {run_dir}` or choose another --run-dir"
+                )
+            store = cls(path, cls._connect(path, create=True), lock)
+        except BaseException:
+            lock.release()
+            raise
         with store._transaction():
             store._connection.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
@@ -103,39 +164,89 @@ class RunStore:
 
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:
-        """The existing store of ``run_dir``; :class:`RunError` when there is none."""
+        """The existing store of ``run_dir``, to continue its run; :class:`RunError` when
+        there is none, it is damaged, or another process runs the directory."""
+        path = cls._existing(run_dir)
+        lock = RunLock.acquire(run_dir)
+        try:
+            store = cls(path, cls._connect(path), lock)
+        except BaseException:
+            lock.release()
+            raise
+        return store._checked()
+
+    @classmethod
+    def read(cls, run_dir: Path) -> RunStore:
+        """The existing store of ``run_dir``, read-only and without the lock (for readers
+        of finished runs); :class:`RunError` when there is none or it is damaged."""
+        path = cls._existing(run_dir)
+        return cls(path, cls._connect(path, writable=False))._checked()
+
+    @classmethod
+    def _existing(cls, run_dir: Path) -> Path:
         path = cls.path_in(run_dir)
         if not path.is_file():
             raise RunError(
                 f"{run_dir} is not a run directory with a checkpoint store (no {STORE_FILE})"
             )
-        store = cls(path, cls._connect(path))
-        version = store.meta().get("store_version")
+        return path
+
+    def _checked(self) -> RunStore:
+        try:
+            version = self.meta().get("store_version")
+        except BaseException:
+            self.close()
+            raise
         if version != STORE_VERSION:
-            store.close()
+            self.close()
             raise RunError(
-                f"{path}: store format {version!r} is not the supported {STORE_VERSION!r}"
+                f"{self.path}: store format {version!r} is not the supported {STORE_VERSION!r}"
             )
-        return store
+        return self
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self._connection)
+        return _Transaction(self._connection, self.path)
+
+    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
+        """The rows of a query; :class:`RunError` naming the file when SQLite finds the
+        database damaged."""
+        try:
+            return self._connection.execute(sql, parameters).fetchall()
+        except sqlite3.Error as error:
+            raise RunError(f"{self.path}: the checkpoint store cannot be read: {error}") from None
 
     def meta(self) -> dict[str, str]:
-        rows = self._connection.execute("SELECT key, value FROM meta").fetchall()
+        rows = self._rows("SELECT key, value FROM meta")
+        if not all(isinstance(key, str) and isinstance(value, str) for key, value in rows):
+            raise RunError(f"{self.path}: the checkpoint store's meta table is damaged")
         return dict(rows)
+
+    def meta_json(self, key: str, default: Any = None) -> Any:
+        """The JSON value stored under ``key`` in ``meta`` (``default`` when absent);
+        :class:`RunError` naming the file and the key when it is not JSON."""
+        text = self.meta().get(key)
+        if text is None:
+            return default
+        try:
+            return json.loads(text)
+        except (ValueError, RecursionError):
+            raise RunError(f"{self.path}: meta {key!r} is damaged: not JSON") from None
 
     def set_meta(self, key: str, value: str) -> None:
         with self._transaction():
-            self._connection.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value)
-            )
+            self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def _execute(self, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
+        try:
+            return self._connection.execute(sql, parameters)
+        except sqlite3.Error as error:
+            raise RunError(f"{self.path}: cannot write the checkpoint store: {error}") from None
 
     def put(self, unit_id: str, unit: TableUnit, result: Mapping[str, Any]) -> bool:
         """Store a finished unit's result JSON in one transaction; ``False`` when the unit
         was stored already (the first result stands)."""
         with self._transaction():
-            cursor = self._connection.execute(
+            cursor = self._execute(
                 "INSERT OR IGNORE INTO units"
                 " (unit_id, session, section, table_index, deals, result)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -156,38 +267,52 @@ class RunStore:
         for start in range(0, len(unit_ids), _QUERY_CHUNK):
             chunk = list(unit_ids[start : start + _QUERY_CHUNK])
             marks = ",".join("?" * len(chunk))
-            rows = self._connection.execute(
-                f"SELECT unit_id, result FROM units WHERE unit_id IN ({marks})", chunk
+            rows = self._rows(
+                "SELECT unit_id, session, section, table_index, result FROM units"
+                f" WHERE unit_id IN ({marks})",
+                chunk,
             )
-            for identifier, blob in rows:
-                found[identifier] = decode_result(blob)
+            for identifier, session, section, table, blob in rows:
+                found[identifier] = decode_result(
+                    blob, self._unit_where(session, section, table, identifier)
+                )
         return found
 
     def count(self) -> int:
         """Finished units stored."""
-        return int(self._connection.execute("SELECT COUNT(*) FROM units").fetchone()[0])
+        return int(self._rows("SELECT COUNT(*) FROM units")[0][0])
 
     def deals(self) -> int:
         """Table-deals stored (each unit's deals)."""
-        return int(
-            self._connection.execute("SELECT COALESCE(SUM(deals), 0) FROM units").fetchone()[0]
-        )
+        return int(self._rows("SELECT COALESCE(SUM(deals), 0) FROM units")[0][0])
 
     def results(self) -> Iterator[tuple[int, int, int, TableSessionResult]]:
         """Every stored result as (session, section, table, result), in that order."""
-        rows = self._connection.execute(
-            "SELECT session, section, table_index, result FROM units"
+        rows = self._rows(
+            "SELECT session, section, table_index, unit_id, result FROM units"
             " ORDER BY session, section, table_index"
         )
-        for session, section, table, blob in rows:
-            yield session, section, table, decode_result(blob)
+        for session, section, table, identifier, blob in rows:
+            where = self._unit_where(session, section, table, identifier)
+            if not all(isinstance(number, int) for number in (session, section, table)):
+                raise RunError(f"{where}: its session, section or table is not a number")
+            yield session, section, table, decode_result(blob, where)
+
+    def _unit_where(self, session: Any, section: Any, table: Any, identifier: Any) -> str:
+        unit = str(identifier)[:12]
+        return f"{self.path}: unit {unit} (session {session}, section {section}, table {table})"
 
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (at the end of a run)."""
-        self._connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
-        self._connection.close()
+        """Close the database and give up the run directory's lock (again: nothing)."""
+        try:
+            self._connection.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()
 
     def __enter__(self) -> RunStore:
         return self
@@ -199,11 +324,32 @@ class RunStore:
 class _Transaction:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on an exception."""
 
-    def __init__(self, connection: sqlite3.Connection) -> None:
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
         self._connection = connection
+        self._path = path
 
     def __enter__(self) -> None:
-        self._connection.execute("BEGIN IMMEDIATE")
+        try:
+            self._connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            raise RunError(f"{self._path}: cannot write the checkpoint store: {error}") from None
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._connection.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        try:
+            self._connection.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        except sqlite3.Error as error:
+            if exc_type is None:
+                raise RunError(
+                    f"{self._path}: cannot write the checkpoint store: {error}"
+                ) from None
+
+
+def _schema_problem(connection: sqlite3.Connection) -> str | None:
+    """What an existing database lacks of the store's tables and columns, if anything."""
+    for table, columns in _COLUMNS.items():
+        found = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
+        if not found:
+            return f"the table {table!r} is missing"
+        if columns - found:
+            return f"the table {table!r} lacks {', '.join(sorted(columns - found))}"
+    return None

@@ -116,15 +116,18 @@ class Ledger:
         self.path = str(path)
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # Autocommit mode: every operation opens its own explicit transaction.
-        self._connection = sqlite3.connect(self.path, isolation_level=None)
-        self._connection.execute("PRAGMA foreign_keys = ON")
-        # executescript() would commit on its own; one statement at a time stays inside
-        # the transaction.
-        with self._transaction():
-            for statement in _SCHEMA.split(";"):
-                if statement.strip():
-                    self._connection.execute(statement)
+        try:
+            # Autocommit mode: every operation opens its own explicit transaction.
+            self._connection = sqlite3.connect(self.path, isolation_level=None)
+            self._connection.execute("PRAGMA foreign_keys = ON")
+            # executescript() would commit on its own; one statement at a time stays
+            # inside the transaction.
+            with self._transaction():
+                for statement in _SCHEMA.split(";"):
+                    if statement.strip():
+                        self._connection.execute(statement)
+        except sqlite3.Error as error:
+            raise LedgerError(f"{self.path}: cannot open the ledger: {error}") from None
 
     def close(self) -> None:
         self._connection.close()

@@ -217,3 +217,26 @@ def test_docstring_examples(module: str) -> None:
 
     failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
     assert failures == 0 and tried > 0
+
+
+def test_a_ledger_file_that_is_not_a_database_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "garbage.sqlite"
+    path.write_bytes(bytes(range(256)) * 16)
+    with pytest.raises(LedgerError, match=rf"^{path}: cannot open the ledger: file is not a"):
+        Ledger(path)
+    config = tmp_path / "event.toml"
+    config.write_text(
+        '[event]\nname = "q"\nformat = "quickplay"\n[options]\nledger = "garbage.sqlite"\n'
+        '[field]\ncount = 8\nfrom = ["random"]\n'
+    )
+    from dp_arena.cli import main
+
+    run_dir = tmp_path / "run"
+    assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 2
+    assert capsys.readouterr().err == (
+        f"dp-arena run: {path}: cannot open the ledger: file is not a database\n"
+    )
+    assert not (run_dir / "results.json").exists()
+    assert path.read_bytes() == bytes(range(256)) * 16  # left as it was
