@@ -26,6 +26,10 @@ from dp_arena.learn.features import FEATURE_NAMES
 __all__ = ["FORMAT", "LinearPolicy"]
 
 FORMAT = "dp-arena/linear-policy/v1"
+MAX_FILE_BYTES = 16 * 1024 * 1024  # a policy file: a few kilobytes; more is not one
+# The largest weight a policy file may hold: trained weights are of order 1, and with
+# features of order 1 a logit stays far from overflowing into inf or NaN.
+MAX_WEIGHT = 1e6
 
 
 class LinearPolicy:
@@ -78,29 +82,61 @@ class LinearPolicy:
 
     @classmethod
     def from_json(cls, data: dict[str, Any], *, source: str = "<policy>") -> LinearPolicy:
+        """The policy of a file's JSON; :class:`AgentError` naming ``source`` and the
+        field at fault when it is not a whole, finite policy of this version."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise AgentError(f"{source}: not a {FORMAT} file")
         if data.get("features") != list(FEATURE_NAMES):
             raise AgentError(
-                f"{source}: its features {data.get('features')}"
+                f"{source}: its features {str(data.get('features'))[:300]}"
                 f" are not this version's {list(FEATURE_NAMES)}"
             )
+        raise_sizes = data.get("raise_sizes")
+        if not isinstance(raise_sizes, list):
+            raise AgentError(f"{source}: raise_sizes must be a list, not {raise_sizes!r:.80}")
+        metadata = data.get("metadata", {})
+        if metadata is not None and not isinstance(metadata, dict):
+            raise AgentError(f"{source}: metadata must be an object, not {metadata!r:.80}")
         try:
-            return cls(
-                np.array(data["weights"], dtype=np.float64),
-                tuple(data["raise_sizes"]),
-                data.get("metadata"),
+            weights = np.array(data["weights"], dtype=np.float64)
+        except KeyError:
+            raise AgentError(f"{source}: weights are missing") from None
+        except (TypeError, ValueError) as error:
+            raise AgentError(f"{source}: weights must be a table of numbers: {error}") from None
+        if weights.ndim == 2 and not np.isfinite(weights).all():
+            row, column = (int(index) for index in np.argwhere(~np.isfinite(weights))[0])
+            raise AgentError(
+                f"{source}: weights[{row}][{column}] is {weights[row, column]}, not a number"
             )
-        except (KeyError, TypeError, ValueError) as error:
-            raise AgentError(f"{source}: bad weights: {error}") from None
+        if weights.ndim == 2 and np.abs(weights).max(initial=0.0) > MAX_WEIGHT:
+            row, column = (int(index) for index in np.argwhere(np.abs(weights) > MAX_WEIGHT)[0])
+            raise AgentError(
+                f"{source}: weights[{row}][{column}] = {weights[row, column]:g} is beyond"
+                f" ±{MAX_WEIGHT:g}: not a trained policy"
+            )
+        try:
+            return cls(weights, tuple(raise_sizes), metadata)
+        except (TypeError, ValueError) as error:  # ConfigError is a ValueError
+            raise AgentError(f"{source}: {error}") from None
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
 
     @classmethod
     def load(cls, path: str | Path) -> LinearPolicy:
+        """The policy in the file ``path``; :class:`AgentError` naming the file when it
+        cannot be read or is not a policy (not JSON, truncated, tampered with)."""
         try:
-            data = json.loads(Path(path).read_text())
-        except (OSError, ValueError) as error:
-            raise AgentError(f"{path}: cannot read the policy: {error}") from None
+            with Path(path).open("rb") as file:
+                raw = file.read(MAX_FILE_BYTES + 1)
+        except OSError as error:
+            raise AgentError(f"{path}: cannot read the policy: {error.strerror or error}") from None
+        if len(raw) > MAX_FILE_BYTES:
+            raise AgentError(f"{path}: not a policy: larger than {MAX_FILE_BYTES // 2**20} MiB")
+        try:
+            data = json.loads(raw)
+        except ValueError as error:  # not UTF-8, or not JSON (a truncated file too)
+            raise AgentError(f"{path}: cannot read the policy: not JSON ({error})") from None
+        except RecursionError:
+            raise AgentError(f"{path}: cannot read the policy: JSON nested too deeply") from None
         return cls.from_json(data, source=str(path))

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -74,6 +76,118 @@ def test_policy_file_round_trip_and_errors(tmp_path: Path, small_policy: LinearP
     path.write_text("not json")
     with pytest.raises(AgentError, match=r"weights\.json"):
         LinearPolicy.load(path)
+
+
+SHIPPED_WEIGHTS = ROOT / "agents" / "learned_weights.json"
+
+
+def _tampered(edit: Callable[[dict[str, Any]], None]) -> str:
+    """The shipped weights file's JSON after ``edit``."""
+    data = json.loads(SHIPPED_WEIGHTS.read_text())
+    edit(data)
+    return json.dumps(data)
+
+
+def _set_weight(row: int, column: int, value: object) -> Callable[[dict[str, Any]], None]:
+    return lambda data: data["weights"][row].__setitem__(column, value)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            _tampered(lambda data: data.update(weights=data["weights"][:-1])),
+            r"weights must have shape \(6, 14\), not \(5, 14\)",
+        ),
+        (_tampered(_set_weight(2, 3, float("nan"))), r"weights\[2\]\[3\] is nan, not a number"),
+        (_tampered(_set_weight(0, 1, float("-inf"))), r"weights\[0\]\[1\] is -inf, not a number"),
+        (_tampered(_set_weight(1, 0, 1e308)), r"weights\[1\]\[0\] = 1e\+308 is beyond ±1e\+06"),
+        (_tampered(_set_weight(0, 0, "x")), "weights must be a table of numbers"),
+        (
+            _tampered(lambda data: data["weights"].__setitem__(0, [[1] * 14])),
+            "weights must be a table of numbers",
+        ),
+        (_tampered(lambda data: data.pop("weights")), "weights are missing"),
+        (_tampered(lambda data: data.update(raise_sizes="min")), "raise_sizes must be a list"),
+        (
+            _tampered(lambda data: data["raise_sizes"].__setitem__(1, -3)),
+            r"raise_sizes\[1\] must be 'min', 'all-in' or a pot fraction",
+        ),
+        (_tampered(lambda data: data.update(metadata=[1])), r"metadata must be an object"),
+        (_tampered(lambda data: data.update(format="other")), "not a dp-arena/linear-policy/v1"),
+        (SHIPPED_WEIGHTS.read_text()[:500], "cannot read the policy: not JSON"),  # truncated
+        ("hello", "cannot read the policy: not JSON"),
+        ("[" * 100_000 + "]" * 100_000, "cannot read the policy: JSON nested too deeply"),
+    ],
+    ids=[
+        "a row missing",
+        "nan",
+        "-inf",
+        "1e308",
+        "a string",
+        "ragged",
+        "no weights",
+        "raise sizes a string",
+        "a negative raise size",
+        "metadata a list",
+        "another format",
+        "truncated",
+        "not JSON",
+        "nested too deeply",
+    ],
+)
+def test_a_tampered_weights_file_is_refused_naming_it(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "learned_weights.json"
+    path.write_text(text)
+    with pytest.raises(AgentError, match=message) as caught:
+        LinearPolicy.load(path)
+    assert str(caught.value).startswith(f"{path}: ")
+
+
+def test_weights_that_are_not_text_or_too_large_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "learned_weights.json"
+    path.write_bytes(bytes(range(128, 256)))
+    with pytest.raises(AgentError, match=rf"^{path}: cannot read the policy: not JSON"):
+        LinearPolicy.load(path)
+    monkeypatch.setattr("dp_arena.learn.policy.MAX_FILE_BYTES", 100)
+    path.write_text(SHIPPED_WEIGHTS.read_text())
+    with pytest.raises(AgentError, match=rf"^{path}: not a policy: larger than"):
+        LinearPolicy.load(path)
+
+
+def test_a_match_names_the_tampered_weights_of_a_learned_bot(tmp_path: Path) -> None:
+    """The learned bot beside weights with a NaN: it does not load (a fault of that bot,
+    named with the file), instead of playing whatever NaN logits pick."""
+    (tmp_path / "learned.py").write_text((ROOT / "agents" / "learned.py").read_text())
+    weights = tmp_path / "learned_weights.json"
+    weights.write_text(_tampered(_set_weight(0, 0, float("nan"))))
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dp_arena.cli",
+            "match",
+            f"{tmp_path / 'learned.py'}:LearnedBot",
+            "random",
+            "--deals",
+            "2",
+            "--trusted",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 1, completed.stderr
+    assert "was not loaded (LOAD_ERROR)" in completed.stderr
+    assert f"{weights}: weights[0][0] is nan, not a number" in completed.stderr
+    assert "Traceback" not in completed.stderr
 
 
 def test_bad_train_config_names_the_field() -> None:
