@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.leaderboard.luck import METHODS, LuckSettings, plot_luck, run_luck
+    from dp_arena.leaderboard.luck import MAX_SEEDS, METHODS, LuckSettings, plot_luck, run_luck
 
     bots = tuple(bot.strip() for bot in args.bots.split(",") if bot.strip())
     unknown = [bot for bot in bots if bot not in BUILTINS]
@@ -54,6 +54,12 @@ def run(args: argparse.Namespace) -> int:
         print(
             f"dp-arena luck: --bots: {', '.join(unknown)} not built-in bots"
             f" ({', '.join(BUILTINS)})",
+            file=sys.stderr,
+        )
+        return 2
+    if not 1 <= args.seeds <= MAX_SEEDS:  # before a tuple of that many seeds is made
+        print(
+            f"dp-arena luck: --seeds must be from 1 to {MAX_SEEDS:_}, not {args.seeds}",
             file=sys.stderr,
         )
         return 2

@@ -37,6 +37,7 @@ from dp_arena.tournament.config import Entrant
 
 __all__ = [
     "DEFAULT_FIELD",
+    "MAX_SEEDS",
     "LuckReport",
     "LuckSettings",
     "Trial",
@@ -50,6 +51,7 @@ __all__ = [
 
 DEFAULT_FIELD = ("random", "calling-station", "aggressive", "tag", "equity", "learned")
 METHODS = ("classic", "duplicate")
+MAX_SEEDS = 10_000  # trials: 30 already take minutes
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +74,12 @@ class LuckSettings:
     def __post_init__(self) -> None:
         if not 2 <= len(self.bots) <= 10 or len(set(self.bots)) != len(self.bots):
             raise ValueError("the field needs 2 to 10 different bots")
-        if not self.seeds:
-            raise ValueError("at least one seed is needed")
-        if self.truth_deals < 2:
-            raise ValueError("the truth match needs at least 2 deals")
-        if not self.lengths or min(self.lengths) < 1:
-            raise ValueError("every length must be at least one freezeout")
+        if not 1 <= len(self.seeds) <= MAX_SEEDS:
+            raise ValueError(f"give 1 to {MAX_SEEDS:_} seeds, not {len(self.seeds):_}")
+        if not 2 <= self.truth_deals <= 100_000:
+            raise ValueError(f"the truth match plays 2 to 100_000 deals, not {self.truth_deals}")
+        if not self.lengths or min(self.lengths) < 1 or max(self.lengths) > 1_000:
+            raise ValueError("every length must be 1 to 1_000 freezeouts")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ time or the machine, so the same runs and options give byte-identical files.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,10 @@ from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_e
 from dp_arena.ratings.uncertainty import Ranking, rank_with_uncertainty
 
 __all__ = ["LEADERBOARD_VERSION", "LeaderboardOptions", "build_leaderboard", "load_runs"]
+
+# Bootstrap resamples: 1,000 give intervals good to a few percent; every resample costs
+# memory for each pair of competitors, so a slip of a few zeros must not be tried.
+MAX_RESAMPLES = 100_000
 
 LEADERBOARD_VERSION = 1
 HISTOGRAM_BINS = 21
@@ -46,10 +51,10 @@ class LeaderboardOptions:
     def __post_init__(self) -> None:
         if self.by not in ("bot", "player"):
             raise ValueError(f"by must be 'bot' or 'player', not {self.by!r}")
-        if self.resamples < 2:
-            raise ValueError(f"resamples must be at least 2, not {self.resamples}")
-        if not self.margin > 0:
-            raise ValueError(f"margin must be positive, not {self.margin}")
+        if not 2 <= self.resamples <= MAX_RESAMPLES:
+            raise ValueError(f"resamples must be from 2 to {MAX_RESAMPLES:_}, not {self.resamples}")
+        if not 0 < self.margin < math.inf:
+            raise ValueError(f"margin must be a positive number, not {self.margin}")
 
 
 def load_runs(run_dirs: Sequence[Path], *, equity: bool = True) -> list[EventRecord]:

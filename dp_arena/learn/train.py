@@ -13,6 +13,7 @@ with Adam. Everything is seeded: the same config trains the same weights.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -29,6 +30,8 @@ from dp_arena.learn.policy import LinearPolicy
 __all__ = ["EpisodeReport", "TrainConfig", "train"]
 
 LEARNER_SEAT = 0
+# (field, smallest, largest): an episode's tables and deals are held in memory at once.
+_RANGES = (("episodes", 1, 10_000_000), ("tables", 2, 1_000), ("deals", 1, 10_000))
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,15 +47,11 @@ class TrainConfig:
     raise_sizes: tuple[RaiseSize, ...] = DEFAULT_RAISE_SIZES
 
     def __post_init__(self) -> None:
-        for name in ("episodes", "tables", "deals"):
+        for name, low, high in _RANGES:
             value = getattr(self, name)
-            if (
-                not isinstance(value, int)
-                or isinstance(value, bool)
-                or value < (2 if name == "tables" else 1)
-            ):
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
                 raise ConfigError(
-                    f"train: {name} must be a positive integer (tables at least 2), not {value!r}",
+                    f"train: {name} must be an integer from {low} to {high:_}, not {value!r}",
                     field=name,
                 )
         if self.deals % 2:
@@ -62,7 +61,7 @@ class TrainConfig:
             )
         if not self.opponents:
             raise ConfigError("train: give at least one opponent", field="opponents")
-        if not self.learning_rate > 0 or not self.entropy >= 0:
+        if not (0 < self.learning_rate < math.inf and 0 <= self.entropy < math.inf):
             raise ConfigError(
                 "train: learning_rate must be positive and entropy non-negative",
                 field="learning_rate",

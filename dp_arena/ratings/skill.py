@@ -20,6 +20,7 @@ measured.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -50,8 +51,11 @@ class RatingSettings:
     tau: float = 0.0
 
     def __post_init__(self) -> None:
-        if not self.sigma > 0 or not self.beta > 0 or not self.tau >= 0:
-            raise ValueError("rating settings: sigma and beta must be positive, tau not negative")
+        finite = all(math.isfinite(value) for value in (self.sigma, self.beta, self.tau))
+        if not finite or not self.sigma > 0 or not self.beta > 0 or not self.tau >= 0:
+            raise ValueError(
+                "rating settings: sigma and beta must be positive and tau not negative, all finite"
+            )
 
     def model(self) -> Any:
         from openskill.models import PlackettLuce

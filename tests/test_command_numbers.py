@@ -1,0 +1,36 @@
+"""Every number on the command line is bounded: a slip of a few zeros is refused with the
+option and its range (exit status 2) before anything is built, played or allocated."""
+
+from __future__ import annotations
+
+import pytest
+
+from dp_arena.cli import main
+
+HUGE = "1" + "0" * 12
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["plan", "regular", "--players", HUGE], "--players must be an integer from 1 to"),
+        (["match", "tag", "random", "--deals", HUGE], "--deals must be an integer from 1 to"),
+        (["leaderboard", "show", "nowhere", "--resamples", HUGE], "resamples must be from 2"),
+        (["leaderboard", "show", "nowhere", "--margin", "inf"], "margin must be a positive"),
+        (["leaderboard", "show", "nowhere", "--tau", "nan"], "tau not negative, all finite"),
+        (["luck", "--seeds", HUGE], "--seeds must be from 1 to 10_000"),
+        (["luck", "--truth-deals", HUGE], "the truth match plays 2 to 100_000 deals"),
+        (["luck", "--freezeouts", f"1,{HUGE}"], "every length must be 1 to 1_000 freezeouts"),
+        (["train", "--tables", HUGE], "train: tables must be an integer from 2 to 1_000"),
+        (["train", "--deals", HUGE], "train: deals must be an integer from 1 to 10_000"),
+        (["train", "--episodes", HUGE], "train: episodes must be an integer from 1 to"),
+        (["train", "--learning-rate", "inf"], "learning_rate must be positive"),
+    ],
+)
+def test_a_number_out_of_range_is_refused_naming_the_option(
+    arguments: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(arguments) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"dp-arena {arguments[0]}") and message in error, error
+    assert error.count("\n") == 1  # one line, no traceback
