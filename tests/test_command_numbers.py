@@ -3,11 +3,14 @@ option and its range (exit status 2) before anything is built, played or allocat
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from dp_arena.cli import main
 
 HUGE = "1" + "0" * 12
+DEMO = Path(__file__).resolve().parents[1] / "configs" / "demo.toml"
 
 
 @pytest.mark.parametrize(
@@ -25,6 +28,8 @@ HUGE = "1" + "0" * 12
         (["train", "--deals", HUGE], "train: deals must be an integer from 1 to 10_000"),
         (["train", "--episodes", HUGE], "train: episodes must be an integer from 1 to"),
         (["train", "--learning-rate", "inf"], "learning_rate must be positive"),
+        (["run", str(DEMO), "--workers", HUGE], "--workers must be from 1 to 10_000"),
+        (["resume", "nowhere", "--workers", HUGE], "--workers must be from 1 to 10_000"),
     ],
 )
 def test_a_number_out_of_range_is_refused_naming_the_option(
@@ -34,3 +39,14 @@ def test_a_number_out_of_range_is_refused_naming_the_option(
     error = capsys.readouterr().err
     assert error.startswith(f"dp-arena {arguments[0]}") and message in error, error
     assert error.count("\n") == 1  # one line, no traceback
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--states", HUGE), ("--deals", HUGE), ("--action-timeout", "nan"), ("--load-timeout", "inf")],
+)
+def test_check_agent_refuses_a_number_out_of_range(
+    option: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check-agent", "random", option, value]) == 2
+    assert capsys.readouterr().out.startswith(f"dp-arena check-agent: {option} must be from ")

@@ -55,6 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    problem = _out_of_range(args)
+    if problem is not None:
+        print(f"dp-arena check-agent: {problem}")
+        return 2
     try:
         limits = Limits(action_timeout=args.action_timeout, load_timeout=args.load_timeout)
     except ConfigError as error:
@@ -81,3 +85,16 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report.lines()))
     return 0 if report.passed else 1
+
+
+def _out_of_range(args: argparse.Namespace) -> str | None:
+    """The first option out of its range (the same ranges as an event's config)."""
+    for option, value, low, high in (
+        ("--states", args.states, 1, 100_000),
+        ("--deals", args.deals, 1, 10_000),
+        ("--action-timeout", args.action_timeout, 0.001, 3600),
+        ("--load-timeout", args.load_timeout, 0.001, 3600),
+    ):
+        if not low <= value <= high:  # also refuses nan
+            return f"{option} must be from {low:_} to {high:_}, not {value}"
+    return None

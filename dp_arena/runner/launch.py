@@ -57,6 +57,7 @@ __all__ = [
 EXECUTORS = ("ray", "serial")
 KEY_FILE = "key"  # the secret deck key, owner-only; revealed in results.json at the end
 COMMITMENT_FILE = "commitment"  # SHA-256 of the key, to publish before the event
+MAX_WORKERS = 10_000  # an embedded Ray starts a process for each
 
 
 def _cores() -> int:
@@ -81,8 +82,8 @@ class ExecutorOptions:
             raise RunError(
                 f"--executor must be one of {', '.join(EXECUTORS)}, not {self.executor!r}"
             )
-        if self.workers is not None and self.workers < 1:
-            raise RunError(f"--workers must be at least 1, not {self.workers}")
+        if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
+            raise RunError(f"--workers must be from 1 to {MAX_WORKERS:_}, not {self.workers}")
         if self.ray_address is not None and self.executor != "ray":
             raise RunError("--ray-address needs --executor ray")
 
