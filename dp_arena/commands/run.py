@@ -47,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from dp_arena.runner.launch import COMMITMENT_FILE, event_key_for, executor_options, start_run
+    from dp_arena.runner.lock import refuse_if_running
     from dp_arena.tournament.config import load_config
     from dp_arena.tournament.event import default_run_dir
 
@@ -66,6 +67,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     config = checked
     run_dir = args.run_dir or default_run_dir(config)
+    try:  # before a key is announced for a directory in use, or for bad options
+        refuse_if_running(run_dir)
+        options = executor_options(args)
+    except DPArenaError as error:
+        print(f"dp-arena run: {error}", file=sys.stderr)
+        return 2
     key = event_key_for(config)
     if not quiet:
         print(
@@ -74,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     try:
-        outcome = start_run(config, run_dir, executor_options(args), quiet=quiet, key=key)
+        outcome = start_run(config, run_dir, options, quiet=quiet, key=key)
     except DPArenaError as error:  # the run directory, or the ledger, refused
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2

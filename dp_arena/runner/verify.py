@@ -242,8 +242,8 @@ def _read_results(run_dir: Path) -> dict[str, Any]:
         raise RunError(f"{run_dir} has no results.json: only a finished run can be verified")
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise RunError(f"{path}: cannot be read as JSON ({error})") from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise RunError(f"{path}: cannot be read as JSON ({error or 'nested too deeply'})") from None
     if not isinstance(data, dict) or not isinstance(data.get("event"), dict):
         raise RunError(f"{path}: not the results of a run (no event)")
     return data
@@ -263,7 +263,7 @@ def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
 def _open_store(run_dir: Path) -> RunStore:
     if not RunStore.path_in(run_dir).is_file():
         raise RunError(f"{run_dir} has no store ({RunStore.path_in(run_dir).name}) to verify")
-    return RunStore.open(run_dir)
+    return RunStore.read(run_dir)  # read-only: verifying never takes the run's lock
 
 
 def _check_commitment(
