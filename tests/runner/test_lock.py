@@ -149,3 +149,27 @@ def test_a_second_resume_or_run_of_a_running_directory_is_refused(tmp_path: Path
     )
     assert resumed.returncode == 0, resumed.stderr
     assert (run_dir / "results.json").is_file()
+
+
+def test_a_start_that_loses_the_race_writes_no_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two starts into one new directory can both pass the first check; the one that does
+    not get the lock must not overwrite the other's key or commitment."""
+    from dp_arena.runner import ExecutorOptions, start_run
+    from dp_arena.tournament.config import parse_config
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    monkeypatch.setattr("dp_arena.runner.launch.refuse_if_running", lambda run_dir: None)
+    config = parse_config(
+        {"event": {"name": "race", "format": "regular"}, "field": {"count": 8, "from": ["random"]}}
+    )
+    holder = _hold_in_another_process(run_dir)
+    try:
+        with pytest.raises(RunError, match=f"is being run by process {holder.pid}"):
+            start_run(config, run_dir, ExecutorOptions("serial"), quiet=True)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.communicate(timeout=30)
+    assert sorted(path.name for path in run_dir.iterdir()) == [LOCK_FILE]
