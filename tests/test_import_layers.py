@@ -24,12 +24,14 @@ PACKAGE = REPO / "dp_arena"
 # module). Lowest first; docs/architecture.md draws the same table.
 ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
+    # Escaping untrusted text for terminals and files: a leaf every part may use.
+    "text": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "results"}),
-    "agents": frozenset({"engine", "errors", "results"}),
-    "registry": frozenset({"errors", "results"}),
-    "sandbox": frozenset({"agents", "engine", "registry", "errors", "results"}),
+    "agents": frozenset({"engine", "errors", "results", "text"}),
+    "registry": frozenset({"errors", "results", "text"}),
+    "sandbox": frozenset({"agents", "engine", "registry", "errors", "results", "text"}),
     "ratings": frozenset({"engine", "errors", "results"}),
     "envs": frozenset({"agents", "engine", "errors", "results"}),
     "match": frozenset(
@@ -55,6 +57,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "keys",
             "errors",
             "results",
+            "text",
         }
     ),
     "runner": frozenset(
@@ -86,6 +89,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "keys",
             "errors",
             "results",
+            "text",
         }
     ),
     "cli": frozenset({"commands"}),

@@ -16,14 +16,28 @@ from dp_arena.agents.agent import Agent, parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
+from dp_arena.text import printable
 
 __all__ = ["AbsentSeat", "InProcessSeat", "Seat", "SeatFault"]
 
 
+# The longest fault detail kept (after escaping).
+DETAIL_LIMIT = 2000
+
+
 @dataclass(frozen=True, slots=True)
 class SeatFault:
+    """Why a seat gave no answer. ``detail`` is one line of printable text: whatever
+    of the bot's own words it quotes (an exception message, its stderr, its replies) is
+    escaped when the fault is made (:func:`dp_arena.text.printable`), so a fault can be
+    shown, stored and encoded whatever the bot wrote."""
+
     kind: FaultKind
     detail: str
+
+    def __post_init__(self) -> None:
+        if len(self.detail) > DETAIL_LIMIT or not self.detail.isprintable():
+            object.__setattr__(self, "detail", printable(self.detail, DETAIL_LIMIT))
 
 
 class Seat(Protocol):
