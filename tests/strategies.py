@@ -1,15 +1,22 @@
-"""Shared Hypothesis strategies for the engine: table rules, stacks, decks, hands, and
-legal and illegal actions (in the manner of attrs' ``tests/strategies.py``).
+"""Shared Hypothesis strategies: for the engine, table rules, stacks, decks, hands, and
+legal and illegal actions (in the manner of attrs' ``tests/strategies.py``); for the
+sandbox, what a hostile bot may write on its stdout.
 
 Strategies draw everything a hand depends on, so a failing example shrinks to a small
 table, small stacks and a short list of decisions. :func:`play_hand` plays a hand to
 the end with decisions drawn from Hypothesis, acting for absent seats as the table
 does (check or fold), and calls a hook after every action so that properties can be
 checked at each step rather than only at the end.
+
+:func:`bot_lines` draws one line a bot might send the dealer, from good protocol
+messages to every kind of hostile bytes (deep nesting, enormous or non-finite numbers,
+lone surrogates, duplicate keys, ids of the wrong type, control bytes, invalid UTF-8),
+and :func:`json_values` any JSON value the protocol allows.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -28,9 +35,11 @@ from dp_arena.errors import IllegalReason
 
 __all__ = [
     "actions_for",
+    "bot_lines",
     "decks",
     "hands",
     "illegal_actions_for",
+    "json_values",
     "play_hand",
     "snapshot",
     "stacks_for",
@@ -173,3 +182,126 @@ def play_hand(
         if after_action is not None:
             after_action(state)
     return actions
+
+
+# -- what a bot may write on its stdout ------------------------------------------------
+
+
+def json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
+    """JSON values the protocol decodes back to themselves: finite floats, integers of
+    at most a few dozen digits, any text without lone surrogates, few levels."""
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**30), 10**30),
+        st.floats(allow_nan=False, allow_infinity=False),
+        st.text(max_size=20),
+    )
+    return st.recursive(
+        scalars,
+        lambda children: st.one_of(
+            st.lists(children, max_size=4),
+            st.dictionaries(st.text(max_size=8), children, max_size=4),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+_ODD_IDS = st.one_of(
+    st.just(True),
+    st.just(False),
+    st.just(1.0),
+    st.just(-1),
+    st.just([1]),
+    st.just({"id": 1}),
+    st.just("1"),
+    st.just(None),
+    st.just(10**40),
+)
+_ACTION_WORDS = st.sampled_from(["fold", "check", "call", "raise", "dance", "CALL", ""])
+_HOSTILE_TEXT = st.lists(
+    st.sampled_from(["\x1b[2J", "\x1b]0;title\x07", "\r", "\u202e", "\x00", "\n", "\t", "a", "é"]),
+    max_size=12,
+).map("".join)
+
+
+def _message_line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def _protocol_messages(draw: st.DrawFn, request_id: int | None) -> bytes:
+    """A message of the protocol's shape, its fields good or bad."""
+    kind = draw(st.sampled_from(["hello", "action", "log", "error", None, "goodbye", 7]))
+    message: dict[str, Any] = {} if kind is None else {"type": kind}
+    if kind == "hello":
+        message["protocol"] = draw(st.sampled_from([1, 1.0, True, 2, "1"]))
+        message["name"] = draw(st.one_of(_HOSTILE_TEXT, json_values(3)))
+    elif kind in ("action", None):
+        good = request_id if request_id is not None else 1
+        message["id"] = draw(st.one_of(st.just(good), st.just(good - 1), _ODD_IDS))
+        message["action"] = draw(st.one_of(_ACTION_WORDS, json_values(2)))
+        if draw(st.booleans()):
+            message["amount"] = draw(
+                st.one_of(st.integers(-(10**6), 10**6), st.just(1.5), st.just(True), json_values(2))
+            )
+    elif kind in ("log", "error"):
+        message["message"] = draw(st.one_of(_HOSTILE_TEXT, json_values(4)))
+        if kind == "error" and draw(st.booleans()):
+            message["id"] = draw(st.one_of(st.just(request_id or 1), _ODD_IDS))
+            message["fault"] = draw(st.sampled_from(["PROTOCOL", "CRASH", "ILLEGAL", None]))
+    return _message_line(message)
+
+
+def _nested(depth: int, balanced: bool, inside: bytes = b"") -> bytes:
+    opening = b"[" * depth + inside
+    return opening + b"]" * depth if balanced else opening
+
+
+_RAW_HOSTILE = st.one_of(
+    # Nesting deep enough to make a recursive parser overflow, balanced or not.
+    st.builds(_nested, st.integers(30, 40), st.booleans()),
+    st.builds(_nested, st.sampled_from([1000, 100_000, 200_000]), st.booleans()),
+    st.builds(lambda n: b'{"a":' * n + b"1" + b"}" * n, st.integers(30, 3000)),
+    # Brackets inside a string are not nesting.
+    st.builds(lambda n: b'{"type":"log","message":"' + b"[" * n + b'"}', st.integers(30, 5000)),
+    # Numbers: too many digits, not finite, not JSON.
+    st.builds(
+        lambda n: b'{"id":1,"action":"raise","amount":' + b"9" * n + b"}", st.integers(90, 6000)
+    ),
+    st.sampled_from(
+        [
+            b'{"id":1,"action":"raise","amount":1e400}',
+            b'{"id":1,"action":"raise","amount":-1e400}',
+            b'{"id":1,"action":"raise","amount":NaN}',
+            b'{"id":1,"action":"raise","amount":Infinity}',
+            b'{"id":1,"action":"raise","amount":-Infinity}',
+            b'{"id":1,"action":"call","action":"fold"}',
+            b'{"id":1,"id":2,"action":"call"}',
+            b'{"type":"log","message":"\\ud800 lone"}',
+            b'{"type":"error","message":"\\udfff\\u001b[2J\\u202e"}',
+            b'{"type":"hello","protocol":1,"name":"\\ud800\\u001b]0;owned\\u0007"}',
+            b"\x00\x00\x00",
+            b'{"id":1,"action":"call"}\x00',
+            b"\xef\xbb\xbf{}",  # a UTF-8 byte order mark
+            b'\xff\xfe{\x00"\x00}\x00',  # UTF-16
+            b"\x80\xc0\xed\xa0\x80",  # invalid UTF-8, an encoded surrogate
+            b"debug: hand 3 \x1b[31mred\x1b[0m",
+            b"call",
+            b"[1, 2, 3]",
+            b'"call"',
+            b"null",
+            b"",
+            b"   ",
+        ]
+    ),
+    st.builds(lambda n: b'{"type":"log","message":"' + b"x" * n + b'"}', st.integers(0, 100_000)),
+    st.binary(max_size=200),
+    st.text(max_size=50).map(lambda text: text.encode("utf-8")),
+)
+
+
+def bot_lines(request_id: int | None = None) -> st.SearchStrategy[bytes]:
+    """One line (without its newline) a bot might send: a protocol message with good or
+    bad fields (``request_id``: the request being answered, if any), or hostile bytes."""
+    return st.one_of(_protocol_messages(request_id), _RAW_HOSTILE)

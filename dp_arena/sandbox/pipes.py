@@ -196,6 +196,10 @@ class Pipes:
     def drain_stderr(self) -> None:
         self._drain_stderr()
 
+    def partial(self) -> bytes:
+        """The bytes of a line the bot has begun but not ended (empty if none)."""
+        return b"" if self._skipping else bytes(self._buffer[:4096])
+
     def drain_lines(self, handle: Callable[[bytes | None], None], byte_budget: int) -> None:
         """Hand every complete line already sent to ``handle`` (``None`` for an oversized
         one), reading at most about ``byte_budget`` bytes: a bot flooding its stdout

@@ -26,6 +26,7 @@ from dp_arena.sandbox.isolation import SandboxCommand
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
 from dp_arena.sandbox.spawn import BotProcess, spawn
+from dp_arena.text import excerpt, printable
 
 __all__ = ["ProcessSeat", "log_path"]
 
@@ -64,7 +65,8 @@ class ProcessSeat:
         self._dead: SeatFault | None = None  # why the bot is gone, once it is
         self._reported_dead = False
         self._loaded = False
-        self._pending: list[str] = []  # errors and stray messages, reported at the next hook
+        # Errors and stray lines, reported at the next notification: (kind, what happened).
+        self._pending: list[tuple[FaultKind, str]] = []
         self._request_id = 0
         self._given_up: set[int] = set()  # requests that timed out: their late replies are dropped
         self._bank = limits.time_bank
@@ -188,8 +190,11 @@ class ProcessSeat:
         return SeatFault(self._dead.kind, f"not running ({self._dead.detail[:100]})")
 
     def _await_hello(self) -> None:
+        """Wait for the hello until the load timeout. Logs are kept and stray lines noted
+        (one fault, at the first notification); any other message is taken as the hello."""
         assert self.pipes is not None
         deadline = self._started + self.limits.load_timeout
+        instead: str | None = None  # the first stray line, if any
         while True:
             try:
                 line = self.pipes.read_line(deadline)
@@ -197,24 +202,30 @@ class ProcessSeat:
                 self._fail(FaultKind.LOAD_ERROR, f"instead of a hello, {error}")
                 return
             except Closed:
-                self._fail(FaultKind.LOAD_ERROR, f"exited while loading{self._exit_text()}")
+                self._fail(
+                    FaultKind.LOAD_ERROR,
+                    f"exited while loading{self._exit_text()}" + _instead(instead),
+                )
                 return
             if line is None:
                 self._fail(
-                    FaultKind.LOAD_TIMEOUT,
-                    f"no hello within the load timeout of {self.limits.load_timeout:g} s",
+                    FaultKind.LOAD_TIMEOUT if instead is None else FaultKind.LOAD_ERROR,
+                    f"no hello within the load timeout of {self.limits.load_timeout:g} s"
+                    + (self._partial_text() if instead is None else _instead(instead)),
                 )
                 return
+            message = self._read(line)
+            if isinstance(message, str):
+                instead = instead or message
+                continue
+            kind = message.get("type")
+            if kind == "log":
+                self._log_message(message)
+                continue
+            if kind == "error":
+                self._fail(FaultKind.LOAD_ERROR, f"could not load: {_text(message, 400)}")
+                return
             try:
-                message = protocol.decode(line)
-                if message.get("type") == "log":
-                    self.log.note(f"log: {str(message.get('message'))[:1000]}")
-                    continue
-                if message.get("type") == "error":
-                    self._fail(
-                        FaultKind.LOAD_ERROR, f"could not load: {str(message.get('message'))[:400]}"
-                    )
-                    return
                 self.bot_name = protocol.check_hello(message)
             except protocol.ProtocolViolation as error:
                 self._fail(FaultKind.LOAD_ERROR, f"bad hello: {error}")
@@ -282,45 +293,92 @@ class ProcessSeat:
         problems, self._pending = self._pending, []
         kind = (
             FaultKind.PROTOCOL
-            if any(problem.startswith("protocol:") for problem in problems)
+            if any(kind is FaultKind.PROTOCOL for kind, _ in problems)
             else FaultKind.ERROR
         )
-        return SeatFault(kind, "; ".join(problems)[:1000])
+        return SeatFault(kind, "; ".join(text for _, text in problems)[:1000])
 
     def _drain(self) -> None:
         assert self.pipes is not None
         with contextlib.suppress(Closed):  # the next read reports the crash
             self.pipes.drain_lines(self._stray, 4 * self.limits.message_bytes)
 
-    def _stray(self, line: bytes | None) -> None:
-        """A line the bot sent outside an answer: a log, an error from a hook, a late reply
-        to a timed-out request, or a protocol breach to report at the next hook."""
-        if line is None:
-            self._pending_once(f"protocol: a message over {self.limits.message_bytes} bytes")
-            return
+    def _read(self, line: bytes) -> dict[str, Any] | str:
+        """A line from the bot as a message of a kind a bot may send, or, for a stray
+        line (not a JSON object, an unknown ``type``, or no ``type`` and no ``action``
+        or ``id`` either), what is wrong with it; a stray line is noted, to be reported
+        at the next notification."""
         try:
             message = protocol.decode(line)
         except protocol.ProtocolViolation as error:
-            self._pending_once(f"protocol: {error}")
+            problem = str(error)
+        else:
+            kind = message.get("type")
+            if kind is None and "type" not in message and ("action" in message or "id" in message):
+                return message  # an action, its type left out
+            if isinstance(kind, str) and kind in _BOT_MESSAGES:
+                return message
+            problem = f"not a message of the protocol: {protocol.brief(message)}"
+        self._stray_line(problem)
+        return problem
+
+    def _stray(self, line: bytes | None) -> None:
+        """A line the bot sent while no answer was awaited: a log, an error from a hook,
+        a late reply to a request that timed out (dropped), or a stray line; the last
+        two, reported at the next notification."""
+        if line is None:
+            self._stray_line(f"a message over {self.limits.message_bytes} bytes")
+            return
+        message = self._read(line)
+        if isinstance(message, str):
             return
         kind = message.get("type", "action")
         if kind == "log":
-            self.log.note(f"log: {str(message.get('message'))[:1000]}")
+            self._log_message(message)
+        elif kind in ("action", "error") and self._is_late(_request_of(message)):
+            self.log.note(f"{kind} for request {_request_of(message)} dropped: it came too late")
         elif kind == "error":
-            self._pending.append(f"error: {str(message.get('message'))[:300]}")
-        elif message.get("id") in self._given_up:
-            self.log.note(f"late reply to request {message.get('id')} dropped")
+            self._pending.append((FaultKind.ERROR, f"error: {_text(message, 300)}"))
         else:
-            self._pending_once(f"protocol: unexpected message {line[:120]!r}")
+            self._stray_line(f"a message while no answer was awaited: {protocol.brief(message)}")
 
-    def _pending_once(self, problem: str) -> None:
-        # A flood of garbage is one fault, not thousands.
-        if not any(existing.startswith("protocol:") for existing in self._pending):
-            self._pending.append(problem)
-            self.log.note(problem)
+    def _stray_line(self, problem: str) -> None:
+        # Every stray line until the next notification is one fault together: a flood of
+        # garbage is one fault, not thousands.
+        if not self._stray_pending():
+            self._pending.append((FaultKind.PROTOCOL, f"stray line on stdout: {problem}"))
+            self.log.note(f"stray line on stdout: {problem}")
+
+    def _stray_pending(self) -> bool:
+        return any(kind is FaultKind.PROTOCOL for kind, _ in self._pending)
+
+    def _is_late(self, request_id: int | None) -> bool:
+        return request_id is not None and request_id in self._given_up
+
+    def _log_message(self, message: dict[str, Any]) -> None:
+        self.log.note(f"log: {_text(message, 1000)}")
+
+    def _partial_text(self) -> str:
+        """What the bot sent without ending the line, if anything (a missing newline or
+        flush is the commonest reason a bot in another language seems silent)."""
+        assert self.pipes is not None
+        partial = self.pipes.partial()
+        if not partial:
+            return ""
+        return (
+            f"; {len(partial)} bytes came without a newline: '{excerpt(partial, 60)}'"
+            " (end each message with a newline and flush stdout)"
+        )
 
     def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
+        """Send ``act`` and wait for its answer: an action, or an error about it. Logs
+        are kept, late replies dropped and stray lines noted while the wait goes on, so
+        a line of debug output costs one fault whenever it comes, never the decision;
+        if no answer comes, the fault says what the bot wrote instead."""
         assert self.pipes is not None
+        instead: str | None = None  # the first stray line of this wait, if any
+        stray_before = self._stray_pending()
+        stray_bytes = 0
         try:
             if not self.pipes.send(request, deadline):
                 return SeatFault(FaultKind.TIMEOUT, "the bot is not reading its input")
@@ -328,46 +386,87 @@ class ProcessSeat:
                 try:
                     line = self.pipes.read_line(deadline)
                 except Oversized as error:
-                    return self._protocol_fault(str(error))
+                    return self._protocol_fault(str(error), request_id)
                 if line is None:
                     limit = self.limits.action_timeout + self._bank
-                    return SeatFault(
-                        FaultKind.TIMEOUT,
-                        f"no answer within {limit:.3g} s (action time + time bank)",
-                    )
-                try:
-                    message = protocol.decode(line)
-                except protocol.ProtocolViolation as error:
-                    return self._protocol_fault(str(error))
+                    waited = f"no answer within {limit:.3g} s (action time + time bank)"
+                    if instead is None:
+                        return SeatFault(FaultKind.TIMEOUT, waited + self._partial_text())
+                    # What it wrote instead is the fault: its stray lines are not counted
+                    # again at the next notification.
+                    if not stray_before:
+                        self._pending = [p for p in self._pending if p[0] is not FaultKind.PROTOCOL]
+                    return self._protocol_fault(waited + _instead(instead), request_id)
+                message = self._read(line)
+                if isinstance(message, str):
+                    instead = instead or message
+                    stray_bytes += len(line) + 1
+                    if stray_bytes > self.limits.message_bytes:
+                        return self._protocol_fault(
+                            f"over {self.limits.message_bytes} bytes of stray lines while"
+                            f" request {request_id} was awaited{_instead(instead)}",
+                            request_id,
+                        )
+                    continue
                 kind = message.get("type", "action")
+                answers = _request_of(message)
                 if kind == "log":
-                    self.log.note(f"log: {str(message.get('message'))[:1000]}")
+                    self._log_message(message)
+                    continue
+                if kind in ("action", "error") and self._is_late(answers):
+                    self.log.note(f"{kind} for request {answers} dropped: it came too late")
                     continue
                 if kind == "error":
-                    if message.get("id") == request_id:
+                    if answers == request_id:
                         # A bot may call its own answer malformed (the Python runner does,
                         # as the in-process seat would); it cannot claim any other kind.
-                        kind = (
-                            FaultKind.PROTOCOL
-                            if message.get("fault") == "PROTOCOL"
-                            else FaultKind.ERROR
+                        fault = message.get("fault")
+                        return SeatFault(
+                            FaultKind.PROTOCOL if fault == "PROTOCOL" else FaultKind.ERROR,
+                            _text(message, 500),
                         )
-                        return SeatFault(kind, str(message.get("message"))[:500])
                     self._stray(line)  # an error from a hook: reported at the next hook
-                    continue
-                if kind == "action" and message.get("id") in self._given_up:
-                    self.log.note(f"late reply to request {message.get('id')} dropped")
                     continue
                 try:
                     return protocol.reply_action(message, expected_id=request_id)
                 except protocol.ProtocolViolation as error:
-                    return self._protocol_fault(str(error))
+                    # A reply to another request (stale) leaves this one open: its own
+                    # answer may still come. Any other bad answer closes it.
+                    stale = answers is not None and answers != request_id
+                    return self._protocol_fault(str(error), None if stale else request_id)
         except Closed:
-            self._fail(FaultKind.CRASH, f"the bot's process ended{self._exit_text()}")
+            self._fail(
+                FaultKind.CRASH, f"the bot's process ended{self._exit_text()}" + _instead(instead)
+            )
             self._reported_dead = True
             assert self._dead is not None
             return self._dead
 
-    def _protocol_fault(self, detail: str) -> SeatFault:
+    def _protocol_fault(self, detail: str, closing: int | None) -> SeatFault:
+        """A PROTOCOL fault for a decision; ``closing``: the request it ends, whose
+        answer, if one still comes, is dropped as a late reply."""
+        if closing is not None:
+            self._given_up.add(closing)
         self.log.note(f"PROTOCOL: {detail}")
         return SeatFault(FaultKind.PROTOCOL, detail)
+
+
+# The kinds of message a bot may send (``type`` left out means an action).
+_BOT_MESSAGES = frozenset({"hello", "action", "error", "log"})
+
+
+def _instead(problem: str | None) -> str:
+    return "" if problem is None else f"; instead it wrote a stray line: {problem}"
+
+
+def _request_of(message: dict[str, Any]) -> int | None:
+    """The request a bot's message says it answers: its ``id`` if that is an integer
+    (``true`` and ``3.0`` are not)."""
+    request_id = message.get("id")
+    return request_id if type(request_id) is int else None
+
+
+def _text(message: dict[str, Any], limit: int) -> str:
+    """The ``message`` field of a bot's log or error, as printable text."""
+    text = message.get("message")
+    return printable(text if isinstance(text, str) else protocol.brief(text), limit)

@@ -23,17 +23,25 @@ Action(kind=<ActionKind.RAISE: 'raise'>, amount=120)
 
 from __future__ import annotations
 
+import itertools
 import json
+import operator
+import re
 from typing import Any
 
 from dp_arena.agents.agent import parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
+from dp_arena.text import excerpt, printable
 
 __all__ = [
+    "MAX_DEPTH",
+    "MAX_DIGITS",
     "PROTOCOL_VERSION",
     "ProtocolViolation",
     "act",
+    "brief",
+    "check_hello",
     "deal_end",
     "deal_start",
     "decode",
@@ -60,18 +68,105 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def decode(line: bytes) -> dict[str, Any]:
-    """The JSON object on one line; :class:`ProtocolViolation` says what is wrong."""
+    """The JSON object on one line from a bot; :class:`ProtocolViolation` says what is
+    wrong, with an excerpt of the line as printable text.
+
+    Whatever the bytes, this returns a plain ``dict`` or raises ``ProtocolViolation``:
+    strict UTF-8 only; nesting deeper than :data:`MAX_DEPTH` is refused before parsing
+    (a parser that recurses would otherwise overflow); so are integers of more than
+    :data:`MAX_DIGITS` digits (slow to convert), ``NaN`` and ``Infinity`` (not JSON)
+    and a key given twice in one object (ambiguous).
+    """
     try:
-        message = json.loads(line)
-    except (UnicodeDecodeError, ValueError):
-        raise ProtocolViolation(f"not a JSON line: {_excerpt(line)}") from None
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ProtocolViolation(
+            f"not UTF-8 (byte 0x{line[error.start]:02x} at offset {error.start}):"
+            f" {_quote(line)}{_HINT}"
+        ) from None
+    if _too_deep(text):
+        raise ProtocolViolation(f"nested more than {MAX_DEPTH} levels deep: {_quote(line)}")
+    try:
+        message = _decoder.decode(text)
+    except json.JSONDecodeError as error:
+        # Free text on stdout is nearly always debug output meant for the log.
+        hint = "" if text.lstrip()[:1] in ("{", "[") else _HINT
+        raise ProtocolViolation(
+            f"not JSON ({error.msg} at column {error.colno}): {_quote(line)}{hint}"
+        ) from None
+    except _Refused as error:
+        raise ProtocolViolation(f"{error}: {_quote(line)}") from None
+    except (ValueError, RecursionError):  # a backstop: the checks above should catch these
+        raise ProtocolViolation(f"not a JSON line: {_quote(line)}") from None
     if not isinstance(message, dict):
-        raise ProtocolViolation(f"not a JSON object: {_excerpt(line)}")
+        raise ProtocolViolation(
+            f"not a JSON object: {_quote(line)} (each line must be one object,"
+            ' such as {"type": "action", "id": 1, "action": "call"})'
+        )
     return message
 
 
-def _excerpt(line: bytes, limit: int = 80) -> str:
-    return repr(line[:limit]) + ("..." if len(line) > limit else "")
+# How deep a bot's message may nest. The protocol needs 2 levels; the rest is room for
+# structured log messages. CPython's JSON parser recurses once per level.
+MAX_DEPTH = 32
+# The most digits an integer in a bot's message may have (int() is quadratic in them).
+MAX_DIGITS = 100
+
+_HINT = " (print debug output to stderr; stdout is for protocol messages only)"
+
+# A JSON string, escapes included; the closing quote is optional so that the pattern
+# never fails and never backtracks (an unterminated string runs to the end of the line).
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?', re.DOTALL)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_OPEN_RUN = re.compile(r"(?:[\[{]\s*){" + str(MAX_DEPTH + 1) + "}")
+# Each opening bracket counts 2 and each closing one 0, so that after n brackets the
+# running sum minus n is the depth.
+_STEPS = bytes.maketrans(b"[{]}", b"\x02\x02\x00\x00")
+
+
+def _too_deep(text: str) -> bool:
+    """Whether ``text`` nests deeper than :data:`MAX_DEPTH` outside its strings."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return False  # the usual case, decided in two C-speed passes
+    outside_strings = _STRING.sub("", text)
+    if _OPEN_RUN.search(outside_strings):
+        return True  # the plain attack, found without counting
+    brackets = _NOT_BRACKET.sub("", outside_strings).encode("ascii")
+    depths = map(operator.sub, itertools.accumulate(brackets.translate(_STEPS)), itertools.count(1))
+    return max(depths, default=0) > MAX_DEPTH
+
+
+class _Refused(ValueError):
+    """Valid JSON the protocol refuses (raised from inside the parser)."""
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    message = dict(pairs)
+    if len(message) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"the key {brief(key)} is given twice")
+            seen.add(key)
+    return message
+
+
+def _integer(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(f"an integer of more than {MAX_DIGITS} digits")
+    return int(digits)
+
+
+def _constant(name: str) -> Any:
+    raise _Refused(f"{name} is not a JSON number")
+
+
+_decoder = json.JSONDecoder(object_pairs_hook=_object, parse_int=_integer, parse_constant=_constant)
+
+
+def _quote(line: bytes, limit: int = 80) -> str:
+    """An excerpt of a bot's line, quoted, as printable text."""
+    return f"'{excerpt(line, limit)}'"
 
 
 def hello(name: str, limits: dict[str, Any]) -> dict[str, Any]:
@@ -101,16 +196,17 @@ def goodbye() -> dict[str, Any]:
 def check_hello(message: dict[str, Any]) -> str:
     """The bot's name from its hello; :class:`ProtocolViolation` if it is not one."""
     if message.get("type") != "hello":
-        raise ProtocolViolation(f"expected a hello, got {_brief(message)}")
-    if message.get("protocol") != PROTOCOL_VERSION:
+        raise ProtocolViolation(f"expected a hello, got {brief(message)}")
+    version = message.get("protocol")
+    if version != PROTOCOL_VERSION or type(version) is not int:
         raise ProtocolViolation(
-            f"protocol version {message.get('protocol')!r} is not supported"
+            f"protocol version {brief(version)} is not supported"
             f" (this dealer speaks {PROTOCOL_VERSION})"
         )
     name = message.get("name", "")
     if not isinstance(name, str):
-        raise ProtocolViolation(f"hello: name must be a string, not {_brief(name)}")
-    return name[:100]
+        raise ProtocolViolation(f"hello: name must be a string, not {brief(name)}")
+    return printable(name, 100)
 
 
 def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:
@@ -121,19 +217,20 @@ def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:
     kind = message.get("type", "action")
     if kind != "action":
         raise ProtocolViolation(
-            f"expected an action for request {expected_id}, got {_brief(message)}"
+            f"expected an action for request {expected_id}, got {brief(message)}"
         )
     reply_id = message.get("id")
     if reply_id != expected_id or type(reply_id) is not int:
         raise ProtocolViolation(
-            f"stale or wrong reply id {_brief(reply_id)} (expected {expected_id})"
+            f"stale or wrong reply id {brief(reply_id)} (expected {expected_id})"
         )
     try:
         return parse_action({"action": message.get("action"), "amount": message.get("amount")})
     except ValueError as error:
-        raise ProtocolViolation(f"malformed action {_brief(message)}: {error}") from None
+        raise ProtocolViolation(f"malformed action {brief(message)}: {error}") from None
 
 
-def _brief(value: Any, limit: int = 120) -> str:
+def brief(value: Any, limit: int = 120) -> str:
+    """A value from a bot's message as short, printable JSON text."""
     text = json.dumps(value, ensure_ascii=True)
     return text if len(text) <= limit else text[:limit] + "..."

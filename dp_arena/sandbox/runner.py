@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import sys
 import traceback
@@ -20,10 +21,20 @@ from typing import Any, BinaryIO
 __all__ = ["main"]
 
 
+def _text(value: object, limit: int) -> str:
+    """``str(value)`` cut to ``limit``; a bot's object may fail to become text, or be
+    enormous: neither must stop the runner reporting on it."""
+    try:
+        text = str(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
+    return text[:limit]
+
+
 def _describe(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    return f"{type(error).__name__}: {error}"[:400] + where
+    return f"{type(error).__name__}: {_text(error, 400)}"[:400] + where
 
 
 class _Host:
@@ -33,9 +44,16 @@ class _Host:
         self.protocol = protocol
         self.output = output
 
-    def send(self, message: dict[str, Any]) -> None:
-        self.output.write(self.protocol.encode(message))
+    def send(self, message: dict[str, Any]) -> bool:
+        """Write one message; False if it cannot be encoded (an integer too long to
+        write, say), in which case nothing is written."""
+        try:
+            line = self.protocol.encode(message)
+        except ValueError:
+            return False
+        self.output.write(line)
         self.output.flush()
+        return True
 
     def error(self, message: str, **extra: Any) -> None:
         self.send({"type": "error", "message": message, **extra})
@@ -85,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         "deal_start": ("begin_deal", "deal", DealStart.from_json),
         "deal_end": ("end_deal", "result", DealEnd.from_json),
     }
-    decode = host.protocol.decode
+    # The dealer's messages are trusted and well formed: the plain parser is the fast one.
+    decode = json.loads
     for line in stdin:
         message = decode(line)
         kind = message.get("type")
@@ -98,11 +117,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             try:
                 action = answer if type(answer) is Action else parse_action(answer)
-            except (
-                ValueError
-            ) as error:  # an answer that is no action: as in-process, a PROTOCOL fault
+            except Exception as error:  # an answer that is no action: as in-process, PROTOCOL
                 host.error(
-                    f"act returned {str(answer)[:80]!r}: {error}", id=request_id, fault="PROTOCOL"
+                    f"act returned {_text(answer, 80)!r}: {_text(error, 200)}",
+                    id=request_id,
+                    fault="PROTOCOL",
                 )
                 continue
             reply: dict[str, Any] = {
@@ -112,7 +131,12 @@ def main(argv: list[str] | None = None) -> int:
             }
             if action.amount is not None:
                 reply["amount"] = action.amount
-            host.send(reply)
+            if not host.send(reply):
+                host.error(
+                    f"act returned {action.kind.value} with an amount that cannot be sent",
+                    id=request_id,
+                    fault="PROTOCOL",
+                )
         elif kind in readers:
             hook_name, field, read = readers[kind]
             hook = hooks[hook_name]

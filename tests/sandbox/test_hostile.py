@@ -91,7 +91,7 @@ def test_illegal_actions_are_refused_by_the_table() -> None:
 
 
 def test_malformed_replies_are_protocol_faults() -> None:
-    results, seats = play_mirrored(pipe_bot(HOSTILE / "malformed"))
+    results, seats = play_mirrored(pipe_bot(HOSTILE / "malformed", limits=NEVER_ANSWERS))
     assert set(hostile_faults(results)) == {FaultKind.PROTOCOL}
     check_everyone_else(results)
     assert_nothing_left(seats)
@@ -165,7 +165,7 @@ def test_flooding_stdout_is_a_protocol_fault_and_does_not_stall_the_table() -> N
 
 
 def test_a_pickle_is_a_protocol_fault() -> None:
-    results, seats = play_mirrored(pipe_bot(HOSTILE / "pickler"))
+    results, seats = play_mirrored(pipe_bot(HOSTILE / "pickler", limits=NEVER_ANSWERS))
     assert set(hostile_faults(results)) == {FaultKind.PROTOCOL}
     check_everyone_else(results)
     assert_nothing_left(seats)
