@@ -14,6 +14,7 @@ import re
 import signal
 import subprocess
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -190,8 +191,8 @@ class ProcessSeat:
         return SeatFault(self._dead.kind, f"not running ({self._dead.detail[:100]})")
 
     def _await_hello(self) -> None:
-        """Wait for the hello until the load timeout. Logs are kept and stray lines noted
-        (one fault, at the first notification); any other message is taken as the hello."""
+        """Wait for the hello until the load timeout. Logs are kept and stray output noted
+        (one fault, at the first notification); any other line is taken as the hello."""
         assert self.pipes is not None
         deadline = self._started + self.limits.load_timeout
         instead: str | None = None  # the first stray line, if any
@@ -215,8 +216,12 @@ class ProcessSeat:
                 )
                 return
             message = self._read(line)
-            if isinstance(message, str):
-                instead = instead or message
+            if isinstance(message, _Unread):
+                if not message.stray:
+                    self._fail(FaultKind.LOAD_ERROR, f"bad hello: {message.problem}")
+                    return
+                self._stray_line(message.problem)
+                instead = instead or message.problem
                 continue
             kind = message.get("type")
             if kind == "log":
@@ -303,24 +308,20 @@ class ProcessSeat:
         with contextlib.suppress(Closed):  # the next read reports the crash
             self.pipes.drain_lines(self._stray, 4 * self.limits.message_bytes)
 
-    def _read(self, line: bytes) -> dict[str, Any] | str:
-        """A line from the bot as a message of a kind a bot may send, or, for a stray
-        line (not a JSON object, an unknown ``type``, or no ``type`` and no ``action``
-        or ``id`` either), what is wrong with it; a stray line is noted, to be reported
-        at the next notification."""
+    def _read(self, line: bytes) -> dict[str, Any] | _Unread:
+        """A line from the bot as a message of a kind a bot may send, or what is wrong
+        with it: stray output (a line that does not start with ``{`` or ``[``, or an
+        object of a type no bot sends) or a broken message (any other line)."""
         try:
             message = protocol.decode(line)
         except protocol.ProtocolViolation as error:
-            problem = str(error)
-        else:
-            kind = message.get("type")
-            if kind is None and "type" not in message and ("action" in message or "id" in message):
-                return message  # an action, its type left out
-            if isinstance(kind, str) and kind in _BOT_MESSAGES:
-                return message
-            problem = f"not a message of the protocol: {protocol.brief(message)}"
-        self._stray_line(problem)
-        return problem
+            return _Unread(str(error), stray=line.lstrip()[:1] not in (b"{", b"["))
+        kind = message.get("type")
+        if kind is None and "type" not in message and ("action" in message or "id" in message):
+            return message  # an action, its type left out
+        if isinstance(kind, str) and kind in _BOT_MESSAGES:
+            return message
+        return _Unread(f"not a message of the protocol: {protocol.brief(message)}", stray=True)
 
     def _stray(self, line: bytes | None) -> None:
         """A line the bot sent while no answer was awaited: a log, an error from a hook,
@@ -330,7 +331,8 @@ class ProcessSeat:
             self._stray_line(f"a message over {self.limits.message_bytes} bytes")
             return
         message = self._read(line)
-        if isinstance(message, str):
+        if isinstance(message, _Unread):
+            self._stray_line(message.problem)
             return
         kind = message.get("type", "action")
         if kind == "log":
@@ -371,10 +373,11 @@ class ProcessSeat:
         )
 
     def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
-        """Send ``act`` and wait for its answer: an action, or an error about it. Logs
-        are kept, late replies dropped and stray lines noted while the wait goes on, so
-        a line of debug output costs one fault whenever it comes, never the decision;
-        if no answer comes, the fault says what the bot wrote instead."""
+        """Send ``act`` and wait for its answer: an action, or an error about it. The
+        first message (or broken one) is the answer. Logs are kept, late replies dropped
+        and stray output noted while the wait goes on, so a line of debug output costs
+        one fault whenever it comes, never the decision; if no answer comes, the fault
+        says what the bot wrote instead."""
         assert self.pipes is not None
         instead: str | None = None  # the first stray line of this wait, if any
         stray_before = self._stray_pending()
@@ -398,8 +401,11 @@ class ProcessSeat:
                         self._pending = [p for p in self._pending if p[0] is not FaultKind.PROTOCOL]
                     return self._protocol_fault(waited + _instead(instead), request_id)
                 message = self._read(line)
-                if isinstance(message, str):
-                    instead = instead or message
+                if isinstance(message, _Unread) and not message.stray:
+                    return self._protocol_fault(message.problem, request_id)
+                if isinstance(message, _Unread):
+                    self._stray_line(message.problem)
+                    instead = instead or message.problem
                     stray_bytes += len(line) + 1
                     if stray_bytes > self.limits.message_bytes:
                         return self._protocol_fault(
@@ -453,6 +459,15 @@ class ProcessSeat:
 
 # The kinds of message a bot may send (``type`` left out means an action).
 _BOT_MESSAGES = frozenset({"hello", "action", "error", "log"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Unread:
+    """A line that is no message: ``stray`` output (never taken for an answer) or a
+    broken message (taken for the answer awaited, if any)."""
+
+    problem: str
+    stray: bool
 
 
 def _instead(problem: str | None) -> str:

@@ -10,6 +10,7 @@ Deadlines are generous and the tests assert fault kinds, not times.
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 from collections.abc import Iterator
@@ -17,9 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from dp_arena.cli import main
 from dp_arena.results import FaultKind, TableSessionResult
 from dp_arena.sandbox import open_seat
 from dp_arena.sandbox.isolation import detect
+from dp_arena.sandbox.protocol import MAX_DEPTH
 
 from .conftest import (
     HOSTILE,
@@ -169,6 +172,47 @@ def test_a_pickle_is_a_protocol_fault() -> None:
     assert set(hostile_faults(results)) == {FaultKind.PROTOCOL}
     check_everyone_else(results)
     assert_nothing_left(seats)
+
+
+def test_deep_nesting_is_a_protocol_fault_and_the_table_goes_on() -> None:
+    """400 KB of nested lists (under the message limit) as every answer and between
+    requests: refused before the recursive parser sees it, a PROTOCOL fault each time."""
+    results, seats = play_mirrored(pipe_bot(HOSTILE / "deep_nesting"))
+    faults = [fault for result in results for fault in result.faults]
+    assert {fault.kind for fault in faults} == {FaultKind.PROTOCOL}
+    assert all(f"nested more than {MAX_DEPTH} levels deep" in fault.detail for fault in faults)
+    assert any(fault.street is not None for fault in faults)  # as the answer to a request
+    assert benched(results)
+    check_everyone_else(results)
+    assert_nothing_left(seats)
+
+
+def test_deep_nesting_cannot_stop_dp_arena_match(capsys: pytest.CaptureFixture[str]) -> None:
+    bot = f"{PYTHON} -I {HOSTILE / 'deep_nesting' / 'bot.py'}"
+    assert main(["match", bot, "calling-station", "--deals", "4", "--seed", "3", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert f"nested more than {MAX_DEPTH} levels deep" in captured.out
+    assert "PROTOCOL" in captured.out and "Traceback" not in captured.err
+
+
+def test_deep_nesting_cannot_stop_a_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The event plays to the end and writes its results; the bot's faults are in them."""
+    bot = HOSTILE / "deep_nesting" / "bot.py"
+    config = tmp_path / "event.toml"
+    config.write_text(
+        '[event]\nname = "nesting"\nformat = "regular"\nseed = 5\n\n'
+        '[field]\ncount = 5\nfrom = ["random", "calling-station"]\n\n'
+        f'[[entrants]]\nname = "nester"\nagent = "{PYTHON} -I {bot}"\n'
+    )
+    run_dir = tmp_path / "run"
+    arguments = ["run", str(config), "--run-dir", str(run_dir), "--quiet", "--executor", "serial"]
+    assert main(arguments) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    results = json.loads((run_dir / "results.json").read_text())
+    faults = [fault for fault in results["faults"] if fault["player"] == "nester"]
+    assert faults and {fault["kind"] for fault in faults} == {"PROTOCOL"}
+    assert all("nested more than" in fault["detail"] for fault in faults)
+    assert len(results["standings"]) == 6
 
 
 def test_never_finishing_loading_is_a_load_timeout() -> None:
