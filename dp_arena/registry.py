@@ -43,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from dp_arena.errors import SubmissionError
+from dp_arena.text import printable
 
 __all__ = [
     "MANIFEST",
@@ -334,7 +335,14 @@ def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
     version = data.get("version")
     if not isinstance(version, str) or not version.strip() or len(version) > 40:
         raise SubmissionError(
-            "bad_manifest", f"{MANIFEST}: version must be a short string, not {version!r}"
+            "bad_manifest",
+            f"{MANIFEST}: version must be a short string, not {printable(repr(version), 80)}",
+        )
+    if not version.isprintable():  # shown on organisers' terminals and pages as it is
+        raise SubmissionError(
+            "bad_manifest",
+            f"{MANIFEST}: version must be printable text, without control or format"
+            f" characters, not '{printable(version)}'",
         )
     entry, command = data.get("entry"), data.get("command")
     if (entry is None) == (command is None):

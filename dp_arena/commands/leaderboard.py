@@ -12,6 +12,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from dp_arena.text import printable
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -114,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{command}: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
         return 2
     leader = data["ranking"][0]
-    name = "".join(c if c.isprintable() else "\ufffd" for c in leader["name"])  # untrusted
+    name = printable(leader["name"])  # untrusted
     print(
         f"{len(data['events'])} event(s), {data['deals']:,} deals, {len(data['ranking'])} ranked;"
         f" first: {name} ({leader['mbb_per_deal']:+,.1f} mbb/deal,"

@@ -20,6 +20,7 @@ from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
 from dp_arena.results import Fault, FaultKind
+from dp_arena.text import printable
 
 # Deals of a match, each played at every table: far more than any comparison needs, and
 # few enough that every table's deal records fit in memory (about 1.3 KB a table-deal).
@@ -133,7 +134,9 @@ def run(args: argparse.Namespace) -> int:
             unloaded.setdefault(result.names[result.seatings[table][fault.seat]], fault)
     for name, fault in unloaded.items():
         print(
-            f"dp-arena match: {name} was not loaded ({fault.kind.value}): {fault.detail}",
+            printable(
+                f"dp-arena match: {name} was not loaded ({fault.kind.value}): {fault.detail}"
+            ),
             file=sys.stderr,
         )
     return 1 if unloaded else 0
@@ -184,7 +187,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         ),
         "",
     ]
-    width = max(len("agent"), *(len(score.name) for score in result.scores))
+    width = max(len("agent"), *(len(printable(score.name)) for score in result.scores))
     lines.append(f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'net chips':>10}  faults")
     ranked = sorted(result.scores, key=lambda score: (-score.summary.mean, score.index))
     for score in ranked:
@@ -195,7 +198,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             or "none"
         )
         lines.append(
-            f"{score.name:<{width}}  {summary.mean:>+10.1f}  {interval:>23}"
+            f"{printable(score.name):<{width}}  {summary.mean:>+10.1f}  {interval:>23}"
             f"  {score.net:>+10}  {faults}"
         )
     key = config.event_key
@@ -209,10 +212,19 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         lines += ["", "First faults:"]
         for table, fault in result.faults[:5]:
             agent = result.names[result.seatings[table][fault.seat]]
-            where_text = (
-                f"deal {fault.deal} {fault.street}" if fault.deal is not None else "session start"
-            )
             lines.append(
-                f"  {agent} ({fault.kind.value}, table {table}, {where_text}): {fault.detail}"
+                f"  {agent} ({fault.kind.value}, table {table}, {fault_place(fault)}):"
+                f" {fault.detail}"
             )
-    return "\n".join(lines)
+    # Names and fault details come from bots: no line reaches the terminal unescaped.
+    return "\n".join(printable(line) for line in lines)
+
+
+def fault_place(fault: Fault) -> str:
+    """Where a fault happened: a decision's deal and street, or between deals for one
+    reported at a notification (a hook's error, stray output)."""
+    if fault.deal is None:
+        return "session start"
+    if fault.street is None:
+        return f"between deals (deal {fault.deal})"
+    return f"deal {fault.deal} {fault.street}"

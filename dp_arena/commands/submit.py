@@ -19,6 +19,7 @@ from dp_arena.registry import Registry, StoredBot, content_hash, intake
 from dp_arena.sandbox.conformance import check_agent
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import ForbiddenProgram, check_command
+from dp_arena.text import printable
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -101,15 +102,18 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps({"accepted": False, "reason": error.reason, "error": str(error)}))
         else:
-            print(f"dp-arena submit: refused ({error.reason}): {error}")
+            print(printable(f"dp-arena submit: refused ({error.reason}): {error}"))
         return 1
     if args.json:
         print(json.dumps({"accepted": True, **outcome}, indent=2))
     elif outcome["new"]:
+        # The label is the submitter's text (stored before labels were checked, maybe).
         print(
-            f"accepted {outcome['ref']} (label {outcome['label']},"
-            f" sha256 {str(outcome['sha256'])[:16]}...)"
-            f" in {outcome['registry']}; seat it as registry:{outcome['ref']}"
+            printable(
+                f"accepted {outcome['ref']} (label {outcome['label']},"
+                f" sha256 {str(outcome['sha256'])[:16]}...)"
+                f" in {outcome['registry']}; seat it as registry:{outcome['ref']}"
+            )
         )
     else:
         print(f"unchanged: this content is already {outcome['ref']} in {outcome['registry']}")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from dp_arena.text import printable
+
 __all__ = ["cell", "render_markdown"]
 
 # What inline Markdown (GitHub's included) reads as markup inside a table cell or heading.
@@ -21,17 +23,16 @@ def cell(value: Any) -> str:
     &lt;script&gt;alert(1)&lt;/script&gt; \\| \\*x\\* \\[y\\](z)
     """
     escaped = []
-    for character in str(value):
+    # Line breaks would end the table row: spaces. Any other control or format character
+    # (a terminal escape, a bidi override) is shown escaped, never obeyed.
+    text = printable(str(value).replace("\r", " ").replace("\n", " ").replace("\t", " "))
+    for character in text:
         if character == "&":
             escaped.append("&amp;")
         elif character == "<":
             escaped.append("&lt;")
         elif character == ">":
             escaped.append("&gt;")
-        elif character in "\r\n\t":
-            escaped.append(" ")
-        elif not character.isprintable():  # control characters (terminal escapes) never pass
-            escaped.append("\ufffd")
         elif character in _MARKDOWN_SPECIAL:
             escaped.append("\\" + character)
         else:

@@ -42,6 +42,7 @@ from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
 from dp_arena.sandbox import isolation, open_seat
 from dp_arena.sandbox.limits import Limits
+from dp_arena.text import printable
 
 __all__ = ["CheckReport", "check_agent"]
 
@@ -94,7 +95,7 @@ class CheckReport:
         ]
         if self.loaded:
             out.append(
-                f"loaded in {self.load_seconds:.2f} s; the bot calls itself {self.bot_name!r}"
+                f"loaded in {self.load_seconds:.2f} s; the bot calls itself '{self.bot_name}'"
             )
         else:
             out.append("did NOT load")
@@ -114,7 +115,9 @@ class CheckReport:
             out.append(f"problems ({len(self.problems)}; the first are shown):")
             out += [f"  - {problem}" for problem in self.problems[:10]]
         out.append("result: PASS" if self.passed else "result: FAIL")
-        return out
+        # The bot's name, its faults and its stderr are its own words: escaped, so that
+        # no line shown is other than it seems (a forged "result: PASS" included).
+        return [printable(line) for line in out]
 
 
 def _isolation_lines(data: dict[str, Any]) -> list[str]:

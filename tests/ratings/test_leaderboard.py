@@ -119,7 +119,7 @@ def test_untrusted_names_are_escaped_everywhere(small_run: Path, tmp_path: Path)
     # Ranked by bot, the hostile spec is a name in the table: its terminal escape is defused.
     publish([run], tmp_path / "by-bot", LeaderboardOptions(resamples=200))
     by_bot = (tmp_path / "by-bot" / "README.md").read_text(encoding="utf-8")
-    assert "\x1b" not in by_bot and "\ufffd\\[2J" in by_bot and "<img" not in by_bot
+    assert "\x1b" not in by_bot and "\\\\x1b\\[2J" in by_bot and "<img" not in by_bot
     # The data keeps the names as they are: it is data, not markup.
     names = {row["name"] for row in published.data["ranking"]}
     assert HOSTILE_PLAYER in names
