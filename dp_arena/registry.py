@@ -316,15 +316,28 @@ def _copy_folder(source: Path, destination: Path, limits: SubmissionLimits) -> N
             os.chmod(destination / relative, 0o755)
 
 
+# The largest manifest read (a few lines are enough).
+MANIFEST_BYTES = 64 * 1024
+
+
 def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
     """The validated manifest of an unpacked bot (``name`` overrides the manifest's)."""
     path = folder / MANIFEST
     if not path.is_file():
         raise SubmissionError("no_manifest", f"no {MANIFEST} at the top of the submission")
+    if path.stat().st_size > MANIFEST_BYTES:
+        raise SubmissionError(
+            "bad_manifest",
+            f"{MANIFEST}: over {MANIFEST_BYTES // 1024} KiB; a manifest is a few lines",
+        )
     try:
         data = tomllib.loads(path.read_text("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise SubmissionError("bad_manifest", f"{MANIFEST}: not valid TOML: {error}") from None
+        raise SubmissionError(
+            "bad_manifest", f"{MANIFEST}: not valid TOML: {printable(error)}"
+        ) from None
+    except RecursionError:  # the TOML parser recurses once per level of nesting
+        raise SubmissionError("bad_manifest", f"{MANIFEST}: nested too deeply") from None
     bot_name = name if name is not None else data.get("name")
     if not isinstance(bot_name, str) or not _NAME.match(bot_name):
         raise SubmissionError(

@@ -205,7 +205,8 @@ class ProcessSeat:
             except Closed:
                 self._fail(
                     FaultKind.LOAD_ERROR,
-                    f"exited while loading{self._exit_text()}" + _instead(instead),
+                    f"exited while loading{self._exit_text()}"
+                    + (self._partial_text() or _instead(instead)),
                 )
                 return
             if line is None:
@@ -442,7 +443,9 @@ class ProcessSeat:
                     return self._protocol_fault(str(error), None if stale else request_id)
         except Closed:
             self._fail(
-                FaultKind.CRASH, f"the bot's process ended{self._exit_text()}" + _instead(instead)
+                FaultKind.CRASH,
+                f"the bot's process ended{self._exit_text()}"
+                + (self._partial_text() or _instead(instead)),
             )
             self._reported_dead = True
             assert self._dead is not None

@@ -264,3 +264,68 @@ def check_stray_plan(plan: dict[str, Any]) -> None:
                 assert answer is None
             pending = False
         pending = pending or any(line != LOG for line in plan["after"][index])
+
+
+# -- single cases, spelled out -------------------------------------------------------------
+
+
+def _scripted(*answers: Sequence[Chunk]) -> Any:
+    """A script giving the n-th message the n-th answer (the hello first), the id of
+    ``act`` filled in for ``{ID}``."""
+    return _play([list(chunks) for chunks in answers])
+
+
+def test_a_partial_line_then_the_end_is_a_crash_that_names_the_partial_line() -> None:
+    script = _scripted([_HELLO], [b'{"type":"action","id":{ID},"act', EOF])
+    with seat_with_fake_bot(script, PATIENT) as (seat, _):
+        answer = seat.decide(OBSERVATION)
+    assert isinstance(answer, SeatFault) and answer.kind is FaultKind.CRASH
+    assert '28 bytes came without a newline: \'{"type":"action","id":1,"act\'' in answer.detail
+
+
+def test_interleaved_logs_errors_and_stray_lines_around_an_answer() -> None:
+    """The answer is taken; the hook error and the stray line are one fault, at the next
+    notification; the log is kept."""
+    answer_lines = [
+        b'{"type":"log","message":"thinking \\u001b[2J"}\n',
+        b'{"type":"error","message":"a hook failed"}\n',
+        b"debug: about to answer\n",
+        b'{"type":"action","id":{ID},"action":"call"}\n',
+    ]
+    script = _scripted([_HELLO], answer_lines, [])
+    with seat_with_fake_bot(script, PATIENT) as (seat, bot):
+        assert seat.decide(OBSERVATION) == Action.call()
+        bot.settle(2)
+        fault = seat.end_deal(DEAL_END)
+        log = bytes(seat.log.tail)
+    assert isinstance(fault, SeatFault) and fault.kind is FaultKind.PROTOCOL
+    assert fault.detail == (
+        "error: a hook failed; stray line on stdout: not JSON (Expecting value at column 1):"
+        " 'debug: about to answer' (print debug output to stderr; stdout is for protocol"
+        " messages only)"
+    )
+    assert b"[dp-arena] log: thinking \\x1b[2J" in log  # escaped: the dealer's notes are plain
+
+
+def test_a_real_answer_after_a_broken_one_is_dropped_not_counted_again() -> None:
+    first = [b"[1, 2]\n", b'{"type":"action","id":{ID},"action":"fold"}\n']
+    second = [b'{"type":"action","id":{ID},"action":"call"}\n']
+    script = _scripted([_HELLO], first, second, [])
+    with seat_with_fake_bot(script, PATIENT) as (seat, bot):
+        broken = seat.decide(OBSERVATION)
+        bot.settle(2)
+        answers = [broken, seat.decide(OBSERVATION), seat.end_deal(DEAL_END)]
+    assert isinstance(answers[0], SeatFault) and answers[0].kind is FaultKind.PROTOCOL
+    assert "not a JSON object: '[1, 2]'" in answers[0].detail
+    assert answers[1:] == [Action.call(), None]
+
+
+def test_a_reply_with_an_id_that_cannot_be_looked_up_is_a_stale_reply() -> None:
+    lines = [b'{"type":"action","id":[{ID}],"action":"call"}\n', b'{"id":{"a":1}}\n']
+    script = _scripted([_HELLO], lines, [])
+    with seat_with_fake_bot(script, PATIENT) as (seat, bot):
+        answer = seat.decide(OBSERVATION)
+        bot.settle(2)
+        later = seat.end_deal(DEAL_END)
+    assert isinstance(answer, SeatFault) and "stale or wrong reply id [1]" in answer.detail
+    assert isinstance(later, SeatFault) and later.kind is FaultKind.PROTOCOL

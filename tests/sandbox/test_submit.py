@@ -141,6 +141,22 @@ def test_missing_or_invalid_manifests_are_refused(tmp_path: Path) -> None:
         )
 
 
+def test_a_hostile_manifest_is_refused_with_a_reason_not_a_traceback(tmp_path: Path) -> None:
+    """Nesting that makes the recursive TOML parser overflow, a manifest too big to be
+    one, and a version label that would write control characters on a terminal."""
+    base = 'name = "x"\nversion = "1"\nentry = "bot.py:Bot"\n'
+    cases = {
+        "deep": (base + "x = " + "[" * 30_000 + "]" * 30_000 + "\n", "nested too deeply"),
+        "huge": (base + "# padding\n" * 10_000, "over 64 KiB"),
+        "label": (base.replace('"1"', '"1\\u001b[2J\\u202e"'), "version must be printable"),
+    }
+    for name, (manifest, says) in cases.items():
+        with pytest.raises(SubmissionError) as caught:
+            intake(make_bot(tmp_path / name, manifest=manifest), workdir=tmp_path)
+        assert caught.value.reason == "bad_manifest"
+        assert says in str(caught.value) and str(caught.value).isprintable()
+
+
 def test_a_bot_that_fails_the_check_is_refused(tmp_path: Path) -> None:
     broken = make_bot(
         tmp_path / "broken",
