@@ -292,7 +292,7 @@ def proc_table() -> dict[int, tuple[int, int, str]]:
         except OSError:
             continue
         state, ppid, uid = "", 0, -1
-        for line in text.splitlines():
+        for line in text.split("\n"):  # not splitlines(): see isolation.uid_processes
             if line.startswith("State:"):
                 state = line.split()[1]
             elif line.startswith("PPid:"):

@@ -560,7 +560,10 @@ def uid_processes(uid: int) -> list[int]:
         except OSError:
             continue
         state = uid_line = ""
-        for line in text.splitlines():
+        # Lines end with "\n" only: splitlines() would also split the process's name
+        # (the bot sets it) at \x1c-\x1e, which the kernel leaves as they are, so a name
+        # such as "x\x1cUid:\t0" would pass for the uid line and hide the process.
+        for line in text.split("\n"):
             if line.startswith("State:"):
                 state = line.split()[1]
             elif line.startswith("Uid:"):

@@ -11,7 +11,9 @@ Deadlines are generous and the tests assert fault kinds, not times.
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -330,3 +332,31 @@ def test_setsid_children_are_killed_with_the_bot(sandbox_mode: str) -> None:
     assert results[0].faults == () and results[1].faults == ()
     check_everyone_else(results)
     assert_nothing_left(seats)
+
+
+def test_a_process_named_like_a_status_line_is_still_found_by_its_real_uid() -> None:
+    """A bot sets its own process name, and the kernel keeps \\x1c-\\x1e in it: named
+    "x\\x1cUid:\\t4242", a process must still be found (and killed) under its real uid and
+    counted in its parent's tree."""
+    from dp_arena.sandbox.budget import proc_table
+    from dp_arena.sandbox.isolation import uid_processes
+
+    program = (
+        "import ctypes, sys, time\n"
+        "ctypes.CDLL(None).prctl(15, b'x\\x1cUid:\\t4242', 0, 0, 0)\n"
+        "print('named', flush=True)\n"
+        "time.sleep(30)\n"
+    )
+    child = subprocess.Popen([PYTHON, "-c", program], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"named\n"
+        with open(f"/proc/{child.pid}/status", "rb") as status:
+            assert b"\x1cUid:\t4242" in status.read()  # the name is in the file as set
+        assert child.pid in uid_processes(os.getuid())
+        assert child.pid not in uid_processes(4242)
+        assert proc_table()[child.pid][:2] == (os.getpid(), os.getuid())
+    finally:
+        child.kill()
+        child.wait()
+        assert child.stdout is not None
+        child.stdout.close()
