@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from dp_arena.errors import AgentError, ConfigError
-from dp_arena.sandbox.conformance import check_agent
+from dp_arena.sandbox.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
 
 
@@ -21,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " or registry:NAME[@VERSION]",
     )
     parser.add_argument(
-        "--states", type=int, default=200, help="random states to answer (default: %(default)s)"
+        "--states",
+        type=int,
+        default=DEFAULT_STATES,
+        help="random states to answer (default: %(default)s, as submit)",
     )
     parser.add_argument(
         "--deals", type=int, default=12, help="deals per table-session (default: %(default)s)"

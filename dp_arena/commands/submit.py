@@ -16,7 +16,7 @@ from pathlib import Path
 
 from dp_arena.errors import AgentError, SubmissionError
 from dp_arena.registry import Registry, StoredBot, content_hash, intake
-from dp_arena.sandbox.conformance import check_agent
+from dp_arena.sandbox.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import ForbiddenProgram, check_command
 from dp_arena.text import printable
@@ -34,7 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="registry folder (default: $DP_ARENA_REGISTRY, else ./registry)",
     )
     parser.add_argument(
-        "--states", type=int, default=100, help="random states in the check (default: %(default)s)"
+        "--states",
+        type=int,
+        default=DEFAULT_STATES,
+        help="random states in the check (default: %(default)s, as check-agent)",
     )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
@@ -45,7 +48,7 @@ def submit(
     registry: Registry,
     name: str | None = None,
     owner: str = "",
-    states: int = 100,
+    states: int = DEFAULT_STATES,
     limits: Limits | None = None,
 ) -> dict[str, object]:
     """Check and store one submission; the outcome as data. ``SubmissionError`` says

@@ -10,9 +10,16 @@ The bot is seated exactly as in an event (sandboxed unless trusted) and must:
    seat to act, asked once, and told the deal's end, so states reach every street
    whatever the bot's own style;
 3. play whole table-sessions against the random bot with every hook called, without a
-   fault.
+   fault;
+4. answer the same random states the same way in a fresh process: an event gives the
+   same results for the same key on every executor and after a resume only if its bots
+   do, so a bot must draw any randomness from what it is told (a ``random.Random``
+   seeded from the context and the seat), never from the global ``random`` module, the
+   clock or the process.
 
-Any fault fails the check; the report lists the first problems found.
+Any fault fails the check; the report lists the first problems found. ``dp-arena
+check-agent`` and ``dp-arena submit`` run the same check, with :data:`DEFAULT_STATES`
+random states.
 """
 
 from __future__ import annotations
@@ -44,9 +51,10 @@ from dp_arena.sandbox import isolation, open_seat
 from dp_arena.sandbox.limits import Limits
 from dp_arena.text import printable
 
-__all__ = ["CheckReport", "check_agent"]
+__all__ = ["DEFAULT_STATES", "CheckReport", "check_agent"]
 
 STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
+DEFAULT_STATES = 200  # random states of the check, for check-agent and submit alike
 
 
 @dataclass
@@ -64,6 +72,8 @@ class CheckReport:
     sessions: int = 0
     session_deals: int = 0
     problems: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)  # each random state's answer, in order
+    repeatable: bool | None = None  # the same answers again in a fresh process
 
     @property
     def passed(self) -> bool:
@@ -84,6 +94,7 @@ class CheckReport:
             "decision_ms_max": round(times[-1] * 1000, 3) if times else None,
             "sessions": self.sessions,
             "session_deals": self.session_deals,
+            "repeatable": self.repeatable,
             "problems": self.problems,
         }
 
@@ -111,6 +122,8 @@ class CheckReport:
                 f"table-sessions: {self.sessions} sessions, {self.session_deals} deals,"
                 " every hook called"
             )
+        if self.repeatable:
+            out.append("repeatable: a fresh process gave the same answers to the same states")
         if self.problems:
             out.append(f"problems ({len(self.problems)}; the first are shown):")
             out += [f"  - {problem}" for problem in self.problems[:10]]
@@ -230,6 +243,7 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         answer = seat.decide(observe(state, me, deal_context))
         if not seat.active:
             return
+        report.answers.append(str(answer))
         report.decisions += 1
         report.coverage["heads-up" if seat_count == 2 else "multi-way"] += 1
         report.coverage[betting.value] += 1
@@ -262,7 +276,7 @@ def check_agent(
     *,
     limits: Limits | None = None,
     trusted: bool = False,
-    states: int = 200,
+    states: int = DEFAULT_STATES,
     deals: int = 12,
     seed: int = 1,
     log_dir: Path | None = None,
@@ -283,13 +297,22 @@ def check_agent(
         pass
     report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())
     started = time.monotonic()
-    seat = _Timed(
-        open_seat(
-            spec, name="candidate", trusted=trusted, limits=limits, log_dir=log_dir, bot_dir=bot_dir
-        ),
-        report,
-        "random states",
-    )
+
+    def fresh_seat(target: CheckReport, where: str) -> _Timed:
+        return _Timed(
+            open_seat(
+                spec,
+                name="candidate",
+                trusted=trusted,
+                limits=limits,
+                log_dir=log_dir,
+                bot_dir=bot_dir,
+            ),
+            target,
+            where,
+        )
+
+    seat = fresh_seat(report, "random states")
     try:
         load_fault = _wait_loaded(seat.seat)
         report.load_seconds = round(time.monotonic() - started, 3)
@@ -305,7 +328,44 @@ def check_agent(
             _table_sessions(seat, report, deals=deals, seed=seed)
     finally:
         seat.close()
+    if report.passed:
+        _check_repeatable(report, fresh_seat, states=states, seed=seed)
     return report
+
+
+def _check_repeatable(
+    report: CheckReport,
+    fresh_seat: Any,
+    *,
+    states: int,
+    seed: int,
+) -> None:
+    """The same random states again in a fresh process: the same answers, or a problem
+    naming the first state answered differently."""
+    again = CheckReport(report.spec, report.isolation)
+    seat = fresh_seat(again, "random states, in a fresh process")
+    try:
+        if _wait_loaded(seat.seat) is None:
+            _random_states(seat, again, count=states, seed=seed)
+    finally:
+        seat.close()
+    report.problems += again.problems
+    for index, (first, second) in enumerate(zip(report.answers, again.answers, strict=False)):
+        if first != second:
+            report.repeatable = False
+            report.problems.append(
+                f"not repeatable: in a fresh process the bot answered random state {index + 1}"
+                f" with {second} where it had answered {first}. Its results would change from"
+                " one run to the next (and on resume): draw randomness from a random.Random"
+                " seeded from what the bot is told (the context's event, section, session and"
+                " deal_number, and its seat), never from the global random module or the clock"
+            )
+            return
+    if len(again.answers) != len(report.answers) and not again.problems:
+        report.repeatable = False
+        report.problems.append("not repeatable: a fresh process answered fewer random states")
+        return
+    report.repeatable = not again.problems
 
 
 def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int) -> None:

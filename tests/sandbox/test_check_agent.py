@@ -75,3 +75,40 @@ def test_the_node_example_passes(capsys: pytest.CaptureFixture[str]) -> None:
         == 0
     )
     assert "result: PASS" in capsys.readouterr().out
+
+
+def test_a_bot_drawing_from_the_global_random_module_is_not_repeatable(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    spec = f"{HOSTILE / 'unseeded' / 'bot.py'}:Bot"
+    assert main(["check-agent", spec, "--states", "40", "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["repeatable"] is False and not report["passed"]
+    (problem,) = report["problems"]
+    assert "not repeatable" in problem and "global random module" in problem
+
+
+def test_a_seeded_bot_is_repeatable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check-agent", "random", "--states", "40", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["repeatable"] is True
+
+
+def test_submit_checks_as_many_states_as_check_agent(
+    tmp_path: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    from dp_arena.commands.check_agent import add_arguments as check_arguments
+    from dp_arena.commands.submit import add_arguments as submit_arguments
+
+    defaults = []
+    for add in (check_arguments, submit_arguments):
+        parser = argparse.ArgumentParser()
+        add(parser)
+        defaults.append(parser.parse_args(["x"]).states)
+    assert defaults[0] == defaults[1] == 200
+    # And a careless bot is refused at submit for the same reason.
+    registry = str(tmp_path / "registry")
+    assert main(["submit", str(HOSTILE / "unseeded"), "--registry", registry]) != 0
+    captured = capsys.readouterr()
+    assert "not repeatable" in captured.out + captured.err
