@@ -247,6 +247,8 @@ def test_the_embedded_ray_dies_with_a_driver_killed_with_sigkill(tmp_path: Path)
     while live_processes_of_a_run(variable, value, session) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert live_processes_of_a_run(variable, value, session) == {}, running
+    # A killed run keeps its Ray folder for its logs: this test has no more use for it.
+    shutil.rmtree(session.parent, ignore_errors=True)
 
 
 def test_batches_are_several_per_worker_and_bounded() -> None:

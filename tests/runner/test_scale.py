@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -77,6 +78,7 @@ def test_an_embedded_ray_run_killed_with_sigkill_resumes_to_the_serial_results(
     while live_processes_of_a_run(variable, value, session) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert live_processes_of_a_run(variable, value, session) == {}
+    shutil.rmtree(session.parent, ignore_errors=True)  # the killed run's Ray folder
     resumed = cli("resume", str(run_dir), "--workers", "2", "--quiet", extra_env=environment)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads((run_dir / "runner.json").read_text())["units_from_store"] == stored
