@@ -1,10 +1,13 @@
 """``dp-arena train``: train the built-in learning bot and evaluate it.
 
 Runs REINFORCE on the duplicate environment (:mod:`dp_arena.learn.train`), writes the
-weights (by default to ``agents/learned_weights.json``, which the built-in ``learned``
-bot plays), then scores the trained policy against each training opponent in a heads-up
-duplicate match with a 95% confidence interval. The default settings train in
-about two minutes on one core.
+weights (by default to a new file under ``runs/``), then scores the trained policy
+against each training opponent in a heads-up duplicate match with a 95% confidence
+interval. The default settings train in about two minutes on one core.
+
+An existing file is never overwritten without ``--force``, and it is refused before any
+training starts: the shipped ``agents/learned_weights.json``, which the built-in
+``learned`` bot plays, changes only when it is named as ``--output`` with ``--force``.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -23,7 +25,17 @@ if TYPE_CHECKING:
     # loads NumPy and PettingZoo.
     from dp_arena.learn.train import TrainConfig
 
-DEFAULT_OUTPUT = AGENTS_DIR / "learned_weights.json"
+RUNS_DIR = Path("runs")
+
+
+def default_output(root: Path = RUNS_DIR) -> Path:
+    """A new weights file under ``runs/``, named by the time training starts."""
+    stem = f"learned-weights-{time.strftime('%Y%m%d-%H%M%S')}"
+    candidate, number = root / f"{stem}.json", 2
+    while candidate.exists():
+        candidate = root / f"{stem}-{number}.json"
+        number += 1
+    return candidate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +82,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=defaults.seed, help="training seed (default: %(default)s)"
     )
     parser.add_argument(
-        "--output", type=Path, default=DEFAULT_OUTPUT, help="weights file (default: %(default)s)"
+        "--output",
+        type=Path,
+        default=None,
+        help="weights file (default: a new file under runs/); an existing file is refused",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite the --output file if it exists"
     )
     parser.add_argument(
         "--evaluate-deals",
@@ -109,6 +127,17 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena train: {error}", file=sys.stderr)
         return 2
+    output: Path = args.output if args.output is not None else default_output()
+    if output.is_dir():
+        print(f"dp-arena train: {output} is a directory, not a weights file", file=sys.stderr)
+        return 2
+    if output.exists() and not args.force:
+        print(
+            f"dp-arena train: {output} exists; choose another --output,"
+            " or add --force to overwrite it",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"training: {config.episodes} episodes x {config.tables} tables x {config.deals} deals,"
         f" opponents {', '.join(config.opponents)}, {config.betting}, seed {config.seed}",
@@ -128,9 +157,20 @@ def run(args: argparse.Namespace) -> int:
     policy = train(config, on_episode=report)
     elapsed = time.perf_counter() - started
     policy.metadata["training_seconds"] = round(elapsed, 1)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    policy.save(args.output)
-    print(f"trained in {elapsed:.1f} s; weights written to {args.output}")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # Exclusive creation unless forced: a file that appeared while training ran is
+        # still not overwritten.
+        with output.open("w" if args.force else "x") as stream:
+            stream.write(policy.to_text())
+    except FileExistsError:
+        print(
+            f"dp-arena train: {output} appeared while training; add --force to overwrite it",
+            file=sys.stderr,
+        )
+        return 2
+    print(f"trained in {elapsed:.1f} s; weights written to {output}")
+    print(f'  play them with LearnedBot(weights="{output}") (agents/learned.py)')
     if args.evaluate_deals > 0:
         deals = args.evaluate_deals + args.evaluate_deals % 2
         print(

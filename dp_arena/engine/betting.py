@@ -2,7 +2,11 @@
 
 The rules (SPEC 1.3-1.4) in the terms this module uses:
 
-- ``current_bet`` is the largest street total; a player *owes* the difference to it.
+- ``current_bet`` is the street total everyone must match: the largest street total, or
+  before the flop at least the big blind, even when the big blind is all-in for less
+  (the full big blind is still owed, as in the general rules of poker). A player *owes*
+  the difference to it, but never more than any other player still in the hand could
+  put in: facing only a short big blind all-in, a call matches the all-in.
 - ``largest_increment`` is the largest bet-or-raise increment so far on the street
   (blinds are not increments). A *full raise* is at least ``max(largest_increment,
   big blind)``; the minimum raise-to is ``current_bet`` plus that.
@@ -43,8 +47,30 @@ def post_blinds(state: HandState) -> None:
         state.available[seat] -= amount
         state.committed[seat] += amount
         state.street_bets[seat] += amount
-    state.current_bet = max(state.street_bets)
+    # A blind all-in for less leaves the full big blind owed: the bet to call is the big
+    # blind and the minimum raise is to twice it, whatever the blinds posted.
+    state.current_bet = rules.big_blind
+    state.big_blind_unmatched = max(state.street_bets) < rules.big_blind
     _open_betting(state, first_seat=(state.big_blind_seat + 1) % rules.seat_count)
+
+
+def _to_match(state: HandState, seat: int) -> int:
+    """The street total ``seat`` must reach to call: the current bet, but while a short
+    big blind leaves the full big blind owed with no one in for it yet, no more than the
+    most any other player still in the hand could put in (the rest would be uncalled)."""
+    current_bet = state.current_bet
+    if not state.big_blind_unmatched:
+        return current_bet
+    folded = state.folded
+    street_bets = state.street_bets
+    available = state.available
+    most = 0
+    for other in range(len(folded)):
+        if other != seat and not folded[other]:
+            total = street_bets[other] + available[other]
+            if total > most:
+                most = total
+    return min(current_bet, most)
 
 
 def legal_actions(state: HandState) -> LegalActions:
@@ -54,7 +80,7 @@ def legal_actions(state: HandState) -> LegalActions:
     available = state.available[seat]
     bet = state.street_bets[seat]
     current_bet = state.current_bet
-    owed = current_bet - bet
+    owed = max(0, _to_match(state, seat) - bet)
     call_amount = min(available, owed)
     min_raise_to = max_raise_to = None
     if _may_raise(state, seat, call_amount, available, owed):
@@ -139,6 +165,8 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
     else:
         raise _illegal(IllegalReason.UNKNOWN_ACTION, f"not an action: {action!r}", action)
     state.acted[seat] = True
+    if state.big_blind_unmatched and state.street_bets[seat] >= state.current_bet:
+        state.big_blind_unmatched = False
     state.history.append(record)
     state._legal = None
     _advance(state, seat)
@@ -183,12 +211,16 @@ def _advance(state: HandState, last_seat: int) -> None:
     acted = state.acted
     street_bets = state.street_bets
     current_bet = state.current_bet
+    unmatched = state.big_blind_unmatched
     for offset in range(1, seat_count + 1):
         seat = (last_seat + offset) % seat_count
         if (
             not folded[seat]
             and available[seat]
-            and (not acted[seat] or street_bets[seat] < current_bet)
+            and (
+                not acted[seat]
+                or street_bets[seat] < (_to_match(state, seat) if unmatched else current_bet)
+            )
         ):
             state.actor = seat
             return
@@ -235,6 +267,7 @@ def _next_street(state: HandState) -> bool:
         street_bets[seat] = 0
     state.current_bet = 0
     state.largest_increment = 0
+    state.big_blind_unmatched = False
     state.actor = None
     if state.street is Street.RIVER:
         state.street = Street.SHOWDOWN

@@ -55,6 +55,7 @@ class HandState:
         "actor",
         "available",
         "big_blind_seat",
+        "big_blind_unmatched",
         "board",
         "button",
         "committed",
@@ -89,6 +90,7 @@ class HandState:
     street: Street
     actor: int | None
     current_bet: int
+    big_blind_unmatched: bool
     largest_increment: int
     history: list[ActionRecord]
     payoffs: tuple[int, ...] | None
@@ -130,6 +132,7 @@ class HandState:
         self.street = Street.PREFLOP
         self.actor = None
         self.current_bet = 0
+        self.big_blind_unmatched = False
         self.largest_increment = 0
         self.history = []
         self.payoffs = None

@@ -42,7 +42,7 @@ r places to its left) and divides chips by the cap C:
 | 108 - 108+P-1 | 0/1 | position: seats after the button (0 = button) |
 | S = 108+P | [0, P] | pot: every chip committed this deal / C |
 | S+1 | [0, 1] | to call / C (0: checking is legal) |
-| S+2 | [0, 1] | current bet (the largest street total) / C |
+| S+2 | [0, 1] | current bet (what everyone must match) / C |
 | S+3 | [0, 1] | min raise-to / C (0 when raising is not allowed) |
 | S+4 | [0, 1] | max raise-to / C (0 when raising is not allowed) |
 | S+5 | [0, 1] | cap graphic: C minus the deal total of the last bettor or raiser, / C |

@@ -119,8 +119,12 @@ class LinearPolicy:
         except (TypeError, ValueError) as error:  # ConfigError is a ValueError
             raise AgentError(f"{source}: {error}") from None
 
+    def to_text(self) -> str:
+        """The policy file's text (JSON), as :meth:`save` writes it."""
+        return json.dumps(self.to_json(), indent=1) + "\n"
+
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n")
+        Path(path).write_text(self.to_text())
 
     @classmethod
     def load(cls, path: str | Path) -> LinearPolicy:

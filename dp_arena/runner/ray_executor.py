@@ -11,7 +11,8 @@ gives the same results.
   ``address="local"`` (a plain ``ray.init()`` would join whatever cluster runs on the
   machine), one CPU per worker, no dashboard, no usage statistics, worker output kept
   out of the terminal, and is shut down at the end; its logs are copied into the run
-  directory.
+  directory. It dies with the driver, even one killed with ``SIGKILL``: a watchdog
+  (:mod:`dp_arena.runner.ray_watchdog`) kills what is left of it.
 - **A cluster** (``address`` is ``"auto"``, ``"host:port"`` or ``"ray://host:port"``):
   the driver connects, uses the cluster's CPUs (``workers`` caps the tasks in flight),
   and disconnects at the end without stopping anything.
@@ -37,6 +38,7 @@ from typing import Any
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
 from dp_arena.runner.fingerprint import code_version, package_folder
+from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
 from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 
@@ -84,6 +86,8 @@ class RayExecutor:
         self._owns_connection = False
         self._embedded = False
         self._logs_source: Path | None = None
+        self._watchdog: Watchdog | None = None
+        self._instance_folder: Path | None = None
 
     @property
     def description(self) -> str:
@@ -117,6 +121,10 @@ class RayExecutor:
             if ray.is_initialized():
                 self._owns_connection = False
             elif self.address is None:
+                # The watchdog first, so that a driver killed while Ray starts leaves
+                # nothing either: it knows the instance by its private folder.
+                self._instance_folder = new_instance_folder()
+                self._watchdog = start_watchdog(self._instance_folder)
                 ray.init(
                     address="local",
                     num_cpus=self.workers or os.cpu_count() or 1,
@@ -125,6 +133,7 @@ class RayExecutor:
                     logging_level=logging.WARNING,
                     object_store_memory=_OBJECT_STORE_BYTES,
                     namespace="dp-arena",
+                    _temp_dir=str(self._instance_folder),
                 )
                 self._owns_connection = True
                 self._embedded = True
@@ -141,6 +150,7 @@ class RayExecutor:
                 )
                 self._owns_connection = True
         except (ConnectionError, RuntimeError, ValueError) as error:
+            self._stop_watchdog()
             where = (
                 "start a local Ray"
                 if self.address is None
@@ -169,8 +179,19 @@ class RayExecutor:
         import ray
 
         ray.shutdown()
+        self._stop_watchdog()
         if self._logs_source is not None and self.log_dir is not None:
             shutil.copytree(self._logs_source, self.log_dir / "ray", dirs_exist_ok=True)
+            # The logs are kept in the run directory: the instance's folder can go.
+            if self._instance_folder is not None:
+                shutil.rmtree(self._instance_folder, ignore_errors=True)
+
+    def _stop_watchdog(self) -> None:
+        """After Ray's own shutdown: the watchdog kills any process of the instance still
+        there, and ends."""
+        if self._watchdog is not None:
+            self._watchdog.close()
+            self._watchdog = None
 
     def __enter__(self) -> RayExecutor:
         self.start()

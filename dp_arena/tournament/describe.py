@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from fractions import Fraction
 
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
+from dp_arena.tournament.quickplay import QuickPlayDetails
 
 __all__ = ["describe_plan", "describe_result", "format_points"]
 
@@ -100,6 +101,53 @@ def describe_plan(plan: EventPlan, title: str, *, deck: str | None = None) -> st
     return "\n".join(lines) + "\n"
 
 
+def _format_percent(basis_points: int) -> str:
+    """``500`` → ``'5 %'``, ``250`` → ``'2.5 %'``."""
+    whole, hundredths = divmod(basis_points, 100)
+    return f"{whole}.{hundredths:02d}".rstrip("0").rstrip(".") + " %"
+
+
+def _place(standing: Standing) -> str:
+    if standing.place == standing.place_to:
+        return str(standing.place)
+    return f"{standing.place}-{standing.place_to}"
+
+
+def _quick_play_standings(
+    result: EventResult, details: QuickPlayDetails, absent_players: set[str]
+) -> list[str]:
+    """Quick Play's standings with the money behind each place: won (after the rake),
+    buy-ins and sets, and the net."""
+    money = {player.player: player for player in details.players}
+    width = max((len(standing.player) for standing in result.standings), default=6)
+    lines = [
+        "final standings, by money won after the rake (equal winnings: fewer buy-ins first):",
+        f"  {'place':>7}  {'player':<{width}}  {'won':>10}  {'buy-ins':>10}  sets  {'net':>10}",
+    ]
+    for standing in result.standings:
+        player = money[standing.player]
+        net = ("+" if player.profit_cents > 0 else "") + format_cents(player.profit_cents)
+        note = "  (ABSENT: did not load)" if standing.player in absent_players else ""
+        lines.append(
+            f"  {_place(standing):>7}  {standing.player:<{width}}"
+            f"  {format_cents(player.won_cents):>10}  {format_cents(player.buy_ins_cents):>10}"
+            f"  {player.sets_played:>4}  {net:>10}{note}"
+        )
+    return lines
+
+
+def _standing_lines(result: EventResult, absent_players: set[str]) -> list[str]:
+    lines = ["final standings:"]
+    width = max((len(standing.player) for standing in result.standings), default=6)
+    for standing in result.standings:
+        note = f"  (out in session {standing.eliminated_in})" if standing.eliminated_in else ""
+        if standing.player in absent_players:
+            note += "  (ABSENT: did not load)"
+        prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
+        lines.append(f"  {_place(standing):>7}  {standing.player:<{width}}  {prize:>10}{note}")
+    return lines
+
+
 def describe_result(
     plan: EventPlan,
     title: str,
@@ -109,10 +157,16 @@ def describe_result(
     absent: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The summary for people; ``absent``: entrants that did not load, with the reason."""
+    quick_play = result.details if isinstance(result.details, QuickPlayDetails) else None
+    rake = (
+        f", rake {_format_percent(quick_play.rake_basis_points)} of each amount won"
+        if quick_play is not None
+        else ""
+    )
     lines = [
         (
             f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"},'
-            f" prize pool {format_cents(plan.prizes.pool_cents)}"
+            f" prize pool {format_cents(plan.prizes.pool_cents)}{rake}"
         )
     ]
     for outcome in result.sessions:
@@ -129,24 +183,19 @@ def describe_result(
             went_on = f"{len(outcome.advancing)} go on" if outcome.advancing else "last session"
             lines.append(f"session {outcome.session}: sections of {sizes} players; {went_on}")
     absent_players = {player for player, _ in absent}
-    lines += ["", "final standings:"]
-    width = max((len(standing.player) for standing in result.standings), default=6)
-    for standing in result.standings:
-        place = (
-            str(standing.place)
-            if standing.place == standing.place_to
-            else f"{standing.place}-{standing.place_to}"
-        )
-        note = f"  (out in session {standing.eliminated_in})" if standing.eliminated_in else ""
-        if standing.player in absent_players:
-            note += "  (ABSENT: did not load)"
-        prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
-        lines.append(f"  {place:>7}  {standing.player:<{width}}  {prize:>10}{note}")
+    lines.append("")
+    if quick_play is not None:
+        lines += _quick_play_standings(result, quick_play, absent_players)
+    else:
+        lines += _standing_lines(result, absent_players)
     paid = sum(standing.prize_cents for standing in result.standings)
+    kept = (
+        f" (the rake kept {format_cents(quick_play.rake_cents)})" if quick_play is not None else ""
+    )
     lines += [
         "",
         (
-            f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)};"
+            f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)}{kept};"
             f" faults: {len(result.faults)}"
         ),
     ]

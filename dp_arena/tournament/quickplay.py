@@ -151,6 +151,7 @@ class QuickPlayDetails:
     sets: tuple[SetRecord, ...]
     players: tuple[PlayerMoney, ...]
     rake_cents: int
+    rake_basis_points: int
     ledger_total_before_cents: int
     ledger_total_after_cents: int
 
@@ -388,6 +389,7 @@ class QuickPlayFormat:
                 sets=tuple(records),
                 players=purses.money(),
                 rake_cents=sum(record.rake_cents for record in records),
+                rake_basis_points=options.rake_basis_points,
                 ledger_total_before_cents=purses.total_before,
                 ledger_total_after_cents=ledger.total(),
             )
@@ -422,16 +424,20 @@ def _ledger_path(config: EventConfig, options: QuickPlayOptions, runtime: Runtim
     return ":memory:"
 
 
+def _standing_key(money: PlayerMoney) -> tuple[int, int]:
+    return -money.won_cents, money.buy_ins_cents
+
+
 def _standings(players: tuple[PlayerMoney, ...]) -> list[Standing]:
-    """Players by profit (winnings after rake minus buy-ins), equal profits sharing places;
-    a standing's prize is what the player won."""
-    ordered = sorted(players, key=lambda money: -money.profit_cents)  # stable: config order
+    """Players by the money they won (after the rake); equal winnings, the one that paid
+    fewer buy-ins (the better profit) first; equal in both, they share the place, listed
+    in config order. A standing's prize is what the player won."""
+    ordered = sorted(players, key=_standing_key)  # stable: config order
     standings = []
     index = 0
     while index < len(ordered):
-        group = [
-            money for money in ordered[index:] if money.profit_cents == ordered[index].profit_cents
-        ]
+        key = _standing_key(ordered[index])
+        group = [money for money in ordered[index:] if _standing_key(money) == key]
         for money in group:
             standings.append(Standing(money.player, index + 1, index + len(group), money.won_cents))
         index += len(group)

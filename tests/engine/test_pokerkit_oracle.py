@@ -17,11 +17,20 @@ all-in first raise as a full raise, so its random play may re-raise where our ru
 not reopen the betting; the PokerKit player here keeps to moves both engines allow and
 checks that nothing else is ever refused. Heads-up tables with equal blinds are left
 out: there PokerKit lets the big blind act first preflop (``docs/phh.md``).
+
+Left out too, and shown by hand-computed hands of their own: three or more players with
+a big blind all-in for less than the big blind, with no blind posted in full (only the
+classic freezeout, which has no cap, can deal one). We follow the general rules: the
+full big blind is still owed and a raise is to at least twice it. PokerKit asks only for
+the larger of the posted blinds, so the same actions move other chips (and our raises
+may be below its minimum). Heads-up the two agree (the only opponent is the all-in big
+blind: a call matches it), and those hands stay in the comparison.
 """
 
 from __future__ import annotations
 
 import random
+import tomllib
 from collections.abc import Sequence
 
 import pytest
@@ -91,6 +100,23 @@ def stacks_by_pokerkit_odd_chip_rule(state: HandState) -> list[int]:
     return phh_order(state, [available[s] - state.committed[s] + won[s] for s in range(seat_count)])
 
 
+def blinds_differ(seat_count: int, blinds: tuple[int, int], posted: tuple[int, int]) -> bool:
+    """Whether the two engines ask different amounts of the other players: three or more
+    players, and the big blind (``posted`` small and big blind) posted by no one."""
+    return seat_count > 2 and max(posted) < blinds[1]
+
+
+def our_blinds_differ(state: HandState) -> bool:
+    rules = state.rules
+    cap = rules.cap
+    available = [stack if cap is None else min(stack, cap) for stack in state.starting_stacks]
+    posted = (
+        min(rules.small_blind, available[state.small_blind_seat]),
+        min(rules.big_blind, available[state.big_blind_seat]),
+    )
+    return blinds_differ(state.seat_count, (rules.small_blind, rules.big_blind), posted)
+
+
 def assert_same_stacks(
     state: HandState, ours: Sequence[int], theirs: Sequence[int], context: str
 ) -> None:
@@ -111,15 +137,19 @@ def assert_same_stacks(
 @pytest.mark.parametrize("seat_count", range(2, 10))
 def test_pokerkit_reads_our_histories_to_the_same_stacks(seat_count: int) -> None:
     rng = random.Random(1000 + seat_count)
-    splits = 0
+    splits = short_blinds = 0
     for _ in range(50):
         state = random_hand(rng, seat_count=seat_count, equal_blinds_heads_up=False)
+        if our_blinds_differ(state):  # the documented difference: tested by hand below
+            short_blinds += 1
+            continue
         text = write_hand(state)
         assert_same_stacks(
             state, expected_finishing_stacks(state), pokerkit_final_stacks(text), text
         )
         splits += split_pots(state) > 0
     assert splits < 25  # the exact comparison covers most hands
+    assert short_blinds < 10
 
 
 @pytest.mark.slow
@@ -127,6 +157,8 @@ def test_pokerkit_reads_our_histories_to_the_same_stacks_at_scale() -> None:
     rng = random.Random(2026)
     for _ in range(6000):
         state = random_hand(rng, equal_blinds_heads_up=False)
+        if our_blinds_differ(state):
+            continue
         text = write_hand(state)
         assert_same_stacks(
             state, expected_finishing_stacks(state), pokerkit_final_stacks(text), text
@@ -163,6 +195,15 @@ def pokerkit_played_history(rng: random.Random, seat_count: int) -> tuple[str, l
     small_blind = rng.choice((1, 5, 25))
     big_blind = small_blind * rng.choice((2, 3) if seat_count == 2 else (1, 2, 3))
     stacks = random_stacks(rng, seat_count, big_blind)
+    # PHH player k at seat k, the button last: p1 and p2 post the blinds (heads-up, the
+    # button p2 posts the small blind). Not the documented short big blind (see above).
+    small_blind_seat, big_blind_seat = (1, 0) if seat_count == 2 else (0, 1)
+    while blinds_differ(
+        seat_count,
+        (small_blind, big_blind),
+        (min(small_blind, stacks[small_blind_seat]), min(big_blind, stacks[big_blind_seat])),
+    ):
+        stacks = random_stacks(rng, seat_count, big_blind)
     game = NoLimitTexasHoldem(
         AUTOMATIONS, False, 0, (small_blind, big_blind), big_blind, mode=Mode.CASH_GAME
     )
@@ -295,3 +336,59 @@ def test_pokerkits_short_all_in_reraise_is_refused_with_a_clear_error() -> None:
         HandHistoryError, match=r"action 6 'p3 cbr 200': illegal action \(raise_not_allowed\)"
     ):
         replay_text(text, file="pokerkit.phh")
+
+
+def test_a_short_big_blind_is_a_documented_difference_both_ways() -> None:
+    # Three-handed, blinds 10/20, the big blind has 15 and posts it all-in; the button and
+    # the small blind call, then everyone checks down and the big blind's aces win.
+    # PHH order: p1 small blind, p2 big blind, p3 button.
+    holes = ("3d4h", "AsAh", "KdKh")
+    game = NoLimitTexasHoldem(AUTOMATIONS, False, 0, (10, 20), 20, mode=Mode.CASH_GAME)
+    theirs = game((1000, 15, 1000), 3)
+    for hole in holes:
+        theirs.deal_hole(hole)
+    # PokerKit asks the button for the larger posted blind, 15, and a raise to 15 + 20.
+    assert theirs.checking_or_calling_amount == 15
+    assert theirs.min_completion_betting_or_raising_to_amount == 35
+    cards = iter(("Tc", "2c7d9h", "Td", "Js", "Th", "Qs"))  # burn, flop, burn, turn, ...
+    while theirs.status:
+        if theirs.can_burn_card():
+            theirs.burn_card(next(cards))
+        elif theirs.can_deal_board():
+            theirs.deal_board(next(cards))
+        else:
+            theirs.check_or_call()
+    pokerkit_text = HandHistory.from_game_state(game, theirs).dumps()
+    # PokerKit: one pot of 3 x 15 = 45 to the aces: 985, 45, 985.
+    assert [int(stack) for stack in theirs.stacks] == [985, 45, 985]
+
+    # Ours: the full big blind is owed, so the calls are 20 (button) and 10 more (small
+    # blind): pots of 45 (aces) and 2 x 5 = 10 (the button's kings): 980, 45, 990.
+    ours = HandState(
+        TableRules(3, 10, 20, cap=None),
+        button=2,  # seat k is PHH player k + 1
+        stacks=(1000, 15, 1000),
+        hole_cards=[(first, second) for first, second in map(parse_cards, holes)],
+        board=parse_cards("2c7d9hJsQs"),
+    )
+    assert ours.legal_actions().call_amount == 20
+    while ours.actor is not None:
+        ours.apply(Action.call() if ours.legal_actions().can_call else Action.check())
+    our_text = write_hand(ours)
+    (replayed,) = replay_text(our_text)  # our own history replays exactly
+    assert replayed.finishing_stacks == (980, 45, 990) and replayed.matches_recorded()
+
+    # Each engine reads the other's history with its own rule: the same actions, other chips.
+    def betting(text: str) -> list[str]:
+        return [
+            action
+            for action in tomllib.loads(text)["actions"]
+            if action[0] == "p" and action.split()[1] != "sm"
+        ]
+
+    assert (
+        betting(our_text) == betting(pokerkit_text) == ["p3 cc", "p1 cc"] + ["p1 cc", "p3 cc"] * 3
+    )
+    assert pokerkit_final_stacks(our_text) == [985, 45, 985]
+    (read,) = replay_text(pokerkit_text, file="pokerkit.phh")
+    assert read.finishing_stacks == (980, 45, 990)  # not PokerKit's 985, 45, 985

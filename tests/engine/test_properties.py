@@ -101,7 +101,15 @@ def test_legal_actions_describe_what_the_rules_allow(state: HandState, data: st.
             return
         legal = state.legal_actions()
         seat = legal.seat
-        owed = state.current_bet - state.street_bets[seat]
+        # What is owed: up to the current bet, but never more than any other player still
+        # in the hand could put in (a short big blind all-in leaves the full big blind as
+        # the current bet, yet a call need only match what the others can).
+        others_most = max(
+            state.street_bets[other] + state.available[other]
+            for other in range(state.seat_count)
+            if other != seat and not state.folded[other]
+        )
+        owed = max(0, min(state.current_bet, others_most) - state.street_bets[seat])
         assert legal.seat == state.actor and not state.folded[seat] and state.available[seat] > 0
         # Exactly one of check and fold: fold only when something is owed.
         assert legal.can_check == (owed == 0) and legal.can_fold == (owed > 0)

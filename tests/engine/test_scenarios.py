@@ -371,6 +371,138 @@ def test_short_all_in_first_raise_preflop_does_not_let_a_limper_re_raise() -> No
     assert legal(state) == (2, True, False, 15, None, None)
 
 
+# -- short blinds: the full big blind is still owed (docs/rules.md) ------------------
+# Only the classic freezeout (no cap, stacks carried from deal to deal) can deal a blind
+# to a player with less than the blind: in the capped formats everyone has the cap.
+
+
+def test_a_big_blind_all_in_for_less_leaves_the_full_big_blind_owed() -> None:
+    # Three-handed, no cap, blinds 10/20, button 0; the big blind (seat 2) has only 15
+    # and posts it all-in.
+    state = deal(rules(3, cap=None), button=0, holes=[SECOND, WORST, BEST], stacks=[1000, 1000, 15])
+    assert state.committed == [0, 10, 15] and state.is_all_in(2)
+    # The button owes the full big blind, 20 (not 15), and a raise is to at least
+    # 20 + 20 = 40 (not 15 + 20 = 35).
+    assert legal(state) == (0, True, False, 20, 40, 1000)
+    assert refused(state, raise_to(35)) is IllegalReason.RAISE_BELOW_MIN
+    play(state, CALL)
+    # The small blind owes 20 - 10 = 10 and may raise to 40 too.
+    assert legal(state) == (1, True, False, 10, 40, 1000)
+    play(state, CALL)
+    # The big blind is all-in; the two others check it down.
+    assert (state.street, state.actor) == (Street.FLOP, 1)
+    play(state, *[CHECK] * 6)
+    # Main pot 3 x 15 = 45 (all three), side pot 2 x 5 = 10 (button and small blind):
+    # the big blind's aces take 45, the button's kings 10.
+    assert state.pots == (Pot(45, (0, 1, 2), (2,)), Pot(10, (0, 1), (0,)))
+    assert state.payoffs == (-10, -20, 30)
+
+
+def test_after_a_short_big_blind_a_raise_to_40_is_full() -> None:
+    state = deal(rules(3, cap=None), button=0, holes=[SECOND, WORST, BEST], stacks=[1000, 1000, 15])
+    play(state, raise_to(40))  # a raise of 20 over the 20 owed: a full raise
+    # The small blind owes 30; a re-raise must add at least 20 more: to 60.
+    assert legal(state) == (1, True, False, 30, 60, 1000)
+    play(state, FOLD)
+    # The button and the all-in big blind see the board. Pot of the big blind's level:
+    # button 15 + small blind 10 (folded) + big blind 15 = 40, to the aces; the button's
+    # other 25 were called by no one and come back.
+    assert state.is_complete
+    assert state.pots == (Pot(40, (0, 2), (2,)), Pot(25, (0,), (0,)))
+    assert state.payoffs == (-15, -10, 25)
+
+
+def test_facing_only_a_short_big_blind_a_call_matches_the_all_in() -> None:
+    state = deal(rules(3, cap=None), button=0, holes=[SECOND, WORST, BEST], stacks=[1000, 1000, 15])
+    play(state, FOLD)
+    # Only the big blind's 15 can be matched: the small blind owes 5 (not 10, which would
+    # put in 5 that no one could call), and there is no one to raise against.
+    assert legal(state) == (1, True, False, 5, None, None)
+    play(state, CALL)
+    assert state.is_complete and state.pots == (Pot(30, (1, 2), (2,)),)
+    assert state.payoffs == (0, -15, 15)
+
+
+def test_a_big_blind_shorter_than_the_small_blind_still_leaves_20_owed() -> None:
+    # The small blind posts its 10; the big blind has 8 and posts them all-in. The others
+    # owe 20 (not the larger posted blind, 10) and may raise to 40 (not 30).
+    state = deal(rules(3, cap=None), button=0, holes=[SECOND, WORST, BEST], stacks=[1000, 1000, 8])
+    assert legal(state) == (0, True, False, 20, 40, 1000)
+    play(state, CALL)
+    assert legal(state) == (1, True, False, 10, 40, 1000)
+    play(state, CALL, *[CHECK] * 6)
+    # Main pot 3 x 8 = 24 to the aces; side pot 2 x 12 = 24 to the button's kings.
+    assert state.pots == (Pot(24, (0, 1, 2), (2,)), Pot(24, (0, 1), (0,)))
+    assert state.payoffs == (4, -20, 16)
+
+
+def test_a_small_blind_all_in_for_less_changes_nothing_owed() -> None:
+    # The small blind (seat 1) has 5 and posts them all-in; the big blind posts 20. The
+    # button owes 20 and may raise to 40, as with full blinds.
+    state = deal(rules(3, cap=None), button=0, holes=[SECOND, BEST, THIRD], stacks=[1000, 5, 1000])
+    assert state.committed == [0, 5, 20]
+    assert legal(state) == (0, True, False, 20, 40, 1000)
+    play(state, CALL)
+    # The big blind has its option: check, or raise to 40.
+    assert legal(state) == (2, False, True, 0, 40, 1000)
+    play(state, CHECK)
+    # After the flop the all-in small blind is skipped: the big blind acts first.
+    assert (state.street, state.actor) == (Street.FLOP, 2)
+    play(state, *[CHECK] * 6)
+    # Main pot 3 x 5 = 15 to the small blind's aces; side pot 2 x 15 = 30 to the button's
+    # kings over the big blind's eights.
+    assert state.pots == (Pot(15, (0, 1, 2), (1,)), Pot(30, (0, 2), (0,)))
+    assert state.payoffs == (10, 10, -20)
+
+
+def test_both_blinds_all_in_for_less_leave_the_full_big_blind_owed() -> None:
+    # Four-handed, button 0: the small blind (1) has 5, the big blind (2) has 15.
+    state = deal(
+        rules(4, cap=None),
+        button=0,
+        holes=[WORST, BEST, SECOND, THIRD],
+        stacks=[1000, 5, 15, 1000],
+    )
+    assert state.committed == [0, 5, 15, 0]
+    assert legal(state) == (3, True, False, 20, 40, 1000)
+    play(state, CALL)
+    assert legal(state) == (0, True, False, 20, 40, 1000)
+    play(state, CALL, *[CHECK] * 6)
+    # Pots by level: 4 x 5 = 20 (all), 3 x 10 = 30 (button, big blind, seat 3), 2 x 5 = 10
+    # (button, seat 3). Aces (1), kings (2) and eights (3) take one each.
+    assert state.pots == (
+        Pot(20, (0, 1, 2, 3), (1,)),
+        Pot(30, (0, 2, 3), (2,)),
+        Pot(10, (0, 3), (3,)),
+    )
+    assert state.payoffs == (-20, 15, 15, -10)
+
+
+def test_heads_up_short_blinds() -> None:
+    table = rules(2, cap=None)
+    # The big blind (seat 1) is all-in for 15: the button, who posted 10, owes only the 5
+    # that match it (the only opponent cannot call more), and may not raise.
+    state = deal(table, button=0, holes=[BEST, SECOND], stacks=[1000, 15])
+    assert legal(state) == (0, True, False, 5, None, None)
+    play(state, CALL)
+    assert state.is_complete and state.pots == (Pot(30, (0, 1), (0,)),)
+    assert state.payoffs == (15, -15)
+    # Folding instead gives the big blind the button's 10; its own 5 beyond come back.
+    state = deal(table, button=0, holes=[BEST, SECOND], stacks=[1000, 15])
+    play(state, FOLD)
+    assert state.payoffs == (-10, 10)
+    # A big blind all-in for 8, less than the small blind: no one can act. 2 x 8 = 16 is
+    # contested; the button's other 2 come back.
+    state = deal(table, button=0, holes=[WORST, BEST], stacks=[1000, 8])
+    assert state.is_complete and state.history == []
+    assert state.pots == (Pot(16, (0, 1), (1,)), Pot(2, (0,), (0,)))
+    assert state.payoffs == (-8, 8)
+    # The button all-in for 5 in the small blind: the big blind cannot lose more than 5.
+    state = deal(table, button=0, holes=[BEST, SECOND], stacks=[5, 1000])
+    assert state.is_complete and state.pots == (Pot(10, (0, 1), (0,)), Pot(15, (1,), (1,)))
+    assert state.payoffs == (5, -5)
+
+
 # -- all-ins, side pots and uncalled bets (SPEC 1.4-1.5) -----------------------------
 
 

@@ -206,30 +206,63 @@ def test_the_shipped_learned_bot_loads_and_plays_legal_actions() -> None:
     assert weights["metadata"]["episodes"] >= 100  # the shipped weights are a full training run
 
 
-def test_train_command_writes_weights_and_evaluates(tmp_path: Path) -> None:
-    output = tmp_path / "weights.json"
-    completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dp_arena.cli",
-            "train",
-            "--episodes",
-            "4",
-            "--tables",
-            "2",
-            "--deals",
-            "4",
-            "--output",
-            str(output),
-            "--evaluate-deals",
-            "20",
-        ],
+TINY_TRAINING = ["--episodes", "4", "--tables", "2", "--deals", "4"]
+SHIPPED_WEIGHTS = ROOT / "agents" / "learned_weights.json"
+
+
+def _train(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dp_arena.cli", "train", *arguments],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=ROOT,
+        cwd=cwd,
     )
+
+
+def test_train_command_writes_weights_and_evaluates(tmp_path: Path) -> None:
+    output = tmp_path / "weights.json"
+    completed = _train(*TINY_TRAINING, "--output", str(output), "--evaluate-deals", "20")
     assert completed.returncode == 0, completed.stderr
     assert "vs random" in completed.stdout and "vs calling-station" in completed.stdout
+    assert LinearPolicy.load(output).metadata["episodes"] == 4
+
+
+def test_train_by_default_writes_a_new_file_under_runs_and_leaves_the_shipped_weights(
+    tmp_path: Path,
+) -> None:
+    shipped = SHIPPED_WEIGHTS.read_bytes()
+    try:
+        completed = _train(*TINY_TRAINING, "--evaluate-deals", "0", cwd=tmp_path)
+        assert completed.returncode == 0, completed.stderr
+        assert SHIPPED_WEIGHTS.read_bytes() == shipped
+    finally:
+        if SHIPPED_WEIGHTS.read_bytes() != shipped:  # never leave the repository changed
+            SHIPPED_WEIGHTS.write_bytes(shipped)
+    written = list((tmp_path / "runs").glob("learned-weights-*.json"))
+    assert len(written) == 1, completed.stdout
+    assert LinearPolicy.load(written[0]).metadata["episodes"] == 4
+    assert str(Path("runs") / written[0].name) in completed.stdout
+    # A second run at once gets a file of its own, not the first one's.
+    again = _train(*TINY_TRAINING, "--evaluate-deals", "0", cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert len(list((tmp_path / "runs").glob("learned-weights-*.json"))) == 2
+    assert LinearPolicy.load(written[0]).metadata["episodes"] == 4
+
+
+def test_train_refuses_an_existing_output_before_training_unless_forced(tmp_path: Path) -> None:
+    output = tmp_path / "mine.json"
+    output.write_text("keep me")
+    refused = _train(*TINY_TRAINING, "--evaluate-deals", "0", "--output", str(output))
+    assert refused.returncode == 2
+    assert "--force" in refused.stderr and str(output) in refused.stderr
+    assert "training:" not in refused.stdout  # refused before any episode
+    assert output.read_text() == "keep me"
+    # The shipped weights are an existing file like any other.
+    shipped = SHIPPED_WEIGHTS.read_bytes()
+    refused = _train(*TINY_TRAINING, "--output", str(SHIPPED_WEIGHTS))
+    assert refused.returncode == 2 and "--force" in refused.stderr
+    assert SHIPPED_WEIGHTS.read_bytes() == shipped
+    forced = _train(*TINY_TRAINING, "--evaluate-deals", "0", "--output", str(output), "--force")
+    assert forced.returncode == 0, forced.stderr
     assert LinearPolicy.load(output).metadata["episodes"] == 4

@@ -126,6 +126,34 @@ def stored_units(run_dir: Path) -> int:
         return 0  # the schema is not there yet
 
 
+def live_processes_of_a_run(variable: str, value: str, folder: Path | None) -> dict[int, str]:
+    """Live (not zombie) processes, process id to name, that either have ``variable=value``
+    in their environment or a file open under ``folder``. A process inherits its parent's
+    environment, so a variable given to one command finds what it started and theirs,
+    whatever they renamed themselves to; but a process that rewrites its command line (Ray's
+    workers and agents do) may overwrite the start of its environment too, and then its
+    open log files still tell where it belongs."""
+    needle = f"{variable}={value}".encode()
+    prefix = None if folder is None else str(folder.resolve()) + os.sep
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            name = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            belongs = needle in (entry / "environ").read_bytes().split(b"\0")
+            if not belongs and prefix is not None:
+                for descriptor in (entry / "fd").iterdir():
+                    with contextlib.suppress(OSError):
+                        belongs = belongs or os.readlink(descriptor).startswith(prefix)
+        except OSError:
+            continue
+        if belongs and state != "Z":
+            found[int(entry.name)] = name.strip()
+    return found
+
+
 def live_processes_mentioning(text: str) -> list[int]:
     """Process ids of live (not zombie) processes whose command line contains ``text``."""
     found = []

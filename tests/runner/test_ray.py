@@ -1,7 +1,8 @@
 """The Ray executor gives byte for byte the results of the plain serial event driver:
 with 1 and 2 workers on a cluster joined by address, with a worker killed in the middle
 of a task, through ``dp-arena run --ray-address auto``, and on the embedded Ray that
-``dp-arena run`` starts by default.
+``dp-arena run`` starts by default. The embedded Ray dies with a driver killed with
+SIGKILL.
 
 One Ray head is started for the module (``ray start --head --block`` in its own
 session, on a free port, with its own temporary folder so nothing else on the machine
@@ -34,9 +35,13 @@ from dp_arena.tournament.config import load_config
 from .helpers import (
     BOTS,
     cli,
+    cli_command,
     cli_environment,
+    cli_folder,
     live_processes_mentioning,
+    live_processes_of_a_run,
     reference_results,
+    stored_units,
     write_config,
 )
 
@@ -201,6 +206,49 @@ def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_ru
     while live_processes_mentioning(session) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert live_processes_mentioning(session) == []
+
+
+def _ray_session(run_dir: Path) -> Path:
+    """The embedded Ray's session folder, as ``run.log`` names it while the run goes on."""
+    line = next(
+        line for line in (run_dir / "run.log").read_text().splitlines() if "Ray's logs:" in line
+    )
+    return Path(line.split("Ray's logs: ")[1].split(" ")[0]).parent
+
+
+def test_the_embedded_ray_dies_with_a_driver_killed_with_sigkill(tmp_path: Path) -> None:
+    """Killed once Ray's workers have stored their first table-session: a few seconds
+    later no process of that run is left. Its processes are those that carry a variable
+    only this test's ``dp-arena run`` was given, or hold a file of its Ray session open."""
+    config = write_config(tmp_path, players=600, seed=37)
+    run_dir = tmp_path / "run"
+    variable, value = "DP_ARENA_TEST_RUN", secrets.token_hex(8)
+    process = subprocess.Popen(
+        cli_command("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet"),
+        cwd=cli_folder(),
+        env=cli_environment({variable: value}),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while stored_units(run_dir) < 1 and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        session = _ray_session(run_dir)
+        running = live_processes_of_a_run(variable, value, session)
+        process.send_signal(signal.SIGKILL)
+    finally:
+        _, error = process.communicate(timeout=60)
+    assert process.returncode == -signal.SIGKILL, error.decode()[-3000:]
+    # The instance was there: the driver, Ray's servers, its agents and workers.
+    assert sum(name.startswith("ray::") for name in running.values()) >= 2, running
+    assert len(running) >= 6, running
+    deadline = time.monotonic() + 8  # generous: Ray's workers take 1-3 s to notice
+    while live_processes_of_a_run(variable, value, session) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert live_processes_of_a_run(variable, value, session) == {}, running
+    # A killed run keeps its Ray folder for its logs: this test has no more use for it.
+    shutil.rmtree(session.parent, ignore_errors=True)
 
 
 def test_batches_are_several_per_worker_and_bounded() -> None:

@@ -5,6 +5,8 @@ and resumes to the serial driver's results. The full figures are ``make bench-sc
 from __future__ import annotations
 
 import json
+import secrets
+import shutil
 import signal
 import subprocess
 import time
@@ -20,7 +22,7 @@ from .helpers import (
     cli_command,
     cli_environment,
     cli_folder,
-    live_processes_mentioning,
+    live_processes_of_a_run,
     snapshot,
     snapshot_reference,
     stored_units,
@@ -48,13 +50,14 @@ def test_an_embedded_ray_run_killed_with_sigkill_resumes_to_the_serial_results(
     tmp_path: Path,
 ) -> None:
     environment = snapshot(tmp_path / "code")
+    variable, value = "DP_ARENA_TEST_RUN", secrets.token_hex(8)
     config = write_config(tmp_path, players=300, seed=41)
     reference = snapshot_reference(config, tmp_path / "reference", environment)
     run_dir = tmp_path / "run"
     process = subprocess.Popen(
         cli_command("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet"),
         cwd=cli_folder(environment),
-        env=cli_environment(environment),
+        env=cli_environment({**environment, variable: value}),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -69,12 +72,13 @@ def test_an_embedded_ray_run_killed_with_sigkill_resumes_to_the_serial_results(
     stored = stored_units(run_dir)
     assert stored >= 60 and not (run_dir / "results.json").exists()
     log = (run_dir / "run.log").read_text()
-    session = log.split("Ray's logs: ")[1].split("/logs")[0].rsplit("/", 1)[1]
-    # The embedded Ray shares the driver's fate.
-    deadline = time.monotonic() + 60
-    while live_processes_mentioning(session) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    assert live_processes_mentioning(session) == []
+    session = Path(log.split("Ray's logs: ")[1].split("/logs")[0])
+    # The embedded Ray shares the driver's fate, within seconds.
+    deadline = time.monotonic() + 8
+    while live_processes_of_a_run(variable, value, session) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert live_processes_of_a_run(variable, value, session) == {}
+    shutil.rmtree(session.parent, ignore_errors=True)  # the killed run's Ray folder
     resumed = cli("resume", str(run_dir), "--workers", "2", "--quiet", extra_env=environment)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert json.loads((run_dir / "runner.json").read_text())["units_from_store"] == stored

@@ -14,6 +14,7 @@ from dp_arena.tournament.config import check_config, parse_config
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import Runtime, get_format
 from dp_arena.tournament.ledger import Ledger
+from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.quickplay_money import set_awards, set_money
 from dp_arena.tournament.quickplay_schedule import schedule_sets
 from dp_arena.tournament.units import SerialExecutor
@@ -352,3 +353,98 @@ def test_docstring_examples(module: str) -> None:
 
     failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
     assert failures == 0 and tried > 0
+
+
+# -- standings and the summary ----------------------------------------------------------
+
+
+def _money(player: str, won: int, buy_ins: int, sets: int, rake: int = 0) -> Any:
+    from dp_arena.tournament.quickplay_purses import PlayerMoney
+
+    return PlayerMoney(
+        player=player,
+        sets_played=sets,
+        buy_ins_cents=buy_ins,
+        won_cents=won,
+        rake_cents=rake,
+        credit_in_cents=buy_ins,
+        credit_returned_cents=won,
+        main_before_cents=1000,
+        main_after_cents=1000 - buy_ins + won,
+    )
+
+
+# Worked by hand: by money won, then fewer buy-ins; "b" and "f" are equal in both.
+HAND_MADE = (
+    _money("a", won=500, buy_ins=600, sets=3, rake=26),  # won the most, but paid the most
+    _money("b", won=300, buy_ins=200, sets=1, rake=15),
+    _money("c", won=500, buy_ins=200, sets=1, rake=26),
+    _money("d", won=0, buy_ins=200, sets=1),
+    _money("e", won=0, buy_ins=400, sets=2),
+    _money("f", won=300, buy_ins=200, sets=1, rake=15),
+)
+
+
+def test_standings_rank_by_money_won_then_fewer_buy_ins() -> None:
+    from dp_arena.tournament.quickplay import _standings
+
+    standings = [
+        (standing.player, standing.place, standing.place_to, standing.prize_cents)
+        for standing in _standings(HAND_MADE)
+    ]
+    assert standings == [
+        ("c", 1, 1, 500),
+        ("a", 2, 2, 500),  # by profit (-1.00) it would be 5th, under b, f and d
+        ("b", 3, 4, 300),
+        ("f", 3, 4, 300),
+        ("d", 5, 5, 0),
+        ("e", 6, 6, 0),
+    ]
+
+
+def test_the_summary_shows_the_rake_and_the_money_behind_each_place() -> None:
+    from dp_arena.tournament.describe import describe_result
+    from dp_arena.tournament.outcomes import EventResult
+    from dp_arena.tournament.quickplay import QuickPlayDetails, _standings
+
+    config = _config(players=8, seats=2, rake_percent=2.5)
+    plan = get_format("quickplay").plan(config)
+    details = QuickPlayDetails("qp", (), HAND_MADE, 82, 250, 0, 0)
+    text = describe_result(
+        plan, "Quick Play", EventResult((), tuple(_standings(HAND_MADE)), (), details)
+    )
+    lines = text.splitlines()
+    assert lines[0].endswith(", rake 2.5 % of each amount won")
+    start = lines.index(
+        "final standings, by money won after the rake (equal winnings: fewer buy-ins first):"
+    )
+    assert [line.split() for line in lines[start + 2 : start + 8]] == [
+        ["1", "c", "$5.00", "$2.00", "1", "+$3.00"],
+        ["2", "a", "$5.00", "$6.00", "3", "-$1.00"],
+        ["3-4", "b", "$3.00", "$2.00", "1", "+$1.00"],
+        ["3-4", "f", "$3.00", "$2.00", "1", "+$1.00"],
+        ["5", "d", "$0.00", "$2.00", "1", "-$2.00"],
+        ["6", "e", "$0.00", "$4.00", "2", "-$4.00"],
+    ]
+    # Paid: 5 + 5 + 3 + 3 = $16.00 after the rake of 26 + 15 + 26 + 15 = 82 cents.
+    assert (
+        lines[-1]
+        == f"paid $16.00 of {format_cents(plan.prizes.pool_cents)} (the rake kept $0.82); faults: 0"
+    )
+
+
+def test_a_played_event_summary_lists_money_in_order_and_the_rake(tmp_path: Path) -> None:
+    config = _config(players=10, seats=2, sets=2, leave_percent=30, arrivals=[6, 4], rake_percent=5)
+    run = run_event(config, tmp_path / "run", executor=SerialExecutor())
+    summary = (tmp_path / "run" / "summary.txt").read_text().splitlines()
+    details = run.result.details
+    rake = sum(award.rake_cents for record in details.sets for award in record.awards)
+    assert rake > 0
+    assert summary[0].endswith(", rake 5 % of each amount won")
+    assert f"(the rake kept {format_cents(rake)})" in summary[-1]
+    start = next(index for index, line in enumerate(summary) if line.startswith("final standings"))
+    rows = [line.split() for line in summary[start + 2 : start + 2 + 10]]
+    won = [int(row[2].replace("$", "").replace(".", "")) for row in rows]
+    assert won == sorted(won, reverse=True)
+    by_player = {money.player: money.won_cents for money in details.players}
+    assert [by_player[row[1]] for row in rows] == won
