@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "BlockSummary",
@@ -156,6 +157,8 @@ def _regularized_incomplete_beta(x: float, a: float, b: float) -> float:
 
 # -- the block bootstrap -----------------------------------------------------------------
 
+_DRAWS_PER_CHUNK = 1 << 22  # block draws made at once (32 MB of them)
+
 
 def bootstrap_means(
     columns: Sequence[Sequence[float]], *, seed: int, resamples: int = 1000
@@ -211,20 +214,42 @@ def bootstrap_partial_means(
         raise ValueError(f"bootstrap_partial_means: resamples must be at least 1, not {resamples}")
     values = np.array([[0.0 if v is None else v for v in column] for column in columns]).T
     present = np.array([[v is not None for v in column] for column in columns], dtype=float).T
-    rng = random.Random(seed)
-    indices = range(count)
     samples: list[tuple[float | None, ...]] = []
-    for _ in range(resamples):
-        drawn = np.bincount(rng.choices(indices, k=count), minlength=count).astype(float)
-        totals = drawn @ values
-        played = drawn @ present
-        samples.append(
-            tuple(
-                None if weight == 0 else float(total / weight)
-                for total, weight in zip(totals.tolist(), played.tolist(), strict=True)
+    for drawn_rows in _drawn_counts(seed, count, resamples):
+        for drawn in drawn_rows:
+            totals = drawn @ values
+            played = drawn @ present
+            samples.append(
+                tuple(
+                    None if weight == 0 else float(total / weight)
+                    for total, weight in zip(totals.tolist(), played.tolist(), strict=True)
+                )
             )
-        )
     return samples
+
+
+def _drawn_counts(seed: int, count: int, resamples: int) -> Iterator[Any]:
+    """How often each of ``count`` blocks is drawn in each resample, a chunk of resamples
+    (rows) at a time: exactly the draws of ``random.Random(seed).choices(range(count),
+    k=count)`` repeated ``resamples`` times, made by NumPy. The generator is the same
+    Mersenne Twister, started in the same state, and ``choices`` draws
+    ``floor(random() * count)`` with the same 53-bit ``random()``, so the blocks drawn
+    are the same, block for block (``tests/ratings/test_blocks.py`` checks it)."""
+    import numpy as np
+
+    _, state, _ = random.Random(seed).getstate()
+    generator = np.random.RandomState()
+    key, position = np.array(state[:624], dtype=np.uint32), int(state[624])
+    generator.set_state(("MT19937", key, position, 0, 0.0))
+    chunk = max(1, min(resamples, _DRAWS_PER_CHUNK // count))
+    done = 0
+    while done < resamples:
+        rows = min(chunk, resamples - done)
+        drawn = np.floor(generator.random_sample(rows * count) * float(count)).astype(np.int64)
+        offsets = np.repeat(np.arange(rows, dtype=np.int64) * count, count)
+        counts = np.bincount(drawn + offsets, minlength=rows * count)
+        yield counts.reshape(rows, count).astype(float)
+        done += rows
 
 
 def percentile(ordered: Sequence[float], probability: float) -> float:

@@ -41,14 +41,18 @@ def play_scores(block: DealBlock, *, equity: bool = False) -> Iterator[tuple[Sea
         if len(plays) < 2:
             continue
         nets = [_net(play, equity) for play in plays]
-        mean = sum(nets, Fraction(0)) / len(nets)
+        total = sum(nets)
+        count = len(nets)
+        # (net - total / count) x 1000 / big blind, normalised once per play.
+        scale = count * block.big_blind
         for play, net in zip(plays, nets, strict=True):
-            yield play, (net - mean) * 1000 / block.big_blind
+            difference = count * net - total
+            yield play, Fraction(difference.numerator * 1000, difference.denominator * scale)
 
 
-def _net(play: SeatPlay, equity: bool) -> Fraction:
+def _net(play: SeatPlay, equity: bool) -> Fraction | int:
     if not equity:
-        return Fraction(play.net)
+        return play.net
     if play.equity_net is None:
         raise ValueError(f"no equity net for {play.player!r}: the run kept no deal records")
     return play.equity_net
@@ -101,7 +105,8 @@ def score_matrix(
     plays = []
     for name in names:
         by_block = {
-            index: sum(scores, Fraction(0)) / len(scores) for index, scores in totals[name].items()
+            index: scores[0] if len(scores) == 1 else sum(scores, Fraction(0)) / len(scores)
+            for index, scores in totals[name].items()
         }
         columns.append(
             tuple(

@@ -6,9 +6,9 @@ Once every player but at most one is all-in, nobody decides anything again; what
 remaining board does to the nets is pure luck. Replacing the realised nets by their
 expectation over the remaining boards removes that luck and keeps everything the
 players chose (who put how much in, who folded). The expectation is exact: every
-combination of the cards still unseen is enumerated and scored with
-:func:`dp_arena.engine.evaluator.evaluate`'s lookup tables (vectorised with NumPy, so
-a pre-flop all-in's 1.7 million boards take well under a second).
+possible rest of the board is counted (:mod:`dp_arena.ratings.runouts`: the flop's and
+the turn's completions one by one, a pre-flop all-in's 1.7 million boards by their
+ranks, in milliseconds), and the mirrored tables of a deal share the count.
 
 *Unseen* means not in anybody's hand and not on the board yet: the harness knows every
 seat's hole cards, folded and absent seats' included, and the deck is a uniform
@@ -44,20 +44,13 @@ All in on the river, nothing is left to chance and the real nets stand:
 
 from __future__ import annotations
 
-import functools
-import itertools
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import TYPE_CHECKING
 
 from dp_arena.engine import Action, Card, HandState, Street, TableRules, parse_cards
-from dp_arena.engine.evaluator import CARD_KEYS, FLUSH_SUIT, FLUSH_VALUES, NONFLUSH_VALUES
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import DPArenaError, HandHistoryError
-
-if TYPE_CHECKING:
-    import numpy as np
-    import numpy.typing as npt
+from dp_arena.ratings.runouts import outcome_counts
 
 __all__ = [
     "adjusted_nets",
@@ -136,9 +129,17 @@ def adjusted_nets(
     board: str,
     actions: Sequence[str],
     absent: Sequence[int] = (),
+    nets: Sequence[int] | None = None,
 ) -> tuple[Fraction, ...]:
     """Every seat's net, by equity when the betting ended before the river with two or
-    more players in the hand, otherwise the real net (as a fraction either way)."""
+    more players in the hand, otherwise the real net (as a fraction either way).
+
+    ``nets``, the deal's recorded nets, spare the replay of a hand that all but one
+    player folded (most hands): its real nets stand."""
+    if nets is not None and len(nets) == rules.seat_count:
+        folds = sum(1 for action in actions if action.endswith(":fold"))
+        if folds == rules.seat_count - 1:
+            return tuple(Fraction(net) for net in nets)
     state = replay(
         rules, button=button, hole_cards=hole_cards, board=board, actions=actions, absent=absent
     )
@@ -170,22 +171,33 @@ def expected_payoffs(
     button: int,
 ) -> tuple[Fraction, ...]:
     """Each seat's expected net over every completion of ``known_board`` from the cards
-    that are neither ``dead`` nor on the board, with the chips each seat ``committed``."""
-    live_holes = []
+    that are neither ``dead`` nor on the board, with the chips each seat ``committed``.
+
+    The showdown orders are counted for every hand dealt (folded ones too), not only the
+    live ones: the mirrored tables of a deal hold the same cards, so they ask the same
+    question whoever folded there, and :func:`outcome_counts` answers it once. The
+    order of the live hands is read off the order of all of them."""
     for seat in live:
-        hole = hole_cards[seat]
-        if hole is None:
+        if hole_cards[seat] is None:
             raise HandHistoryError(f"seat {seat} is in the hand but its hole cards are unknown")
-        live_holes.append(hole)
-    counts = outcome_counts(tuple(live_holes), tuple(known_board), tuple(sorted(set(dead))))
-    total = sum(counts.values())
-    seat_count = len(committed)
-    expected = [Fraction(0)] * seat_count
+    dealt = tuple(seat for seat, hole in enumerate(hole_cards) if hole is not None)
+    holes = tuple(hole for hole in hole_cards if hole is not None)
+    counts = outcome_counts(holes, tuple(known_board), tuple(sorted(set(dead))))
+    positions = [dealt.index(seat) for seat in live]
+    live_counts: dict[tuple[int, ...], int] = {}
     for ranks, count in counts.items():
-        order = dict(zip(live, ranks, strict=True))
-        for seat, net in enumerate(pot_payoffs(committed, order, button)):
-            expected[seat] += Fraction(net * count, total)
-    return tuple(expected)
+        mine = [ranks[position] for position in positions]
+        # Among the live hands: how many live hands beat each (ties share a rank).
+        order = tuple(sum(other < rank for other in mine) for rank in mine)
+        live_counts[order] = live_counts.get(order, 0) + count
+    total = sum(live_counts.values())
+    seat_count = len(committed)
+    expected = [0] * seat_count  # sums of net x boards: exact integers, divided once
+    for order, count in live_counts.items():
+        ranked = dict(zip(live, order, strict=True))
+        for seat, net in enumerate(pot_payoffs(committed, ranked, button)):
+            expected[seat] += net * count
+    return tuple(Fraction(value, total) for value in expected)
 
 
 def pot_payoffs(committed: Sequence[int], ranks: dict[int, int], button: int) -> tuple[int, ...]:
@@ -212,126 +224,3 @@ def pot_payoffs(committed: Sequence[int], ranks: dict[int, int], button: int) ->
             won[seat] += share
         previous = level
     return tuple(won[seat] - committed[seat] for seat in range(seat_count))
-
-
-# -- enumeration -------------------------------------------------------------------------
-#
-# A seven-card value is looked up by the evaluator's key (see its docstring): rank counts
-# in base 5 for hands without a flush, the flush suit's rank mask otherwise. The unseen
-# cards are sorted by card number, so every runout's cards come in ascending rank; a
-# runout's ranks are then one number in base 13 (at most 13^5), and each hand's non-flush
-# value for every possible runout of ranks is a table of at most 6,188 entries, filled
-# once and indexed by that number. Flushes are rare and are looked up row by row.
-
-_RANK_BASE = 13
-
-
-@functools.lru_cache(maxsize=512)  # mirrored tables of one deal share the same question
-def outcome_counts(
-    holes: tuple[tuple[Card, Card], ...], known_board: tuple[Card, ...], dead: tuple[Card, ...]
-) -> dict[tuple[int, ...], int]:
-    """How many completions of ``known_board`` give each showdown order of ``holes``:
-    keys are per-hand ranks (0 = best; tied hands share a rank: the number of hands
-    strictly better), values are how many boards give that order."""
-    import numpy as np
-
-    missing = 5 - len(known_board)
-    excluded = set(dead) | set(known_board)
-    unseen = np.array([card for card in range(52) if card not in excluded], dtype=np.int64)
-    # One column of indices into ``unseen`` per runout card, ascending along each row.
-    columns = _combinations(len(unseen), missing)
-    rank_codes = np.zeros(len(columns[0]) if columns else 1, dtype=np.int64)
-    suit_counts = np.zeros_like(rank_codes)  # the key's low 12 bits: 3 bits a suit
-    for position, column in enumerate(columns):
-        rank_codes += ((unseen >> 2) * _RANK_BASE**position)[column]
-        suit_counts += (1 << 3 * (unseen & 3))[column]
-    tables = _lookup_tables()
-    values = np.empty((len(rank_codes), len(holes)), dtype=np.int64, order="F")
-    for index, hole in enumerate(holes):
-        fixed = (*hole, *known_board)
-        fixed_key = sum(CARD_KEYS[card] for card in fixed)
-        values[:, index] = _nonflush_table(fixed_key >> 12, missing)[rank_codes]
-        suits = tables.flush_suit[suit_counts + (fixed_key & 0xFFF)]
-        rows = np.flatnonzero(suits >= 0)
-        if len(rows):
-            suit = suits[rows]
-            masks = np.array(
-                [sum(1 << (card >> 2) for card in fixed if card & 3 == each) for each in range(4)]
-            )[suit]
-            for column in columns:
-                cards = unseen[column[rows]]
-                masks += ((cards & 3) == suit) << (cards >> 2)
-            values[rows, index] = tables.flush_values[masks]
-    # A hand's rank: how many hands beat it (so tied hands share a rank).
-    base = len(holes)
-    codes = np.zeros(len(values), dtype=np.int64)
-    for index in range(base):
-        rank = np.zeros(len(values), dtype=np.int64)
-        for other in range(base):
-            if other != index:
-                rank += values[:, other] < values[:, index]
-        codes += rank * base**index
-    if base**base <= 1 << 20:
-        tally = np.bincount(codes, minlength=base**base)
-        found = np.flatnonzero(tally)
-        pairs = zip(found.tolist(), tally[found].tolist(), strict=True)
-    else:
-        unique, counts = np.unique(codes, return_counts=True)
-        pairs = zip(unique.tolist(), counts.tolist(), strict=True)
-    result = {
-        tuple((code // base**position) % base for position in range(base)): count
-        for code, count in pairs
-    }
-    return dict(sorted(result.items()))
-
-
-def _nonflush_table(fixed_counts: int, missing: int) -> np.ndarray:
-    """Non-flush values of the fixed cards (their base-5 rank counts) plus every runout
-    of ``missing`` ranks, indexed by the runout's ranks in base 13 (0 where impossible)."""
-    import numpy as np
-
-    table = np.zeros(_RANK_BASE**missing, dtype=np.int64)
-    for runout in itertools.combinations_with_replacement(range(_RANK_BASE), missing):
-        counts = fixed_counts + sum(5**rank for rank in runout)
-        value = NONFLUSH_VALUES.get(counts)
-        if value is not None:  # None: five of a rank, a runout no deck can give
-            table[sum(rank * _RANK_BASE**position for position, rank in enumerate(runout))] = value
-    return table
-
-
-class _Tables:
-    def __init__(self) -> None:
-        import numpy as np
-
-        self.flush_suit: npt.NDArray[np.int64] = np.array(FLUSH_SUIT, np.int64)
-        self.flush_values: npt.NDArray[np.int64] = np.array(FLUSH_VALUES, np.int64)
-
-
-@functools.lru_cache(maxsize=1)
-def _lookup_tables() -> _Tables:
-    return _Tables()
-
-
-@functools.lru_cache(maxsize=8)
-def _combinations(items: int, size: int) -> tuple[np.ndarray, ...]:
-    """Every ``size``-subset of ``range(items)`` in lexicographic order, as ``size``
-    columns (the subset of row ``r`` is ``column[r]`` of each column), built column by
-    column (much faster than ``itertools.combinations`` for millions)."""
-    import numpy as np
-
-    if size == 0:
-        return ()
-    rows = np.arange(items, dtype=np.int64)[:, None]
-    for _ in range(size - 1):
-        last = rows[:, -1]
-        extensions = items - 1 - last  # how many larger items can follow each row
-        repeated = np.repeat(rows, extensions, axis=0)
-        starts = np.repeat(last + 1, extensions)
-        offsets = np.arange(int(extensions.sum())) - np.repeat(
-            np.cumsum(extensions) - extensions, extensions
-        )
-        rows = np.hstack([repeated, (starts + offsets)[:, None]])
-    columns = tuple(np.ascontiguousarray(rows[:, position]) for position in range(size))
-    for column in columns:
-        column.setflags(write=False)
-    return columns

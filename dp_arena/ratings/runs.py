@@ -387,6 +387,7 @@ def _equity_nets(
                     board=record.board,
                     actions=record.actions,
                     absent=record.absent,
+                    nets=record.nets,
                 )
             )
         except (HandHistoryError, ValueError) as error:
@@ -490,6 +491,7 @@ def table_blocks(
                     board=record.board,
                     actions=record.actions,
                     absent=record.absent,
+                    nets=record.nets,
                 )
                 if equity
                 else None

@@ -102,6 +102,34 @@ def test_partial_bootstrap_draws_the_same_blocks_as_the_full_one() -> None:
         assert row_partial == pytest.approx(row_full, rel=1e-12, abs=1e-9)
 
 
+@pytest.mark.parametrize("chunk", [1 << 22, 100])
+def test_partial_bootstrap_draws_what_python_random_draws(
+    chunk: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The draws are made by NumPy, a chunk of resamples at a time; they must be exactly
+    # random.Random(seed).choices(range(count), k=count), resample after resample, so
+    # that a leaderboard's numbers do not depend on how they were computed.
+    import numpy as np
+
+    from dp_arena.ratings import blocks
+
+    monkeypatch.setattr(blocks, "_DRAWS_PER_CHUNK", chunk)  # 100: chunks of 2 resamples
+    rng = random.Random(3)
+    columns = [[rng.uniform(-50, 50) if rng.random() < 0.8 else None for _ in range(41)]]
+    columns.append([rng.uniform(-50, 50) for _ in range(41)])
+    values = np.array([[0.0 if v is None else v for v in column] for column in columns]).T
+    present = np.array([[v is not None for v in column] for column in columns], dtype=float).T
+    draws = random.Random(12)
+    expected = []
+    for _ in range(25):
+        drawn = np.bincount(draws.choices(range(41), k=41), minlength=41).astype(float)
+        totals, played = drawn @ values, drawn @ present
+        expected.append(
+            tuple(None if w == 0 else float(t / w) for t, w in zip(totals, played, strict=True))
+        )
+    assert bootstrap_partial_means(columns, seed=12, resamples=25) == expected
+
+
 def test_the_bootstrap_resamples_whole_blocks() -> None:
     # In every block the two seat-position rivals score +s and -s. Resampling whole
     # blocks keeps that: every resample's two means are exact opposites. Resampling the
