@@ -21,17 +21,19 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import SpecKind, parse_spec
-from dp_arena.errors import AgentError, RunError
+from dp_arena.errors import AgentError, DPArenaError, RunError
 from dp_arena.results import to_json
+from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, without_key
 from dp_arena.tournament.units import TableUnit
 
 __all__ = [
+    "bot_codes",
     "bot_fingerprints",
     "canonical_json",
     "code_version",
@@ -162,6 +164,42 @@ def bot_fingerprints(entrants: Iterable[Entrant]) -> dict[str, str]:
     """Resolved spec -> content hash, for every distinct spec among ``entrants``."""
     specs = sorted({entrant.resolved for entrant in entrants})
     return {spec: _bot_fingerprint(spec) for spec in specs}
+
+
+def bot_codes(
+    entrants: Iterable[Entrant], fingerprints: Mapping[str, str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """player -> the ``code`` object ``results.json`` gives the entrant
+    (:func:`~dp_arena.tournament.code.entrant_code`): its path-free name, its registry
+    version and the content hash of :func:`bot_fingerprints` (given, or computed; ``None``
+    when its files cannot be found)."""
+    entrants = list(entrants)
+    if fingerprints is None:
+        fingerprints = bot_fingerprints(entrants)
+    versions: dict[str, int | None] = {}
+    codes = {}
+    for entrant in entrants:
+        fingerprint = fingerprints[entrant.resolved]
+        kind, _, digest = fingerprint.partition(":")
+        version = None
+        if entrant.resolved.startswith("registry:"):
+            if entrant.resolved not in versions:
+                versions[entrant.resolved] = _registry_version(entrant.resolved)
+            version = versions[entrant.resolved]
+        codes[entrant.player] = entrant_code(
+            entrant.resolved, sha256=None if kind == "missing" else digest, version=version
+        )
+    return codes
+
+
+def _registry_version(spec_text: str) -> int | None:
+    try:
+        from dp_arena.registry import Registry
+
+        registry, reference = Registry.for_spec(spec_text)
+        return registry.resolve(reference).version
+    except (ImportError, DPArenaError, OSError, ValueError):
+        return None
 
 
 def config_to_json(config: EventConfig) -> dict[str, Any]:

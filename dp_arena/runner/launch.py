@@ -29,6 +29,7 @@ from dp_arena.errors import ConfigError, RunError
 from dp_arena.keys import EventKey
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
+    bot_codes,
     bot_fingerprints,
     canonical_json,
     code_version,
@@ -249,11 +250,15 @@ def start_run(
         config_text = canonical_json(config_to_json(config))
     except (TypeError, ValueError) as error:
         raise RunError(f"the config cannot be stored as JSON: {error}") from None
+    fingerprints = bot_fingerprints(config.entrants)
     meta = {
         "config": config_text,
         "config_path": str(Path(config.source).resolve()) if config.source else "",
         "code_version": code_version(),
-        "bots": canonical_json(bot_fingerprints(config.entrants)),
+        "bots": canonical_json(fingerprints),
+        # Each entrant's code as results.json names it: recorded now, so that a resume
+        # and a verification write the same, whatever happens to the files later.
+        "code": canonical_json(bot_codes(config.entrants, fingerprints)),
         "dp_arena_version": __version__,
         # Whether hand histories are written changes results.json (it lists them).
         "histories": "yes" if histories else "no",
@@ -330,7 +335,12 @@ def continue_run(
             cpu_started = time.process_time()
             try:
                 event = run_event(
-                    config, run_dir, executor=checkpoint, progress=None, histories=histories
+                    config,
+                    run_dir,
+                    executor=checkpoint,
+                    progress=None,
+                    histories=histories,
+                    code=stored_code(store),
                 )
             except BaseException as error:
                 log.write(f"stopped: {type(error).__name__}: {error}")
@@ -360,6 +370,13 @@ def continue_run(
     log.write("finished: results.json written")
     _write_runner_figures(run_dir, outcome)
     return outcome
+
+
+def stored_code(store: RunStore) -> dict[str, dict[str, object]] | None:
+    """The entrants' code objects recorded when the run started (``None`` for a run
+    started before they were recorded: results.json then names the code without hashes)."""
+    text = store.meta().get("code")
+    return None if text is None else dict(json.loads(text))
 
 
 def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:

@@ -49,7 +49,7 @@ from dp_arena.keys import EventKey
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult
 from dp_arena.runner.fingerprint import config_from_json, unit_id
-from dp_arena.runner.launch import COMMITMENT_FILE
+from dp_arena.runner.launch import COMMITMENT_FILE, stored_code
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.event import plain, run_event
@@ -338,7 +338,9 @@ def _check_sessions(
         again = Path(scratch) / "run"
         failure = None
         try:
-            run_event(config, again, executor=executor, histories=histories)
+            run_event(
+                config, again, executor=executor, histories=histories, code=stored_code(store)
+            )
         except _Missing as missing:
             failure = str(missing)
         except (AssertionError, DPArenaError) as error:

@@ -22,7 +22,7 @@ import re
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -30,6 +30,7 @@ from typing import IO, Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
+from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import describe_result
 from dp_arena.tournament.formats import EventFormat, Runtime, get_format
@@ -184,9 +185,13 @@ def results_document(
     plan: EventPlan,
     result: EventResult,
     histories: list[str],
+    code: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The content of ``results.json`` (see ``docs/results.md``)."""
+    """The content of ``results.json`` (see ``docs/results.md``); ``code`` is each
+    player's code object as the run recorded it at the start (by default each is named
+    from its spec, without a content hash)."""
     settings = EventSettings.resolve(config, event_format.defaults)
+    code = code or {}
     prizes = {standing.player: standing.prize_cents for standing in result.standings}
     absent = dict(config.absent)
     return {
@@ -205,7 +210,9 @@ def results_document(
             "limits": dict(config.limits),
             "options": dict(config.options),
         },
-        "entrants": [_entrant_json(entrant, absent) for entrant in config.entrants],
+        "entrants": [
+            _entrant_json(entrant, absent, code.get(entrant.player)) for entrant in config.entrants
+        ],
         "plan": plan.to_json(),
         "sessions": [session_json(outcome) for outcome in result.sessions],
         "standings": list(result.standings),
@@ -221,11 +228,14 @@ def results_document(
     }
 
 
-def _entrant_json(entrant: Entrant, absent: dict[str, str]) -> dict[str, Any]:
+def _entrant_json(
+    entrant: Entrant, absent: dict[str, str], code: Mapping[str, Any] | None
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "player": entrant.player,
         "spec": entrant.spec,
         "trusted": entrant.trusted,
+        "code": dict(code or entrant_code(entrant.resolved)),
     }
     if entrant.player in absent:  # it did not load before the event, and sat out
         data["status"] = "absent"
@@ -251,8 +261,10 @@ def run_event(
     progress: Progress | None = None,
     histories: bool = True,
     clock: Callable[[], float] = time.perf_counter,
+    code: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> EventRun:
-    """Plan and play ``config`` into ``run_dir`` and return what happened."""
+    """Plan and play ``config`` into ``run_dir`` and return what happened (``code``: see
+    :func:`results_document`)."""
     if (run_dir / "results.json").exists():
         raise RunError(
             f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
@@ -270,7 +282,7 @@ def run_event(
     started = clock()
     result = event_format.play(config, plan, runtime)
     seconds = clock() - started
-    document = results_document(config, event_format, plan, result, observer.history_files)
+    document = results_document(config, event_format, plan, result, observer.history_files, code)
     write_atomic(run_dir / "results.json", _dump(document))
     by_player: dict[str, list[Any]] = {}
     for fault in result.faults:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from dp_arena.runner.fingerprint import bot_codes
 from dp_arena.tournament.config import load_config
 from dp_arena.tournament.event import run_event
 
@@ -43,10 +44,15 @@ def write_config(
     return path
 
 
-def reference_results(config_path: Path, run_dir: Path) -> bytes:
-    """``results.json`` of the plain serial event driver (no store, no Ray): the oracle
-    every executor and every resume must match byte for byte."""
-    run_event(load_config(config_path), run_dir)
+def reference_results(
+    config_path: Path, run_dir: Path, code: Mapping[str, Mapping[str, object]] | None = None
+) -> bytes:
+    """``results.json`` of the plain serial event driver (no store, no Ray), given the
+    entrants' code objects the runner records when it starts (``code``, or as the runner
+    would record them now): the oracle every executor and every resume must match byte
+    for byte."""
+    config = load_config(config_path)
+    run_event(config, run_dir, code=code if code is not None else bot_codes(config.entrants))
     return (run_dir / "results.json").read_bytes()
 
 
@@ -66,8 +72,10 @@ def snapshot_reference(config_path: Path, run_dir: Path, environment: Mapping[st
     program = (
         "import sys\nfrom pathlib import Path\n"
         "from dp_arena.tournament.config import load_config\n"
+        "from dp_arena.runner.fingerprint import bot_codes\n"
         "from dp_arena.tournament.event import run_event\n"
-        "run_event(load_config(sys.argv[1]), Path(sys.argv[2]))\n"
+        "config = load_config(sys.argv[1])\n"
+        "run_event(config, Path(sys.argv[2]), code=bot_codes(config.entrants))\n"
     )
     subprocess.run(
         [sys.executable, "-c", program, str(config_path), str(run_dir)],

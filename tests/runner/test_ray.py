@@ -29,7 +29,9 @@ from pathlib import Path
 import pytest
 
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
+from dp_arena.runner.launch import stored_code
 from dp_arena.runner.ray_executor import RayExecutor
+from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import load_config
 
 from .helpers import (
@@ -151,15 +153,16 @@ def test_a_worker_killed_in_the_middle_of_a_task_is_retried(ray_head: str, tmp_p
         entrants='[[entrants]]\nname = "killer"\nagent = "bots/worker_killer.py:WorkerKiller"\n'
         "trusted = true\n",
     )
-    # The reference: with the marker in place the bot only calls and checks.
-    marker.write_text("reference")
-    reference = reference_results(config, tmp_path / "reference")
-    marker.unlink()
     outcome = start_run(
         load_config(config), tmp_path / "run", ExecutorOptions("ray", 2, ray_head), quiet=True
     )
     victim = int(marker.read_text())  # the worker that killed itself, mid-table-session
     assert victim != os.getpid()
+    # The reference: with the marker in place the bot only calls and checks. (The marker
+    # changed the bot's folder, so its content hash is the one the run recorded.)
+    with RunStore.open(tmp_path / "run") as store:
+        code = stored_code(store)
+    reference = reference_results(config, tmp_path / "reference", code)
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
     assert outcome.units_played > 0
 
