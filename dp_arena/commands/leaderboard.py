@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from dp_arena.text import printable
@@ -31,14 +32,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="the folder to write, e.g. leaderboards/NAME",
     )
-    publish.add_argument("--title", help="the leaderboard's title (default: the folder's name)")
+    publish.add_argument(
+        "--title", help="the leaderboard's title (default: the event's name, or the events')"
+    )
     show = actions.add_parser(
         "show",
         help="print the ranking as a Markdown table",
         description="Print the leaderboard of finished runs as Markdown (nothing is written).",
     )
     _common(show)
-    show.add_argument("--title", default="Leaderboard", help="the title printed")
+    show.add_argument(
+        "--title", help="the title printed (default: the event's name, or the events')"
+    )
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -77,38 +82,39 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-equity",
         action="store_true",
-        help="skip the all-in equity adjustment (faster on very large runs)",
+        help="leave out the all-in equity adjustment (the raw scores only)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from dp_arena.errors import DPArenaError
     from dp_arena.leaderboard.markdown import render_markdown
-    from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
-    from dp_arena.leaderboard.publish import write_leaderboard
+    from dp_arena.leaderboard.model import LeaderboardOptions
+    from dp_arena.leaderboard.progress import Progress
+    from dp_arena.leaderboard.publish import compute, write_leaderboard
     from dp_arena.ratings.skill import RatingSettings
 
     command = f"dp-arena leaderboard {args.action}"
+    progress = Progress(sys.stderr)
     try:
-        title = args.title or (
-            args.out.resolve().name if args.action == "publish" else "Leaderboard"
-        )
         options = LeaderboardOptions(
-            title=title,
+            title=args.title,
             by=args.by,
             seed=args.seed,
             resamples=args.resamples,
             margin=args.margin,
-            equity=not args.no_equity,
             rating=RatingSettings(tau=args.tau),
         )
-        events = load_runs(args.run_dirs, equity=options.equity)
-        data = build_leaderboard(events, options)
+        if args.no_equity:
+            options = replace(options, adjusted=None, not_adjusted="left out (--no-equity)")
+        data = compute(args.run_dirs, options, progress)
     except (DPArenaError, ValueError) as error:
+        progress.finish()
         print(f"{command}: {error}", file=sys.stderr)
         return 2
     if args.action == "show":
-        print(render_markdown(data), end="")
+        # Nothing is written: no links to files that are not there.
+        print(render_markdown(data, links=False), end="")
         return 0
     try:
         files = write_leaderboard(data, args.out)
@@ -116,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{command}: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
         return 2
     leader = data["ranking"][0]
-    name = printable(leader["name"])  # untrusted
+    name = printable(leader["label"])  # untrusted
     print(
         f"{len(data['events'])} event(s), {data['deals']:,} deals, {len(data['ranking'])} ranked;"
         f" first: {name} ({leader['mbb_per_deal']:+,.1f} mbb/deal,"

@@ -44,6 +44,11 @@ def _mbb(value: float | None) -> str:
     return "–" if value is None else f"{value:+,.1f}"
 
 
+def _money(cents: int) -> str:
+    sign = "−" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
 def _table(headers: list[str], rows: list[list[str]], align: list[str]) -> list[str]:
     lines = ["| " + " | ".join(headers) + " |"]
     lines.append("|" + "|".join("---:" if side == "r" else ":---" for side in align) + "|")
@@ -51,52 +56,114 @@ def _table(headers: list[str], rows: list[list[str]], align: list[str]) -> list[
     return lines
 
 
-def render_markdown(data: dict[str, Any]) -> str:
-    """The Markdown page of leaderboard ``data``."""
-    settings = data["settings"]
-    equity = settings["equity"]
-    events = len(data["events"])
-    lines = [
-        f"# {cell(data['title'])}",
-        "",
-        f"{events} event{'s' if events != 1 else ''}, {data['deals']:,} deals. Duplicate score in"
-        " milli-big-blinds per deal against the seat position (mbb/deal), with"
-        f" {settings['confidence']:.0%} bootstrap intervals over whole deal blocks"
-        f" ({settings['resamples']:,} resamples, seed {settings['bootstrap_seed']}); rank range and"
-        " P(1st) from the same resamples."
-        + (
-            " *All-in adjusted*: every all-in before the river scored by its exact equity."
-            if equity
-            else ""
+def _standings(event: dict[str, Any]) -> list[str]:
+    rows = []
+    for standing in event["standings"]:
+        first, last = standing["place"], standing["place_to"]
+        note = ""
+        if standing["status"] == "absent":
+            note = "**absent**: never played"
+        elif standing["eliminated_in"]:
+            note = f"out in session {standing['eliminated_in']}"
+        rows.append(
+            [
+                str(first) if first == last else f"{first}–{last}",
+                cell(standing["player"]),
+                cell(standing["code"]),
+                _money(standing["prize_cents"]) if standing["prize_cents"] else "–",
+                note,
+            ]
         )
-        + f" Rating: OpenSkill Plackett-Luce (tau = {settings['rating']['tau']}), μ − 3σ.",
+    lines = _table(["Place", "Entrant", "Code", "Prize", ""], rows, ["r", "l", "l", "r", "l"])
+    prizes = event["prizes"]
+    lines += [
         "",
+        f"Prize pool {_money(prizes['pool_cents'])}; paid {_money(prizes['paid_cents'])}.",
+    ]
+    if event["benched"]:
+        lines += ["", "Benched (played on as absent players after faults):", ""]
+        lines += [
+            f"- {cell(bench['player'])}: sat out {bench['deals_out']:,} of {bench['deals']:,}"
+            f" deals (session {bench['session']}, table {bench['table']}): {cell(bench['reason'])}"
+            for bench in event["benched"]
+        ]
+    absent = [entrant for entrant in event["entrants"] if entrant["status"] == "absent"]
+    if absent:
+        lines += ["", "Absent (did not play):", ""]
+        lines += [
+            f"- {cell(entrant['player'])}: {cell(entrant['absent_reason'] or 'no reason given')}"
+            for entrant in absent
+        ]
+    return lines
+
+
+def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
+    """The Markdown page of leaderboard ``data``; ``links`` to the other published files
+    (``index.html``, ``leaderboard.json``), when they are written beside it."""
+    settings = data["settings"]
+    adjusted = settings["adjusted"]
+    applied = adjusted["applied"]
+    events = data["events"]
+    lines = [f"# {cell(data['title'])}", ""]
+    if len(events) == 1:
+        event = events[0]
+        played = sum(1 for entrant in event["entrants"] if entrant["status"] != "absent")
+        lines += [
+            f"{cell(event['format_title'])}, {played} entrants, {event['deals']:,} deals.",
+            "",
+            "## Final standings",
+            "",
+            *_standings(event),
+            "",
+            "## Duplicate scores",
+            "",
+        ]
+    about = (
+        f"*{cell(adjusted['label'])}*: {cell(adjusted['about'])}"
+        if applied
+        else f"No adjusted score: {cell(adjusted['reason'])}."
+    )
+    count = len(events)
+    lines += [
         (
-            "Charts, who-beats-whom and per-bot details: [index.html](index.html);"
-            " the data: [leaderboard.json](leaderboard.json)."
+            f"{count} event{'s' if count != 1 else ''}, {data['deals']:,} deals. Duplicate score"
+            " in milli-big-blinds per deal against the seat position (mbb/deal), with"
+            f" {settings['confidence']:.0%} bootstrap intervals over whole deal blocks"
+            f" ({settings['resamples']:,} resamples, seed {settings['bootstrap_seed']}); rank"
+            f" range and P(1st) from the same resamples. {about}"
+            f" Rating: OpenSkill Plackett-Luce (tau = {settings['rating']['tau']}), μ − 3σ."
         ),
         "",
     ]
-    headers = ["Rank", "Bot" if data["ranked_by"] == "bot" else "Player", "mbb/deal", "95% CI"]
-    headers += ["Rank range", "P(1st)"]
-    if equity:
-        headers += ["All-in adjusted", "Adjusted 95% CI"]
-    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Faults"]
+    if links:
+        lines += [
+            (
+                "The event's flow, who-beats-whom, charts and per-bot details:"
+                " [index.html](index.html); the data: [leaderboard.json](leaderboard.json)."
+            ),
+            "",
+        ]
+    entrants = "Entrant" if data["ranked_by"] == "player" else "Entrants"
+    headers = ["Rank", entrants, "Code", "mbb/deal", "95% CI", "Rank range", "P(1st)"]
+    if applied:
+        headers += [cell(adjusted["label"]), f"{cell(adjusted['label'])} 95% CI"]
+    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched"]
     rows = []
     for row in data["ranking"]:
         line = [
             str(row["rank"]),
-            cell(row["name"]),
+            cell(row["label"]),
+            cell(row["code"]),
             _mbb(row["mbb_per_deal"]),
             f"{_mbb(row['ci'][0])} … {_mbb(row['ci'][1])}",
             "{}–{}".format(*row["rank_interval"]),
             f"{row['p_first']:.1%}",
         ]
-        if equity:
-            adjusted = row["equity"]
+        if applied:
+            other = row["adjusted"]
             line += [
-                _mbb(adjusted["mbb_per_deal"]),
-                f"{_mbb(adjusted['ci'][0])} … {_mbb(adjusted['ci'][1])}",
+                _mbb(other["mbb_per_deal"]),
+                f"{_mbb(other['ci'][0])} … {_mbb(other['ci'][1])}",
             ]
         rating = row["rating"]
         line += [
@@ -104,10 +171,13 @@ def render_markdown(data: dict[str, Any]) -> str:
             if rating is None
             else f"{rating['ordinal']:.2f} ({rating['mu']:.2f}, {rating['sigma']:.2f})",
             f"{row['deals']:,}",
+            _money(row["prize_cents"]) if row["prize_cents"] else "–",
             str(sum(row["faults"].values())),
+            f"{row['benched_deals']:,}" if row["benched_deals"] else "–",
         ]
         rows.append(line)
-    lines += _table(headers, rows, ["r", "l"] + ["r"] * (len(headers) - 2))
+    lines += _table(headers, rows, ["r", "l", "l"] + ["r"] * (len(headers) - 3))
+    labels = {row["name"]: row["label"] for row in data["ranking"]}
     lines += [
         "",
         "## Separating neighbours",
@@ -120,8 +190,8 @@ def render_markdown(data: dict[str, Any]) -> str:
     ]
     separation = [
         [
-            cell(row["better"]),
-            cell(row["worse"]),
+            cell(labels.get(row["better"], row["better"])),
+            cell(labels.get(row["worse"], row["worse"])),
             _mbb(row["gap_mbb"]),
             f"{row['p_better_beats_worse']:.1%}",
             "–" if row["deals_for_gap"] is None else f"{row['deals_for_gap']:,}",
@@ -143,18 +213,18 @@ def render_markdown(data: dict[str, Any]) -> str:
     )
     lines += ["", "## Events", ""]
     lines += _table(
-        ["#", "Run", "Event", "Format", "Seed", "Deals"],
+        ["#", "Event", "Format", "Won by", "Deck key", "Deals"],
         [
             [
                 str(index),
-                cell(event["label"]),
                 cell(event["name"]),
-                cell(event["format"]),
-                str(event["seed"]),
+                cell(event["format_title"]),
+                cell(", ".join(s["player"] for s in event["standings"] if s["place"] == 1) or "–"),
+                f"public seed {event['seed']}" if event["predictable"] else "secret, revealed",
                 f"{event['deals']:,}",
             ]
-            for index, event in enumerate(data["events"], start=1)
+            for index, event in enumerate(events, start=1)
         ],
-        ["r", "l", "l", "l", "r", "r"],
+        ["r", "l", "l", "l", "l", "r"],
     )
     return "\n".join(lines) + "\n"

@@ -2,50 +2,67 @@
 ratings package, and written out as JSON, Markdown and HTML by the other modules here.
 
 The data is the single source of every published file (``leaderboard.json`` *is* it),
-so the three files always agree. Numbers are rounded to a thousandth (of an mbb, of a
-rating point) so that the files are stable and readable; nothing in them depends on the
-time or the machine, so the same runs and options give byte-identical files.
+so the three files always agree, and the pages are a function of it alone. Numbers are
+rounded to a thousandth (of an mbb, of a rating point) so that the files are stable and
+readable; nothing in them depends on the time or the machine, so the same runs and
+options give byte-identical files.
+
+Entrants are named by player name and their code (:mod:`dp_arena.leaderboard.event`),
+never by agent spec: a spec holds the organiser's paths. Ranked by bot, a bot is its
+code (:func:`~dp_arena.ratings.runs.bot_identity`), shown with the names of its
+entrants. The adjusted score beside the raw one is an option
+(:mod:`dp_arena.leaderboard.adjusted`).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from dp_arena.leaderboard.adjusted import ALL_IN_EQUITY, AdjustedScore
+from dp_arena.leaderboard.event import event_codes, event_json
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.ratings.runs import EventRecord, load_run
 from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
 from dp_arena.ratings.uncertainty import Ranking, rank_with_uncertainty
 
-__all__ = ["LEADERBOARD_VERSION", "LeaderboardOptions", "build_leaderboard", "load_runs"]
+__all__ = [
+    "LEADERBOARD_VERSION",
+    "LeaderboardOptions",
+    "build_leaderboard",
+    "default_title",
+    "load_runs",
+]
 
 # Bootstrap resamples: 1,000 give intervals good to a few percent; every resample costs
 # memory for each pair of competitors, so a slip of a few zeros must not be tried.
 MAX_RESAMPLES = 100_000
 
-LEADERBOARD_VERSION = 1
+LEADERBOARD_VERSION = 2
 HISTOGRAM_BINS = 21
 MAX_FAULTS_LISTED = 50  # per bot; the counts by kind are always complete
 
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardOptions:
-    """How a leaderboard is computed: its ``title``; ``by`` ``"bot"`` (entrants of the
-    same bot pooled) or ``"player"`` (every entrant apart); the bootstrap's ``seed``,
-    ``resamples`` and ``confidence``; the ``margin`` in mbb per deal for which the deals
-    needed to separate two bots are reported; whether to compute the all-in ``equity``
-    adjustment; and the rating model's settings."""
+    """How a leaderboard is computed: its ``title`` (``None``: :func:`default_title`);
+    ``by`` ``"bot"`` (entrants of the same bot pooled) or ``"player"`` (every entrant
+    apart); the bootstrap's ``seed``, ``resamples`` and ``confidence``; the ``margin`` in
+    mbb per deal for which the deals needed to separate two bots are reported; the
+    ``adjusted`` score reported beside the raw one (``None``: none, and ``not_adjusted``
+    says why); and the rating model's settings."""
 
-    title: str = "Leaderboard"
+    title: str | None = None
     by: str = "bot"
     seed: int = 0
     resamples: int = 1000
     confidence: float = 0.95
     margin: float = 50.0
-    equity: bool = True
+    adjusted: AdjustedScore | None = ALL_IN_EQUITY
+    not_adjusted: str = "no adjusted score was asked for"
     rating: RatingSettings = field(default_factory=RatingSettings)
 
     def __post_init__(self) -> None:
@@ -57,9 +74,22 @@ class LeaderboardOptions:
             raise ValueError(f"margin must be a positive number, not {self.margin}")
 
 
-def load_runs(run_dirs: Sequence[Path], *, equity: bool = True) -> list[EventRecord]:
-    """The events of ``run_dirs``, in rating order (:func:`order_events`)."""
-    events = [load_run(run_dir, equity=equity) for run_dir in run_dirs]
+def load_runs(
+    run_dirs: Sequence[Path],
+    *,
+    equity: bool = True,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[EventRecord]:
+    """The events of ``run_dirs``, in rating order (:func:`order_events`), each entrant
+    with a code (named from its spec for a run that recorded none). With ``equity``,
+    the all-in equity nets are computed; ``progress(run, done, total)`` hears of every
+    table-session adjusted."""
+    events = []
+    for run_dir in run_dirs:
+        label = run_dir.resolve().name
+        step = None if progress is None else _progress_of(progress, label)
+        event = load_run(run_dir, equity=equity, progress=step)
+        events.append(replace(event, codes=event_codes(event)))
     labels = [event.label for event in events]
     for label in labels:
         if labels.count(label) > 1:
@@ -69,6 +99,22 @@ def load_runs(run_dirs: Sequence[Path], *, equity: bool = True) -> list[EventRec
         if digests.count(event.digest) > 1:
             raise ValueError(f"run {event.label!r} is given twice (identical results.json)")
     return order_events(events)
+
+
+def _progress_of(
+    progress: Callable[[str, int, int], None], label: str
+) -> Callable[[int, int], None]:
+    return lambda done, total: progress(label, done, total)
+
+
+def default_title(events: Sequence[EventRecord]) -> str:
+    """The event's name for one event; for several, their names (or how many there are)."""
+    names = list(dict.fromkeys(event.name for event in events))
+    if len(names) == 1:
+        return names[0]
+    if len(names) <= 3:
+        return " · ".join(names)
+    return f"Leaderboard of {len(events)} events"
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -90,19 +136,23 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
     ranking = rank_with_uncertainty(
         matrix, seed=options.seed, resamples=options.resamples, confidence=options.confidence
     )
-    equity_ranking = None
-    if options.equity and all(event.has_equity for event in events):
-        equity_matrix = score_matrix(blocks, competitor, equity=True)
-        equity_ranking = rank_with_uncertainty(
-            equity_matrix,
+    adjusted = options.adjusted
+    reason = options.not_adjusted if adjusted is None else None
+    if adjusted is not None:
+        reason = next(filter(None, (adjusted.missing(event) for event in events)), None)
+    adjusted_ranking = None
+    if adjusted is not None and reason is None:
+        adjusted_ranking = rank_with_uncertainty(
+            adjusted.scores(blocks, competitor),
             seed=options.seed,
             resamples=options.resamples,
             confidence=options.confidence,
         )
     ratings = rate_events(events, options.rating)
+    results = [event_json(event) for event in events]
     return {
         "leaderboard_version": LEADERBOARD_VERSION,
-        "title": options.title,
+        "title": options.title or default_title(events),
         "unit": "mbb/deal",
         "ranked_by": options.by,
         "settings": {
@@ -110,7 +160,13 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             "resamples": options.resamples,
             "confidence": options.confidence,
             "margin_mbb": options.margin,
-            "equity": equity_ranking is not None,
+            "adjusted": {
+                "key": None if adjusted is None else adjusted.key,
+                "label": None if adjusted is None else adjusted.label,
+                "about": None if adjusted is None else adjusted.about,
+                "applied": adjusted_ranking is not None,
+                "reason": reason,
+            },
             "rating": {
                 "model": "openskill PlackettLuce",
                 "mu": options.rating.mu,
@@ -120,8 +176,10 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             },
         },
         "deals": len(matrix.blocks),
-        "events": [_event_json(event) for event in events],
-        "ranking": _ranking_json(events, ranking, equity_ranking, ratings, options, competitor),
+        "events": [{**result, "adjusted": adjusted_ranking is not None} for result in results],
+        "ranking": _ranking_json(
+            events, results, ranking, adjusted_ranking, ratings, options, competitor
+        ),
         "pairwise": {
             "order": list(ranking.names),
             "p_beats": [[_round(value) for value in row] for row in ranking.beats],
@@ -129,7 +187,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
         "separation": _separation_json(ranking, options.margin),
         "ratings": _ratings_json(ratings),
         "distributions": _distributions_json(matrix, ranking.names),
-        "competitors": _competitors_json(events, ranking.names, competitor),
+        "competitors": _competitors_json(events, results, ranking.names, competitor),
     }
 
 
@@ -158,53 +216,77 @@ class _BotOf:
         return self.bots[player]
 
 
-def _event_json(event: EventRecord) -> dict[str, Any]:
-    return {
-        "label": event.label,
-        "name": event.name,
-        "format": event.format,
-        "seed": event.seed,
-        "results_sha256": event.digest,
-        "deals": len(event.blocks),
-        "entrants": len(event.entrants),
-        "equity": event.has_equity,
-    }
+def _entrants_of(events: Sequence[EventRecord], competitor: Any) -> dict[str, list[str]]:
+    """competitor -> the names of its entrants, in order of first appearance."""
+    names: dict[str, list[str]] = {}
+    for event in events:
+        for player, _ in event.entrants:
+            listed = names.setdefault(competitor(player), [])
+            if player not in listed:
+                listed.append(player)
+    return names
+
+
+def _label(names: Sequence[str], name: str) -> str:
+    """A row's label: its entrant's name, or for a bot pooled from several entrants the
+    bot and how many entrants it had."""
+    if len(names) == 1:
+        return names[0]
+    return f"{name} ({len(names)} entrants)"
 
 
 def _ranking_json(
     events: Sequence[EventRecord],
+    results: Sequence[dict[str, Any]],
     ranking: Ranking,
-    equity_ranking: Ranking | None,
+    adjusted_ranking: Ranking | None,
     ratings: Ratings,
     options: LeaderboardOptions,
     competitor: Any,
 ) -> list[dict[str, Any]]:
     faults: dict[str, dict[str, int]] = {}
     prizes: dict[str, int] = {}
-    for event in events:
+    benched: dict[str, int] = {}
+    absent: dict[str, int] = {}
+    codes: dict[str, str] = {}
+    for event, result in zip(events, results, strict=True):
         for fault in event.faults:
             counts = faults.setdefault(competitor(fault.player), {})
             counts[fault.kind.value] = counts.get(fault.kind.value, 0) + 1
         for player, cents in event.prizes:
             prizes[competitor(player)] = prizes.get(competitor(player), 0) + cents
+        for bench in result["benched"]:
+            name = competitor(bench["player"])
+            benched[name] = benched.get(name, 0) + bench["deals_out"]
+        for entrant in result["entrants"]:
+            codes.setdefault(competitor(entrant["player"]), entrant["code"])
+            if entrant["status"] == "absent":
+                absent[competitor(entrant["player"])] = (
+                    absent.get(competitor(entrant["player"]), 0) + 1
+                )
+    entrants = _entrants_of(events, competitor)
     rated = {rating.bot: rating for rating in ratings.bots}
     rows = []
     for entry in ranking.entries:
         bot = entry.name if options.by == "bot" else _bot_of(events, entry.name)
         rating = rated.get(bot)
-        equity = None
-        if equity_ranking is not None:
-            adjusted = equity_ranking.entry(entry.name)
-            equity = {
-                "rank": adjusted.rank,
-                "mbb_per_deal": _round(adjusted.mean),
-                "ci": [_round(adjusted.low), _round(adjusted.high)],
-                "std_error": _round(adjusted.error),
+        adjusted = None
+        if adjusted_ranking is not None:
+            other = adjusted_ranking.entry(entry.name)
+            adjusted = {
+                "rank": other.rank,
+                "mbb_per_deal": _round(other.mean),
+                "ci": [_round(other.low), _round(other.high)],
+                "std_error": _round(other.error),
             }
+        names = entrants.get(entry.name, [])
         rows.append(
             {
                 "rank": entry.rank,
                 "name": entry.name,
+                "label": _label(names, entry.name),
+                "entrants": names,
+                "code": codes.get(entry.name, "–"),
                 "bot": bot,
                 "mbb_per_deal": _round(entry.mean),
                 "ci": [_round(entry.low), _round(entry.high)],
@@ -214,7 +296,7 @@ def _ranking_json(
                 "p_first": _round(entry.first),
                 "deals": entry.blocks,
                 "plays": entry.plays,
-                "equity": equity,
+                "adjusted": adjusted,
                 "rating": None
                 if rating is None
                 else {
@@ -224,6 +306,8 @@ def _ranking_json(
                 },
                 "faults": dict(sorted(faults.get(entry.name, {}).items())),
                 "prize_cents": prizes.get(entry.name, 0),
+                "benched_deals": benched.get(entry.name, 0),
+                "absent": absent.get(entry.name, 0),
             }
         )
     return rows
@@ -304,34 +388,42 @@ def _distributions_json(matrix: ScoreMatrix, order: Sequence[str]) -> dict[str, 
 
 
 def _competitors_json(
-    events: Sequence[EventRecord], order: Sequence[str], competitor: Any
+    events: Sequence[EventRecord],
+    results: Sequence[dict[str, Any]],
+    order: Sequence[str],
+    competitor: Any,
 ) -> list[dict[str, Any]]:
     details = []
     for name in order:
         entrants: list[dict[str, Any]] = []
         faults: list[dict[str, Any]] = []
+        benched: list[dict[str, Any]] = []
         fault_total = 0
-        for event in events:
-            for player, spec in event.entrants:
-                if competitor(player) == name:
-                    entrants.append({"event": event.label, "player": player, "spec": spec})
-            for fault in event.faults:
-                if competitor(fault.player) != name:
-                    continue
-                fault_total += 1
-                if len(faults) < MAX_FAULTS_LISTED:
-                    faults.append(
-                        {
-                            "event": event.label,
-                            "player": fault.player,
-                            "kind": fault.kind.value,
-                            "deal": fault.deal,
-                            "street": fault.street,
-                            "detail": fault.detail,
-                            "substituted": fault.substituted,
-                        }
-                    )
+        for event, result in zip(events, results, strict=True):
+            for entrant in result["entrants"]:
+                if competitor(entrant["player"]) == name:
+                    entrants.append({"event": event.label, "event_name": event.name, **entrant})
+            for fault in result["faults"]:
+                if competitor(fault["player"]) == name and len(faults) < MAX_FAULTS_LISTED:
+                    faults.append({"event": event.label, **fault})
+            fault_total += sum(
+                sum(kinds.values())
+                for player, kinds in result["fault_counts"].items()
+                if competitor(player) == name
+            )
+            benched += [
+                {"event": event.label, **bench}
+                for bench in result["benched"]
+                if competitor(bench["player"]) == name
+            ]
         details.append(
-            {"name": name, "entrants": entrants, "faults": faults, "fault_total": fault_total}
+            {
+                "name": name,
+                "code": entrants[0]["code"] if entrants else "–",
+                "entrants": entrants,
+                "faults": faults,
+                "fault_total": fault_total,
+                "benched": benched,
+            }
         )
     return details

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from dp_arena.leaderboard.charts import (
@@ -23,36 +22,67 @@ from dp_arena.leaderboard.charts import (
     history_chart,
     text,
 )
+from dp_arena.leaderboard.html import Cell, interval, mbb, money, table
+from dp_arena.leaderboard.page_event import (
+    absent_part,
+    benched_part,
+    faults_part,
+    flow_part,
+    standings_part,
+)
 
 __all__ = ["render_page"]
 
 STYLE = """
+* { box-sizing: border-box; }
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 0;
   color: #1d1d1f; background: #fafafa; line-height: 1.45; }
-main { max-width: 1100px; margin: 0 auto; padding: 24px 28px 64px; }
-h1 { font-size: 1.8em; margin: 0.2em 0 0.1em; }
+main { max-width: 1240px; margin: 0 auto; padding: 24px 28px 64px; }
+h1 { font-size: 1.8em; margin: 0.2em 0 0.1em; overflow-wrap: anywhere; }
 h2 { margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
-h3 { margin-bottom: 0.3em; }
+h3 { margin-bottom: 0.3em; overflow-wrap: anywhere; }
+p { overflow-wrap: anywhere; }
 p.lead { color: #444; max-width: 60em; }
-table { border-collapse: collapse; margin: 12px 0; background: #fff; font-size: 14px; }
+.scroll { max-width: 100%; overflow-x: auto; margin: 12px 0; }
+table { border-collapse: collapse; background: #fff; font-size: 14px; }
 th, td { border: 1px solid #ddd; padding: 5px 9px; text-align: right; vertical-align: top; }
 td { white-space: nowrap; }
 th { background: #f0f0f3; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th[aria-sort="ascending"]::after { content: " \\25B2"; }
 table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; }
-.name { text-align: left; white-space: normal; overflow-wrap: anywhere;
-  min-width: 8em; max-width: 22em; }
-.detail { text-align: left; white-space: normal; max-width: 40em; overflow-wrap: anywhere; }
+.name { text-align: left; white-space: normal; overflow-wrap: break-word;
+  min-width: 7em; max-width: 22em; }
+.code { color: #555; font-size: 13px; white-space: nowrap; }
+.label { min-width: 9em; }
+.detail { text-align: left; white-space: normal; max-width: 40em; min-width: 10em;
+  overflow-wrap: break-word; }
+.note { display: block; color: #666; font-size: 12px; }
 .muted { color: #777; }
+.prize { font-weight: 600; }
+.absent, .loss { color: #a40000; }
+.advanced { color: #1b6e2a; }
+table.standings tbody tr:nth-child(-n+3) td { background: #fbf6e6; }
 .chart { max-width: 100%; height: auto; background: #fff; border: 1px solid #e3e3e3; }
-.small { background: #fff; border: 1px solid #e3e3e3; margin: 4px; }
+.small { max-width: 100%; height: auto; background: #fff; border: 1px solid #e3e3e3;
+  margin: 4px; }
 .grid { display: flex; flex-wrap: wrap; }
 .hot { background: #d7ecd9; }
 .cold { background: #f6dada; }
-section.bot { background: #fff; border: 1px solid #e3e3e3; padding: 4px 16px 10px;
-  margin: 14px 0; }
-code { background: #f0f0f3; padding: 0 3px; }
+section.bot, details.event { background: #fff; border: 1px solid #e3e3e3;
+  padding: 4px 16px 10px; margin: 14px 0; }
+section.session h3 { margin: 1.2em 0 0.2em; }
+details.ranks { margin: 4px 0 12px; }
+details.ranks > summary { font-weight: normal; color: #333; }
+details > summary { cursor: pointer; font-weight: 600; padding: 4px 0; overflow-wrap: anywhere; }
+code { background: #f0f0f3; padding: 0 3px; overflow-wrap: anywhere; }
+@media (max-width: 640px) {
+  main { padding: 12px 10px 40px; }
+  h1 { font-size: 1.4em; }
+  th, td { padding: 4px 6px; font-size: 13px; }
+  .name { min-width: 5em; max-width: 12em; }
+  .detail { min-width: 8em; max-width: 18em; }
+}
 """
 
 SCRIPT = """
@@ -90,100 +120,74 @@ def _sha256(source: str) -> str:
 
 
 def _mbb(value: float | None) -> str:
-    return "–" if value is None else f"{value:+,.1f}"
-
-
-def _interval(pair: Sequence[float | None]) -> str:
-    return f"{_mbb(pair[0])} … {_mbb(pair[1])}"
-
-
-def _money(cents: int) -> str:
-    return f"${cents // 100:,}.{cents % 100:02d}"
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """A table cell: ``shown`` as text (escaped), sorted by ``value`` when given, with
-    optional CSS classes and an optional link target inside the page."""
-
-    shown: Any
-    value: Any = None
-    css: str = ""
-    link: str | None = None
-
-    def html(self) -> str:
-        css = f' class="{self.css}"' if self.css else ""
-        value = "" if self.value is None else f' data-value="{text(self.value)}"'
-        content = text(self.shown)
-        if self.link is not None:
-            content = f'<a href="#{text(self.link)}">{content}</a>'
-        return f"<td{css}{value}>{content}</td>"
-
-
-def _table(
-    headers: Sequence[str | tuple[str, str]],
-    rows: Sequence[Sequence[Cell]],
-    *,
-    sortable: bool = False,
-    identifier: str | None = None,
-) -> str:
-    """A table; a header given as (text, css class) gets that class."""
-    head = "".join(
-        f'<th class="{header[1]}">{text(header[0])}</th>'
-        if isinstance(header, tuple)
-        else f"<th>{text(header)}</th>"
-        for header in headers
-    )
-    body = "".join("<tr>" + "".join(cell.html() for cell in row) + "</tr>" for row in rows)
-    attributes = (' class="sortable"' if sortable else "") + (
-        f' id="{identifier}"' if identifier else ""
-    )
-    return f"<table{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return mbb(value)
 
 
 def _ranking_table(data: dict[str, Any]) -> str:
-    equity = data["settings"]["equity"]
+    adjusted = data["settings"]["adjusted"]
+    applied = adjusted["applied"]
     headers: list[str | tuple[str, str]] = [
         "Rank",
-        ("Bot" if data["ranked_by"] == "bot" else "Player", "name"),
+        ("Entrant" if data["ranked_by"] == "player" else "Entrants", "name"),
+        ("Code", "name"),
+        "mbb/deal (95% CI)",
+        "Rank range",
+        "P(1st)",
     ]
-    headers += ["mbb/deal", "95% CI", "Rank range", "P(1st)"]
-    if equity:
-        headers += ["All-in adjusted", "Adjusted 95% CI"]
-    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Faults"]
+    if applied:
+        headers.append(f"{adjusted['label']} (95% CI)")
+    headers += ["Rating μ−3σ", "Deals", "Prize", "Faults"]
     rows = []
     for index, row in enumerate(data["ranking"]):
         cells = [
             Cell(row["rank"], row["rank"]),
-            Cell(row["name"], row["name"], "name", link=f"competitor-{index}"),
-            Cell(_mbb(row["mbb_per_deal"]), row["mbb_per_deal"]),
-            Cell(_interval(row["ci"]), row["ci"][0]),
+            Cell(row["label"], row["label"], "name label", link=f"competitor-{index}"),
+            Cell(row["code"], row["code"], "name code"),
+            Cell(_mbb(row["mbb_per_deal"]), row["mbb_per_deal"], note=interval(row["ci"])),
             Cell("{}–{}".format(*row["rank_interval"]), row["rank_interval"][0]),
             Cell(f"{row['p_first']:.1%}", row["p_first"]),
         ]
-        if equity:
-            adjusted = row["equity"]
-            cells.append(Cell(_mbb(adjusted["mbb_per_deal"]), adjusted["mbb_per_deal"]))
-            cells.append(Cell(_interval(adjusted["ci"]), adjusted["ci"][0]))
+        if applied:
+            other = row["adjusted"]
+            cells.append(
+                Cell(_mbb(other["mbb_per_deal"]), other["mbb_per_deal"], note=interval(other["ci"]))
+            )
         rating = row["rating"]
         if rating is None:
             cells.append(Cell("–"))
         else:
-            shown = f"{rating['ordinal']:.2f} ({rating['mu']:.2f}, {rating['sigma']:.2f})"
-            cells.append(Cell(shown, rating["ordinal"]))
+            cells.append(
+                Cell(
+                    f"{rating['ordinal']:.2f}",
+                    rating["ordinal"],
+                    note=f"μ {rating['mu']:.2f}, σ {rating['sigma']:.2f}",
+                )
+            )
         faults = sum(row["faults"].values())
-        cells += [Cell(f"{row['deals']:,}", row["deals"]), Cell(faults, faults)]
+        prize = row["prize_cents"]
+        benched = row["benched_deals"]
+        cells += [
+            Cell(f"{row['deals']:,}", row["deals"]),
+            Cell(money(prize) if prize else "–", prize),
+            Cell(
+                faults,
+                faults,
+                "loss" if benched else "",
+                note=f"benched {benched:,} deals" if benched else None,
+            ),
+        ]
         rows.append(cells)
-    return _table(headers, rows, sortable=True, identifier="ranking")
+    return table(headers, rows, sortable=True, identifier="ranking")
 
 
 def _pairwise_table(data: dict[str, Any]) -> str:
     order = data["pairwise"]["order"]
+    labels = {row["name"]: row["label"] for row in data["ranking"]}
     headers: list[str | tuple[str, str]] = [("P(row beats column)", "name")]
-    headers += [(name, "name") for name in order]
+    headers += [(labels.get(name, name), "name") for name in order]
     rows = []
     for name, values in zip(order, data["pairwise"]["p_beats"], strict=True):
-        cells = [Cell(name, css="name")]
+        cells = [Cell(labels.get(name, name), css="name")]
         for value in values:
             if value is None:
                 cells.append(Cell("·", css="muted"))
@@ -191,15 +195,16 @@ def _pairwise_table(data: dict[str, Any]) -> str:
                 css = "hot" if value >= 0.95 else "cold" if value <= 0.05 else ""
                 cells.append(Cell(f"{value:.1%}", value, css))
         rows.append(cells)
-    return _table(headers, rows)
+    return table(headers, rows, identifier="pairwise")
 
 
 def _separation_table(data: dict[str, Any]) -> str:
     margin = data["settings"]["margin_mbb"]
+    labels = {row["name"]: row["label"] for row in data["ranking"]}
     rows = [
         [
-            Cell(row["better"], css="name"),
-            Cell(row["worse"], css="name"),
+            Cell(labels.get(row["better"], row["better"]), css="name"),
+            Cell(labels.get(row["worse"], row["worse"]), css="name"),
             Cell(_mbb(row["gap_mbb"]), row["gap_mbb"]),
             Cell(f"{row['p_better_beats_worse']:.1%}", row["p_better_beats_worse"]),
             Cell("–" if row["deals_for_gap"] is None else f"{row['deals_for_gap']:,}"),
@@ -209,7 +214,7 @@ def _separation_table(data: dict[str, Any]) -> str:
     ]
     headers: list[str | tuple[str, str]] = [("Higher", "name"), ("Next", "name"), "Gap"]
     headers += ["P(order right)", "Deals at the gap", f"Deals at {margin:g} mbb"]
-    return _table(headers, rows)
+    return table(headers, rows)
 
 
 def _ratings_table(data: dict[str, Any]) -> str:
@@ -225,65 +230,43 @@ def _ratings_table(data: dict[str, Any]) -> str:
         for row in data["ratings"]
     ]
     headers: list[str | tuple[str, str]] = [("Bot", "name"), "μ − 3σ", "μ", "σ", "Games", "Events"]
-    return _table(headers, rows, sortable=True, identifier="ratings")
+    return table(headers, rows, sortable=True, identifier="ratings")
 
 
-def _competitor_section(index: int, details: dict[str, Any], row: dict[str, Any]) -> str:
+def _competitor_section(
+    index: int, details: dict[str, Any], row: dict[str, Any], *, several: bool
+) -> str:
     counts = ", ".join(f"{kind} {count}" for kind, count in row["faults"].items()) or "none"
     spread = row["std_dev_per_deal"]
     summary = (
         f"{_mbb(row['mbb_per_deal'])} mbb/deal over {row['deals']:,} deals"
         f" ({row['plays']:,} plays); standard deviation per deal"
         f" {'–' if spread is None else f'{spread:,.0f}'} mbb; prize money"
-        f" {_money(row['prize_cents'])}. Faults: {counts}."
+        f" {money(row['prize_cents'])}. Faults: {counts}."
     )
-    runs: dict[tuple[str, str], list[str]] = {}
+    if row["benched_deals"]:
+        summary += f" Benched for {row['benched_deals']:,} deals."
+    runs: dict[tuple[str, str, str], list[str]] = {}
     for entrant in details["entrants"]:
-        runs.setdefault((entrant["player"], entrant["spec"]), []).append(entrant["event"])
-    entrants = _table(
-        [("Entrant", "name"), ("Agent spec", "name"), "Runs", ("In", "detail")],
-        [
-            [
-                Cell(player, css="name"),
-                Cell(spec, css="name"),
-                Cell(len(labels), len(labels)),
-                Cell(", ".join(labels), css="detail"),
-            ]
-            for (player, spec), labels in runs.items()
-        ],
-    )
-    faults = ""
-    if details["faults"]:
-        faults = _table(
-            [
-                ("Run", "name"),
-                ("Player", "name"),
-                "Kind",
-                "Deal",
-                "Street",
-                ("Detail", "detail"),
-                "Played instead",
-            ],
-            [
-                [
-                    Cell(f["event"], css="name"),
-                    Cell(f["player"], css="name"),
-                    Cell(f["kind"]),
-                    Cell("–" if f["deal"] is None else f["deal"]),
-                    Cell(f["street"] or "–"),
-                    Cell(f["detail"], css="detail"),
-                    Cell(f["substituted"] or "–"),
-                ]
-                for f in details["faults"]
-            ],
-        )
-        more = details["fault_total"] - len(details["faults"])
-        if more > 0:
-            faults += f'<p class="muted">… and {more} more (see the runs\' logs).</p>'
+        key = (entrant["player"], entrant["code"], entrant["status"])
+        runs.setdefault(key, []).append(entrant["event_name"])
+    headers: list[str | tuple[str, str]] = [("Entrant", "name"), ("Code", "name")]
+    if several:
+        headers += ["Events", ("In", "detail")]
+    entrant_rows = []
+    for (player, code, status), names in runs.items():
+        cells = [
+            Cell(player, css="name", note="absent" if status == "absent" else None),
+            Cell(code, css="name code"),
+        ]
+        if several:
+            cells += [Cell(len(names), len(names)), Cell(", ".join(names), css="detail")]
+        entrant_rows.append(cells)
     return (
         f'<section class="bot" id="competitor-{index}">'
-        f"<h3>{index + 1}. {text(details['name'])}</h3><p>{text(summary)}</p>"
-        f"{entrants}{faults}</section>"
+        f"<h3>{index + 1}. {text(row['label'])}"
+        f' <span class="code">{text(row["code"])}</span></h3><p>{text(summary)}</p>'
+        f"{table(headers, entrant_rows)}</section>"
     )
 
 
@@ -291,34 +274,35 @@ def _events_table(events: Sequence[dict[str, Any]]) -> str:
     rows = [
         [
             Cell(index, index),
-            Cell(event["label"], css="name"),
             Cell(event["name"], css="name"),
-            Cell(event["format"], css="name"),
-            Cell(event["seed"], event["seed"]),
+            Cell(event["format_title"], css="name"),
+            Cell(event["label"], css="name"),
+            Cell("public " + str(event["seed"]) if event["predictable"] else "secret, revealed"),
             Cell(event["deals"], event["deals"]),
-            Cell(event["entrants"], event["entrants"]),
-            Cell(event["results_sha256"][:16], css="name"),
+            Cell(len(event["entrants"]), len(event["entrants"])),
+            Cell(event["results_sha256"][:16], css="name code"),
         ]
         for index, event in enumerate(events, start=1)
     ]
-    headers: list[str | tuple[str, str]] = ["#", ("Run", "name"), ("Event", "name")]
-    headers += [("Format", "name"), "Seed", "Deals", "Entrants", ("results.json SHA-256", "name")]
-    return _table(headers, rows)
+    headers: list[str | tuple[str, str]] = ["#", ("Event", "name"), ("Format", "name")]
+    headers += [("Run", "name"), "Deck key", "Deals", "Entrants", ("results.json SHA-256", "name")]
+    return table(headers, rows)
 
 
-def _lead(data: dict[str, Any]) -> str:
+def _score_lead(data: dict[str, Any]) -> str:
     settings = data["settings"]
-    events = len(data["events"])
-    adjustment = (
-        "The all-in adjusted score replaces every all-in before the river by its exact"
-        " equity over the remaining boards."
-        if settings["equity"]
-        else "No all-in adjustment: the runs kept no deal records."
-    )
+    adjusted = settings["adjusted"]
+    if adjusted["applied"]:
+        adjustment = f"{adjusted['about']} It is shown beside the raw score."
+    elif adjusted["key"] is None:
+        adjustment = f"No adjusted score: {adjusted['reason']}."
+    else:
+        adjustment = f"No {adjusted['label'].lower()} score: {adjusted['reason']}."
+    unit = "entrant" if data["ranked_by"] == "player" else "bot (its entrants pooled)"
     return (
-        f"{events} event{'s' if events != 1 else ''}, {data['deals']:,} deals. Each bot is"
-        " scored against the bots that held the same cards in the same seat at the mirrored"
-        " tables: its duplicate score in milli-big-blinds per deal (mbb/deal). Intervals are"
+        f"{data['deals']:,} deals. Each {unit} is scored against the entrants that held the"
+        " same cards in the same seat at the mirrored tables: its duplicate score in"
+        " milli-big-blinds per deal (mbb/deal). Intervals are"
         f" {settings['confidence']:.0%} percentile bootstrap intervals over whole deal blocks"
         f" ({settings['resamples']:,} resamples, seed {settings['bootstrap_seed']}); the rank"
         f" range and P(1st) come from the same resamples. {adjustment} Ratings: OpenSkill"
@@ -327,9 +311,59 @@ def _lead(data: dict[str, Any]) -> str:
     )
 
 
+def _event_lead(event: dict[str, Any]) -> str:
+    played = sum(1 for entrant in event["entrants"] if entrant["status"] != "absent")
+    absent = len(event["entrants"]) - played
+    deck = (
+        f"public seed {event['seed']}: its decks were predictable"
+        if event["predictable"]
+        else "dealt from a secret key, committed to before the first deal and revealed in"
+        " results.json (dp-arena verify checks every deck)"
+    )
+    who = f"{played} entrants" + (f" ({absent} absent)" if absent else "")
+    return f"{event['format_title']}: {who}, {event['deals']:,} deals; {deck}."
+
+
+def _event_story(event: dict[str, Any], *, level: str) -> str:
+    """The event's own result: places and prizes, the flow, faults, benched, absent."""
+    absent = absent_part(event["entrants"])
+    parts = [
+        f'<{level} id="standings-{text(event["label"])}">Final standings</{level}>',
+        standings_part(event),
+        f"<{level}>How the event went</{level}>",
+        flow_part(event),
+        f"<{level}>Faults</{level}>",
+        faults_part(event["faults"], event["fault_counts"], event["fault_total"]),
+        f"<{level}>Benched</{level}>",
+        benched_part(event["benched"]),
+    ]
+    if absent:
+        parts += [f"<{level}>Absent</{level}>", absent]
+    return "\n".join(parts)
+
+
+def _events_part(events: Sequence[dict[str, Any]]) -> str:
+    blocks = []
+    for event in events:
+        winners = [s["player"] for s in event["standings"] if s["place"] == 1]
+        head = f"{event['name']} · {event['format_title']}"
+        if winners:
+            head += f" · won by {', '.join(winners)}"
+        blocks.append(
+            f'<details class="event"><summary>{text(head)}</summary>'
+            f"<p>{text(_event_lead(event))}</p>{_event_story(event, level='h3')}</details>"
+        )
+    return "".join(blocks)
+
+
 def render_page(data: dict[str, Any]) -> str:
-    """The HTML page of leaderboard ``data`` (:func:`~dp_arena.leaderboard.build_leaderboard`)."""
+    """The HTML page of leaderboard ``data`` (:func:`~dp_arena.leaderboard.build_leaderboard`):
+    for one event its result first (places and prizes, the flow, faults, benching), then
+    the duplicate scores; for several, the scores first, then each event's result."""
     settings = data["settings"]
+    adjusted = settings["adjusted"]
+    events = data["events"]
+    single = len(events) == 1
     # One colour per bot in every chart, in ranking order.
     colors: dict[str, str] = {}
     for row in data["ranking"]:
@@ -337,12 +371,12 @@ def render_page(data: dict[str, Any]) -> str:
         colors.setdefault(row["bot"], colors[row["name"]])
     ci_rows = []
     for row in data["ranking"]:
-        entry = {"name": row["name"], "color": colors[row["name"]], "mean": row["mbb_per_deal"]}
+        entry = {"name": row["label"], "color": colors[row["name"]], "mean": row["mbb_per_deal"]}
         entry |= {"low": row["ci"][0], "high": row["ci"][1]}
-        if settings["equity"]:
-            adjusted = row["equity"]
-            entry |= {"equity_mean": adjusted["mbb_per_deal"]}
-            entry |= {"equity_low": adjusted["ci"][0], "equity_high": adjusted["ci"][1]}
+        if adjusted["applied"]:
+            other = row["adjusted"]
+            entry |= {"equity_mean": other["mbb_per_deal"]}
+            entry |= {"equity_low": other["ci"][0], "equity_high": other["ci"][1]}
         ci_rows.append(entry)
     series = [
         (
@@ -353,24 +387,33 @@ def render_page(data: dict[str, Any]) -> str:
         for index, row in enumerate(data["ratings"])
     ]
     distributions = data["distributions"]
+    labels = {row["name"]: row["label"] for row in data["ranking"]}
     histograms = "".join(
-        distribution_chart(name, distributions["edges"], counts, hue=colors[name])
+        distribution_chart(labels.get(name, name), distributions["edges"], counts, hue=colors[name])
         for name, counts in distributions["counts"].items()
     )
     by_name = {row["name"]: row for row in data["ranking"]}
     sections = "".join(
-        _competitor_section(index, details, by_name[details["name"]])
+        _competitor_section(index, details, by_name[details["name"]], several=not single)
         for index, details in enumerate(data["competitors"])
     )
-    history = history_chart(
-        series, events=len(data["events"]), title="Rating (μ − 3σ) after each event"
-    )
+    history = history_chart(series, events=len(events), title="Rating (μ − 3σ) after each event")
+    scores = f"""<h2 id="scores">Duplicate scores</h2>
+<p class="lead">{text(_score_lead(data))}</p>
+{_ranking_table(data)}
+{ci_chart(ci_rows, title="Duplicate score with 95% interval")}"""
+    if single:
+        event = events[0]
+        lead = _event_lead(event)
+        story = f"{_event_story(event, level='h2')}\n{scores}"
+    else:
+        names = len(events)
+        lead = f"{names} events, {data['deals']:,} deals."
+        story = f"{scores}\n<h2>The events</h2>\n{_events_part(events)}"
     body = f"""<main>
 <h1>{text(data["title"])}</h1>
-<p class="lead">{text(_lead(data))}</p>
-<h2>Ranking</h2>
-{_ranking_table(data)}
-{ci_chart(ci_rows, title="Duplicate score with 95% interval")}
+<p class="lead">{text(lead)}</p>
+{story}
 <h2>Who beats whom</h2>
 <p>The share of bootstrap resamples in which the row's bot scores more than the column's.</p>
 {_pairwise_table(data)}
@@ -386,8 +429,8 @@ one with {settings["confidence"]:.0%} confidence and 80% power, from the measure
 <div class="grid">{histograms}</div>
 <h2>Bots</h2>
 {sections}
-<h2>Events</h2>
-{_events_table(data["events"])}
+<h2>Runs</h2>
+{_events_table(events)}
 <p class="muted">Published by <code>dp-arena leaderboard publish</code>; the data is in
 leaderboard.json.</p>
 </main>"""

@@ -15,9 +15,10 @@ from typing import Any
 from dp_arena.leaderboard.markdown import render_markdown
 from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
 from dp_arena.leaderboard.page import render_page
+from dp_arena.leaderboard.progress import Progress
 from dp_arena.tournament.event import write_atomic
 
-__all__ = ["FILES", "Published", "publish", "write_leaderboard"]
+__all__ = ["FILES", "Published", "compute", "publish", "write_leaderboard"]
 
 FILES = ("leaderboard.json", "README.md", "index.html")
 
@@ -45,11 +46,38 @@ def write_leaderboard(data: dict[str, Any], out: Path) -> tuple[Path, ...]:
     return tuple(paths)
 
 
+def compute(
+    run_dirs: Sequence[Path], options: LeaderboardOptions, progress: Progress | None = None
+) -> dict[str, Any]:
+    """The leaderboard data of ``run_dirs``, saying on ``progress`` what it is doing."""
+    adjusted = options.adjusted
+    counted = None
+    if progress is not None:
+        shown = progress
+
+        def counted(run: str, done: int, total: int) -> None:
+            shown.count(
+                f"{adjusted.label if adjusted else 'reading'}, {run}", done, total, "table-sessions"
+            )
+
+        progress.stage("reading the runs")
+    events = load_runs(
+        run_dirs, equity=adjusted is not None and adjusted.needs_store, progress=counted
+    )
+    if progress is not None:
+        progress.stage(f"bootstrap ({options.resamples:,} resamples) and ratings")
+    data = build_leaderboard(events, options)
+    if progress is not None:
+        progress.finish()
+    return data
+
+
 def publish(
-    run_dirs: Sequence[Path], out: Path, options: LeaderboardOptions | None = None
+    run_dirs: Sequence[Path],
+    out: Path,
+    options: LeaderboardOptions | None = None,
+    progress: Progress | None = None,
 ) -> Published:
     """Compute the leaderboard of ``run_dirs`` and write it into ``out``."""
-    options = options or LeaderboardOptions()
-    events = load_runs(run_dirs, equity=options.equity)
-    data = build_leaderboard(events, options)
+    data = compute(run_dirs, options or LeaderboardOptions(), progress)
     return Published(out, data, write_leaderboard(data, out))

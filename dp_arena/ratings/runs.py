@@ -9,7 +9,8 @@ each net is paired with its all-in equity net (:mod:`dp_arena.ratings.equity`).
 A **block** is one deal of one section of one session (a mini-match of a round robin is
 a section): every table of the section played it with the same cards in the same
 seats. Absent players are not entrants and are left out of blocks and comparisons. A bot
-is identified across events by :func:`bot_identity` of its agent spec.
+is identified across events by :func:`bot_identity` of its code (``entrants[].code`` in
+``results.json``), or of its agent spec in a run that recorded no code.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -89,7 +90,9 @@ class EventRecord:
     ``label`` is the run directory's name; ``digest`` the SHA-256 of its
     ``results.json``; ``finished`` the time the run finished (from ``timing.json``, for
     ordering events), if known. ``entrants`` pairs each player with its agent spec as
-    written, ``prizes`` each player with its prize in cents."""
+    written, ``codes`` maps players to their code objects (``{}`` for a run that
+    recorded none), ``prizes`` pairs each player with its prize in cents; ``results`` is
+    the whole ``results.json``, as read."""
 
     label: str
     name: str
@@ -103,26 +106,44 @@ class EventRecord:
     faults: tuple[Fault, ...]
     prizes: tuple[tuple[str, int], ...]
     has_equity: bool
+    codes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    results: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def specs(self) -> dict[str, str]:
         return dict(self.entrants)
 
     def bots(self, identity: Callable[[str], str] | None = None) -> dict[str, str]:
-        """player -> bot (:func:`bot_identity` of its spec, or ``identity``)."""
-        name = identity or bot_identity
-        return {player: name(spec) for player, spec in self.entrants}
+        """player -> bot: :func:`bot_identity` of its code (of its spec when the run
+        recorded no code), or ``identity`` of its spec."""
+        if identity is not None:
+            return {player: identity(spec) for player, spec in self.entrants}
+        return {
+            player: bot_identity(spec, self.codes.get(player)) for player, spec in self.entrants
+        }
 
 
-def bot_identity(spec: str) -> str:
-    """The name a bot is ranked and rated under across events: ``name@version`` for a
-    registry bot (``registry:name@version``; ``registry:name`` stays ``name``, as the
-    version it meant is not recorded), the built-in's name for a built-in, and the spec
-    as written for anything else.
+def bot_identity(spec: str, code: Mapping[str, Any] | None = None) -> str:
+    """The name a bot is ranked and rated under across events. From its ``code``
+    (``docs/results.md``): ``name@version`` for a registry bot, the name of a built-in,
+    and for anything else its name with the first 8 hex digits of its content hash
+    (the same code under another path is the same bot; other code is another). Without
+    a code, from the spec: ``registry:name@version`` is ``name@version``
+    (``registry:name`` stays ``name``), anything else the spec as written.
 
     >>> bot_identity("registry:alice@3"), bot_identity("tag"), bot_identity("bots/x.py:X")
     ('alice@3', 'tag', 'bots/x.py:X')
+    >>> bot_identity("../x.py:X", {"kind": "file", "name": "x.py:X", "sha256": "3f2a9c1e77"})
+    'x.py:X #3f2a9c1e'
     """
+    if code:
+        name = str(code.get("name"))
+        if code.get("kind") == "builtin":
+            return name
+        if code.get("kind") == "registry":
+            return name if code.get("version") is None else f"{name}@{code['version']}"
+        digest = code.get("sha256")
+        return f"{name} #{str(digest)[:8]}" if digest else name
     if spec.startswith("registry:"):
         return spec[len("registry:") :]
     return spec
@@ -158,9 +179,12 @@ class _Reader:
         return value
 
 
-def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
+def load_run(
+    run_dir: Path, *, equity: bool = True, progress: Callable[[int, int], None] | None = None
+) -> EventRecord:
     """Read ``run_dir``. With ``equity``, nets by all-in equity are computed from the
-    checkpoint store when the directory has one (``has_equity`` says whether it did)."""
+    checkpoint store when the directory has one (``has_equity`` says whether it did);
+    ``progress(done, total)`` hears of every table-session adjusted."""
     path = run_dir / RESULTS_FILE
     try:
         raw = path.read_bytes()
@@ -182,14 +206,23 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
         reader.get(session, "session", "plan.sessions[]", int): session
         for session in reader.get(reader.get(data, "plan", "", dict), "sessions", "plan", list)
     }
+    listed = reader.get(data, "entrants", "", list)
     entrants = tuple(
         (
             reader.get(entrant, "player", f"entrants[{index}]", str),
             reader.get(entrant, "spec", f"entrants[{index}]", str),
         )
-        for index, entrant in enumerate(reader.get(data, "entrants", "", list))
+        for index, entrant in enumerate(listed)
     )
+    codes = {
+        player: reader.get(entrant, "code", f"entrants[{index}]", dict)
+        for index, ((player, _), entrant) in enumerate(zip(entrants, listed, strict=True))
+        if "code" in entrant
+    }
     details = _store_results(run_dir) if equity else None
+    counter = None
+    if details is not None and progress is not None:
+        counter = _Counter(len(details), progress)
     blocks: list[DealBlock] = []
     comparisons: list[Comparison] = []
     for index, session in enumerate(reader.get(data, "sessions", "", list)):
@@ -222,7 +255,7 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
         for section_number, group, group_where in groups:
             tables = reader.get(group, "table_results", group_where, list)
             blocks += _section_blocks(
-                reader, label, number, section_number, plan, tables, group_where, details
+                reader, label, number, section_number, plan, tables, group_where, details, counter
             )
             if kind == "round-robin":
                 comparisons += _match_comparisons(
@@ -256,11 +289,24 @@ def load_run(run_dir: Path, *, equity: bool = True) -> EventRecord:
         faults=faults,
         prizes=tuple(sorted((str(player), cents) for player, cents in prizes.items())),
         has_equity=details is not None,
+        codes=codes,
+        results=data,
     )
 
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+class _Counter:
+    """Counts the table-sessions adjusted for a progress callback."""
+
+    def __init__(self, total: int, progress: Callable[[int, int], None]) -> None:
+        self.total, self.done, self.progress = total, 0, progress
+
+    def step(self) -> None:
+        self.done += 1
+        self.progress(self.done, self.total)
 
 
 def _finished(run_dir: Path) -> str | None:
@@ -296,6 +342,7 @@ def _section_blocks(
     tables: Sequence[Any],
     where: str,
     details: Mapping[tuple[int, int, int], TableSessionResult] | None,
+    counter: _Counter | None = None,
 ) -> list[DealBlock]:
     big_blind = reader.get(plan, "big_blind", f"plan.sessions[{session}]", int)
     rows = []
@@ -320,6 +367,8 @@ def _section_blocks(
         equity = None
         if details is not None:
             equity = _equity_nets(reader, plan, session, section, number, players, nets, details)
+            if counter is not None:
+                counter.step()
         rows.append((number, players, nets, equity))
     deal_count = min((len(nets) for _, _, nets, _ in rows), default=0)
     if any(len(nets) != deal_count for _, _, nets, _ in rows):

@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dp_arena.ratings.runs import EventRecord, bot_identity
+from dp_arena.ratings.runs import EventRecord
 
 __all__ = [
     "BotRating",
@@ -122,7 +122,7 @@ def order_events(events: Iterable[EventRecord]) -> list[EventRecord]:
 
 
 def event_games(
-    event: EventRecord, identity: Callable[[str], str] = bot_identity
+    event: EventRecord, identity: Callable[[str], str] | None = None
 ) -> list[list[tuple[str, int]]]:
     """The games of an event: per seat-position comparison, ``(bot, place)`` pairs with
     places 1, 2, ... (equal places tie). A bot with several entrants in the comparison
@@ -147,7 +147,7 @@ def rate_event(
     state: Mapping[str, BotRating],
     event: EventRecord,
     settings: RatingSettings,
-    identity: Callable[[str], str] = bot_identity,
+    identity: Callable[[str], str] | None = None,
 ) -> dict[str, BotRating]:
     """The ratings after ``event``, from the ratings ``state`` before it (bots not in
     it yet start at the settings' ``mu`` and ``sigma``)."""
@@ -175,7 +175,7 @@ def rate_event(
 def rate_events(
     events: Sequence[EventRecord],
     settings: RatingSettings | None = None,
-    identity: Callable[[str], str] = bot_identity,
+    identity: Callable[[str], str] | None = None,
 ) -> Ratings:
     """Rate ``events`` in the order given (see :func:`order_events` for the usual one)."""
     settings = settings or RatingSettings()

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 
+from dp_arena.results import to_json
+from dp_arena.text import printable
+from dp_arena.tournament.benching import benchings
+from dp_arena.tournament.code import code_label
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
@@ -136,15 +142,39 @@ def _quick_play_standings(
     return lines
 
 
-def _standing_lines(result: EventResult, absent_players: set[str]) -> list[str]:
+def _standing_lines(
+    result: EventResult, absent_players: set[str], labels: Mapping[str, str]
+) -> list[str]:
+    """The standings, each entrant's code beside its name (``labels``, when known)."""
     lines = ["final standings:"]
     width = max((len(standing.player) for standing in result.standings), default=6)
+    code_width = max((len(label) for label in labels.values()), default=0)
     for standing in result.standings:
         note = f"  (out in session {standing.eliminated_in})" if standing.eliminated_in else ""
         if standing.player in absent_players:
             note += "  (ABSENT: did not load)"
         prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
-        lines.append(f"  {_place(standing):>7}  {standing.player:<{width}}  {prize:>10}{note}")
+        code = f"  {labels.get(standing.player, ''):<{code_width}}" if labels else ""
+        lines.append(
+            f"  {_place(standing):>7}  {standing.player:<{width}}{code}  {prize:>10}{note}"
+        )
+    return lines
+
+
+def _benched_lines(result: EventResult) -> list[str]:
+    """Every benching: where, how many deals it cost, and the fault kinds that did it."""
+    benched = benchings([to_json(outcome) for outcome in result.sessions])
+    if not benched:
+        return []
+    lines = ["", "benched (played on as absent players after faults):"]
+    for bench in benched:
+        outcome = next(item for item in result.sessions if item.session == bench.session)
+        group = "mini-match" if isinstance(outcome, RoundRobinOutcome) else "section"
+        lines.append(
+            f"  {bench.player}: sat out {bench.deals_out} of {bench.deals} deals"
+            f" (session {bench.session}, {group} {bench.section}, table {bench.table}):"
+            f" {bench.reason}"
+        )
     return lines
 
 
@@ -155,8 +185,10 @@ def describe_result(
     *,
     deck: str | None = None,
     absent: Sequence[tuple[str, str]] = (),
+    entrants: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The summary for people; ``absent``: entrants that did not load, with the reason."""
+    """The summary for people; ``absent``: entrants that did not load, with the reason;
+    ``entrants``: ``results.json``'s, whose code is shown beside each name."""
     quick_play = result.details if isinstance(result.details, QuickPlayDetails) else None
     rake = (
         f", rake {_format_percent(quick_play.rake_basis_points)} of each amount won"
@@ -187,8 +219,15 @@ def describe_result(
     if quick_play is not None:
         lines += _quick_play_standings(result, quick_play, absent_players)
     else:
-        lines += _standing_lines(result, absent_players)
+        labels = {
+            str(entrant.get("player")): printable(code_label(entrant.get("code")))
+            for entrant in entrants
+        }
+        lines += _standing_lines(result, absent_players, labels)
+    lines += _benched_lines(result)
     paid = sum(standing.prize_cents for standing in result.standings)
+    counts = Counter(fault.player for fault in result.faults)
+    by_bot = ", ".join(f"{player} {count}" for player, count in sorted(counts.items()))
     kept = (
         f" (the rake kept {format_cents(quick_play.rake_cents)})" if quick_play is not None else ""
     )
@@ -196,7 +235,7 @@ def describe_result(
         "",
         (
             f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)}{kept};"
-            f" faults: {len(result.faults)}"
+            f" faults: {len(result.faults)}" + (f" ({by_bot})" if by_bot else "")
         ),
     ]
     if absent:

@@ -290,7 +290,12 @@ def run_event(
     for player, faults in sorted(by_player.items()):
         write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
     summary = describe_result(
-        plan, event_format.title, result, deck=config.event_key.label(), absent=config.absent
+        plan,
+        event_format.title,
+        result,
+        deck=config.event_key.label(),
+        absent=config.absent,
+        entrants=document["entrants"],
     )
     write_atomic(run_dir / "summary.txt", summary)
     write_atomic(

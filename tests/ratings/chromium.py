@@ -130,9 +130,14 @@ def open_page(
     *,
     timeout: float = 60,
     log: int | None = None,
+    width: int = 1200,
+    height: int = 2000,
+    mobile: bool = False,
+    full_page: bool = False,
 ) -> PageReport:
-    """Load ``page`` (a file) and evaluate ``expressions`` (name -> JavaScript) after it
-    has loaded."""
+    """Load ``page`` (a file) in a window ``width`` x ``height`` CSS pixels (``mobile``:
+    as a phone lays it out) and evaluate ``expressions`` (name -> JavaScript) after it
+    has loaded; the screenshot is of the window, or of the whole page (``full_page``)."""
     profile = tempfile.mkdtemp(prefix="dp-arena-chromium-")
     to_browser_read, to_browser_write = os.pipe()
     from_browser_read, from_browser_write = os.pipe()
@@ -180,7 +185,7 @@ def open_page(
             pipe.call(f"{domain}.enable", session=session)
         pipe.call(
             "Emulation.setDeviceMetricsOverride",
-            {"width": 1200, "height": 2000, "deviceScaleFactor": 1, "mobile": False},
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile},
             session=session,
         )
         pipe.events.clear()
@@ -193,7 +198,11 @@ def open_page(
                 session=session,
             )
             report.values[name] = result.get("result", {}).get("value")
-        shot = pipe.call("Page.captureScreenshot", {"format": "png"}, session=session)
+        shot = pipe.call(
+            "Page.captureScreenshot",
+            {"format": "png", "captureBeyondViewport": full_page},
+            session=session,
+        )
         report.screenshot = base64.b64decode(shot["data"])
         for event in pipe.events:
             params = event.get("params", {})

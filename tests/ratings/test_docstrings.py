@@ -12,6 +12,7 @@ MODULES = (
     "dp_arena.ratings.duplicate",
     "dp_arena.ratings.equity",
     "dp_arena.ratings.order",
+    "dp_arena.ratings.runouts",
     "dp_arena.ratings.runs",
     "dp_arena.ratings.uncertainty",
     "dp_arena.leaderboard.luck",

@@ -38,7 +38,7 @@ def test_data_agrees_with_the_scores(small_run: Path) -> None:
     # Two tag entrants, pooled: tag played twice as many plays as any other bot.
     plays = {row["name"]: row["plays"] for row in data["ranking"]}
     assert plays["tag"] == 2 * plays["random"] == 60
-    assert data["deals"] == 30 and data["settings"]["equity"] is True
+    assert data["deals"] == 30 and data["settings"]["adjusted"]["applied"] is True
     assert {row["bot"] for row in data["ratings"]} == set(matrix.names)
 
 
@@ -64,7 +64,7 @@ def test_published_files_are_byte_identical(small_run: Path, tmp_path: Path) -> 
 PAGE_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "p", "a",
     "table", "thead", "tbody", "tr", "th", "td", "section", "div", "code", "script",
-    "svg", "line", "text", "circle", "rect", "polyline",
+    "svg", "line", "text", "circle", "rect", "polyline", "details", "summary", "span",
 }  # fmt: skip
 
 
@@ -86,7 +86,7 @@ class _Tags(HTMLParser):
 
 
 def _hostile_copy(small_run: Path, folder: Path) -> Path:
-    """The fixture's results with an entrant renamed to a script and a spec that
+    """The fixture's results with an entrant renamed to a script and a code name that
     breaks out of an attribute (results are untrusted: names come from submitters)."""
     folder.mkdir(parents=True)
     text = (small_run / "results.json").read_text(encoding="utf-8")
@@ -95,6 +95,8 @@ def _hostile_copy(small_run: Path, folder: Path) -> Path:
     for entrant in data["entrants"]:
         if entrant["player"] == "aggro":
             entrant["spec"] = HOSTILE_SPEC
+            entrant["code"] = {"kind": "file", "name": HOSTILE_SPEC, "version": None}
+            entrant["code"]["sha256"] = "ab" * 32
     (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
     return folder
 
@@ -116,7 +118,7 @@ def test_untrusted_names_are_escaped_everywhere(small_run: Path, tmp_path: Path)
     readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "<script" not in readme and "<img" not in readme
     assert "&lt;script&gt;" in readme
-    # Ranked by bot, the hostile spec is a name in the table: its terminal escape is defused.
+    # Ranked by bot, the hostile code is a name in the table: its terminal escape is defused.
     publish([run], tmp_path / "by-bot", LeaderboardOptions(resamples=200))
     by_bot = (tmp_path / "by-bot" / "README.md").read_text(encoding="utf-8")
     assert "\x1b" not in by_bot and "\\\\x1b\\[2J" in by_bot and "<img" not in by_bot
@@ -146,7 +148,7 @@ def test_the_page_renders_in_a_browser_without_errors(small_run: Path, tmp_path:
             "ready": "document.documentElement.getAttribute('data-ready')",
             "styled": "getComputedStyle(document.querySelector('table')).borderCollapse",
             # Sorting by mbb/deal (click once: ascending) puts the last bot first.
-            "sorted": "document.querySelector('#ranking th:nth-child(3)').click(),"
+            "sorted": "document.querySelector('#ranking th:nth-child(4)').click(),"
             " document.querySelector('#ranking tbody tr td:nth-child(2)').textContent",
         },
     )
@@ -157,8 +159,8 @@ def test_the_page_renders_in_a_browser_without_errors(small_run: Path, tmp_path:
     assert report.errors == []
     assert report.values["title"] == "Browser test"
     assert report.values["rows"] == len(data["ranking"]) == 5
-    assert report.values["first"] == data["ranking"][0]["name"]
-    assert report.values["sorted"] == data["ranking"][-1]["name"]
+    assert report.values["first"] == data["ranking"][0]["label"]
+    assert report.values["sorted"] == data["ranking"][-1]["label"]
     assert report.values["ready"] == "yes"  # the inline script ran: the policy allows it
     assert report.values["styled"] == "collapse"  # and the inline style sheet applied
     assert report.values["charts"] == 2 + len(data["ranking"])  # two charts, one histogram each
@@ -214,11 +216,15 @@ def test_command_line(small_run: Path, tmp_path: Path, capsys: pytest.CaptureFix
     captured = capsys.readouterr()
     assert status == 0, captured.err
     assert all((out / name).is_file() for name in FILES)
-    assert json.loads((out / "leaderboard.json").read_text())["title"] == "fixture"
+    # The title is the event's name, not the folder's.
+    assert json.loads((out / "leaderboard.json").read_text())["title"] == "Ratings fixture"
     assert "wrote" in captured.out
     assert main(["leaderboard", "show", str(small_run), "--resamples", "200", "--no-equity"]) == 0
     shown = capsys.readouterr().out
-    assert "| Rank | Bot |" in shown and "All-in adjusted" not in shown
+    assert "| Rank | Entrants | Code |" in shown and "All-in adjusted" not in shown
+    # Nothing was written: no link to a file that is not there; and the real reason.
+    assert "index.html" not in shown and "leaderboard.json" not in shown
+    assert "No adjusted score: left out (--no-equity)." in shown
     assert main(["leaderboard", "show", str(tmp_path / "nowhere")]) == 2
     assert "is not a finished run directory" in capsys.readouterr().err
 

@@ -1,0 +1,253 @@
+"""An event as an organiser publishes it: entrants named by player and code (never by a
+path of the organiser's machine), the event's own result first (places, prizes, the
+flow), benched and absent entrants said out loud, and a page that reads at desktop and
+at phone width in a real browser."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from dp_arena.leaderboard import LeaderboardOptions, publish
+from dp_arena.leaderboard.progress import Progress
+from dp_arena.leaderboard.publish import FILES, compute
+from tests.ratings.chromium import find_browser, open_page
+from tests.ratings.conftest import play_event
+
+BOTS = '''
+from dp_arena.engine import Action
+
+
+class Tighty:
+    """Calls and checks: a bot that never faults."""
+
+    def act(self, observation):
+        return Action.call() if observation.to_call else Action.check()
+
+
+class Illegal:
+    """Raises to one chip, never legal: three faults bench it at every table-session."""
+
+    def act(self, observation):
+        return Action.raise_to(1)
+'''
+
+CONFIG = """
+[event]
+name = "Organiser's cup"
+format = "regular"
+seed = 31
+
+[[entrants]]
+name = "Tighty"
+agent = "../mybot/bot.py:Tighty"
+trusted = true
+
+[[entrants]]
+name = "illegal"
+agent = "../mybot/bot.py:Illegal"
+trusted = true
+
+[field]
+count = 10
+from = ["random", "calling-station", "tag", "aggressive"]
+"""
+
+
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 12-entrant regular tournament (4 tables x 3, a semifinal, a round-robin final)
+    with two file bots beside the event's folder, one of which is benched every time."""
+    root = tmp_path_factory.mktemp("organiser")
+    (root / "mybot").mkdir()
+    (root / "mybot" / "bot.py").write_text(BOTS, encoding="utf-8")
+    return play_event(root / "event", CONFIG, name="cup-run")
+
+
+def _bot_folder_hash(folder: Path) -> str:
+    """The content hash of a one-file bot folder, computed here from its definition
+    (docs/results.md): SHA-256 over each file's relative path and content hash."""
+    content = hashlib.sha256((folder / "bot.py").read_bytes()).hexdigest()
+    return hashlib.sha256(f"dp-arena/folder/v1\nbot.py\0{content}\n".encode()).hexdigest()
+
+
+def test_results_name_each_entrants_code_without_a_path(cup: Path) -> None:
+    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    codes = {entrant["player"]: entrant["code"] for entrant in results["entrants"]}
+    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    assert codes["Tighty"] == {
+        "kind": "file",
+        "name": "bot.py:Tighty",
+        "version": None,
+        "sha256": digest,
+    }
+    assert codes["illegal"]["name"] == "bot.py:Illegal" and codes["illegal"]["sha256"] == digest
+    assert codes["tag-1"]["kind"] == "builtin" and codes["tag-1"]["name"] == "tag"
+    assert "mybot" not in json.dumps(codes) and str(cup.parent) not in json.dumps(codes)
+    summary = (cup / "summary.txt").read_text(encoding="utf-8")
+    assert f"bot.py:Tighty #{digest[:8]}" in summary and "tag (built-in)" in summary
+    assert "mybot" not in summary
+
+
+def test_published_files_name_entrants_never_a_path(cup: Path, tmp_path: Path) -> None:
+    published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
+    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    for name in FILES:
+        text = (tmp_path / "out" / name).read_text(encoding="utf-8")
+        assert "mybot" not in text and str(cup.parent.parent) not in text, name
+    data = published.data
+    assert data["title"] == "Organiser's cup"  # the event's name, not the folder's
+    [event] = data["events"]
+    # The event's own result: every entrant's place and prize, the winner first.
+    assert [row["player"] for row in event["standings"]] == [
+        row["player"] for row in results["standings"]
+    ]
+    assert event["standings"][0]["prize_cents"] == results["standings"][0]["prize_cents"] > 0
+    by_player = {row["player"]: row for row in event["standings"]}
+    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    assert by_player["Tighty"]["code"] == f"bot.py:Tighty #{digest[:8]}"
+    # The flow: who went on from each seat position of the semifinal, with carryover.
+    semifinal = event["sessions"][1]
+    went_on = {
+        row["player"]
+        for section in semifinal["sections"]
+        for position in section["seat_positions"]
+        for row in position["players"]
+        if row["advanced"]
+    }
+    assert went_on == set(results["sessions"][1]["advancing"]) and len(went_on) == 6
+    assert event["sessions"][-1]["kind"] == "round-robin"
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert readme.index("## Final standings") < readme.index("## Duplicate scores")
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert page.index('id="standings"') < page.index('id="ranking"')
+    assert "<title>Organiser&#x27;s cup</title>" in page
+
+
+def _benched_by_hand(results: dict) -> list[tuple[int, int, int]]:  # type: ignore[type-arg]
+    """(session, table, deals sat out) of every table-session of the illegal bot, from
+    its faults: benched by its third fault, it sits out every later deal."""
+    found = []
+    for session in results["sessions"]:
+        groups = session.get("sections") or session.get("matches") or []
+        for group in groups:
+            for table in group["table_results"]:
+                mine = [f for f in table["faults"] if f["player"] == "illegal"]
+                if len(mine) >= 3:
+                    deals = len(table["deal_nets"])
+                    found.append((session["session"], table["table"], deals - 1 - mine[2]["deal"]))
+    return found
+
+
+def test_benching_is_said_in_the_summary_the_data_and_the_page(cup: Path, tmp_path: Path) -> None:
+    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    expected = _benched_by_hand(results)
+    assert expected and all(out > 0 for _, _, out in expected)
+    summary = (cup / "summary.txt").read_text(encoding="utf-8")
+    assert "benched (played on as absent players after faults):" in summary
+    lines = [line for line in summary.splitlines() if line.startswith("  illegal: sat out")]
+    assert len(lines) == len(expected)
+    for line, (session, table, out) in zip(lines, expected, strict=True):
+        assert line.startswith(f"  illegal: sat out {out} of ")
+        assert f"(session {session}, " in line and f", table {table}): 3 faults" in line
+    published = publish([cup], tmp_path / "out", LeaderboardOptions(by="player", resamples=200))
+    [event] = published.data["events"]
+    assert [(b["session"], b["table"], b["deals_out"]) for b in event["benched"]] == expected
+    assert all(b["reason"] == "3 faults (ILLEGAL x3)" for b in event["benched"])
+    [row] = [row for row in published.data["ranking"] if row["name"] == "illegal"]
+    assert row["benched_deals"] == sum(out for _, _, out in expected)
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "3 faults (ILLEGAL x3)" in page and f"{expected[0][2]} of " in page
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert f"- illegal: sat out {expected[0][2]} of" in readme
+
+
+def test_absent_entrants_are_marked(cup: Path, tmp_path: Path) -> None:
+    # A run that played with an entrant its preflight check left out marks it in
+    # results.json; the page and the README say so, with the reason.
+    copy = tmp_path / "runs" / "cup-absent"
+    shutil.copytree(cup, copy)
+    results = json.loads((copy / "results.json").read_text(encoding="utf-8"))
+    for entrant in results["entrants"]:
+        if entrant["player"] == "Tighty":
+            entrant["status"] = "absent"
+            entrant["absent_reason"] = "could not load bot.py:Tighty (no such class)"
+    (copy / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    published = publish([copy], tmp_path / "out", LeaderboardOptions(resamples=200))
+    [event] = published.data["events"]
+    [tighty] = [row for row in event["standings"] if row["player"] == "Tighty"]
+    assert tighty["status"] == "absent"
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
+    assert "absent: never played" in page and "could not load bot.py:Tighty (no such class)" in page
+    assert "- Tighty: could not load bot.py:Tighty (no such class)" in readme
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_publishing_shows_progress_on_a_terminal_only(cup: Path) -> None:
+    terminal, pipe = _Terminal(), io.StringIO()
+    options = LeaderboardOptions(resamples=50)
+    compute([cup], options, Progress(terminal))
+    compute([cup], options, Progress(pipe))
+    tables = sum(
+        len(group["table_results"])
+        for session in json.loads((cup / "results.json").read_text())["sessions"]
+        for group in session.get("sections") or session.get("matches")
+    )
+    shown = terminal.getvalue()
+    assert f"All-in adjusted, cup-run: {tables:,}/{tables:,} table-sessions" in shown
+    assert "bootstrap (50 resamples) and ratings ..." in shown
+    assert shown.endswith("\r\x1b[K")  # the line is cleared for what the command prints
+    assert pipe.getvalue() == ""
+
+
+BROWSER = find_browser()
+
+
+@pytest.mark.skipif(
+    BROWSER is None,
+    reason="no chromium on PATH: install Debian's `chromium` (make/CI do) to test the page",
+)
+@pytest.mark.parametrize(("width", "mobile"), [(1280, False), (390, True)])
+def test_the_page_reads_at_desktop_and_phone_width(
+    cup: Path, tmp_path: Path, width: int, mobile: bool
+) -> None:
+    publish([cup], tmp_path / "out", LeaderboardOptions(by="player", resamples=200))
+    data = json.loads((tmp_path / "out" / "leaderboard.json").read_text(encoding="utf-8"))
+    report = open_page(
+        BROWSER,  # type: ignore[arg-type]
+        tmp_path / "out" / "index.html",
+        {
+            "page_width": "document.documentElement.scrollWidth",
+            "window_width": "innerWidth",
+            "standings": "document.querySelectorAll('#standings tbody tr').length",
+            "winner": "document.querySelector('#standings tbody tr td:nth-child(2)').textContent",
+            "first_heading": "document.querySelector('h2').textContent",
+            "pairwise_in_a_box": "document.querySelector('#pairwise').parentElement.className",
+        },
+        width=width,
+        height=1600,
+        mobile=mobile,
+        full_page=True,
+    )
+    folder = os.environ.get("DP_ARENA_SCREENSHOTS")
+    if folder:  # to look at the page: DP_ARENA_SCREENSHOTS=/tmp/shots pytest ...
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"event-page-{width}.png").write_bytes(report.screenshot)
+    assert report.errors == []
+    assert report.values["window_width"] == width
+    assert report.values["page_width"] <= report.values["window_width"]  # no sideways scroll
+    assert report.values["first_heading"] == "Final standings"
+    assert report.values["standings"] == len(data["events"][0]["entrants"]) == 12
+    assert report.values["winner"] == data["events"][0]["standings"][0]["player"]
+    assert report.values["pairwise_in_a_box"] == "scroll"  # a wide table scrolls in its box
