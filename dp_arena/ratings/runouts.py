@@ -198,10 +198,11 @@ def _tally(codes: Array, weights: Array | None, hands: int) -> dict[tuple[int, .
         assert np.array_equal(tally.astype(np.float64), sums) and (tally >= 0).all()
     present = np.flatnonzero(tally)
     numbers = present if found_codes is None else found_codes[present]
-    return {
+    found = {
         tuple((code // hands**position) % hands for position in range(hands)): count
         for code, count in zip(numbers.tolist(), tally[present].tolist(), strict=True)
     }
+    return dict(sorted(found.items()))
 
 
 # -- after the flop: every completion ------------------------------------------------------
