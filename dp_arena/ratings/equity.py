@@ -134,12 +134,13 @@ def adjusted_nets(
     """Every seat's net, by equity when the betting ended before the river with two or
     more players in the hand, otherwise the real net (as a fraction either way).
 
-    ``nets``, the deal's recorded nets, spare the replay of a hand that all but one
-    player folded (most hands): its real nets stand."""
-    if nets is not None and len(nets) == rules.seat_count:
-        folds = sum(1 for action in actions if action.endswith(":fold"))
-        if folds == rules.seat_count - 1:
-            return tuple(Fraction(net) for net in nets)
+    ``nets``, the deal's recorded nets, spare the replay of a hand whose real nets
+    stand anyway: one that all but one player folded, or one in which nobody can have
+    gone all in. (A player puts in at most the largest bet of each of the four streets,
+    so while four times the largest bet or raise stays below the cap, which is every
+    seat's stack, nobody is all in, and two players still in the hand saw the river.)"""
+    if nets is not None and len(nets) == rules.seat_count and _nets_stand(rules, actions):
+        return tuple(Fraction(net) for net in nets)
     state = replay(
         rules, button=button, hole_cards=hole_cards, board=board, actions=actions, absent=absent
     )
@@ -159,6 +160,21 @@ def adjusted_nets(
         dead=tuple(card for hole in state.hole_cards if hole is not None for card in hole),
         button=state.button,
     )
+
+
+def _nets_stand(rules: TableRules, actions: Sequence[str]) -> bool:
+    """Whether the actions alone show that a hand's real nets stand (see
+    :func:`adjusted_nets`); unreadable actions are left to the replay to report."""
+    if sum(1 for action in actions if action.endswith(":fold")) == rules.seat_count - 1:
+        return True
+    try:
+        largest = max(
+            (int(action.rpartition(" ")[2]) for action in actions if ":raise " in action),
+            default=0,
+        )
+    except ValueError:
+        return False
+    return rules.cap is not None and 4 * max(largest, rules.big_blind) < rules.cap
 
 
 def expected_payoffs(

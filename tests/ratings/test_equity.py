@@ -301,3 +301,52 @@ def test_the_mirrored_tables_of_a_deal_share_one_count() -> None:
         adjusted = adjusted_nets(rules, **played)  # type: ignore[arg-type]
         assert adjusted == _engine_expectation(rules, played)
     assert (counts.cache_info().misses, counts.cache_info().hits) == (1, 2)
+
+
+def test_recorded_nets_spare_only_replays_that_would_change_nothing() -> None:
+    # Given the deal's real nets, a hand all but one folded, or one with bets too small
+    # for anyone to be all in, is not replayed: the answer must be the replay's.
+    rng = random.Random(21)
+    spared = 0
+    for _ in range(400):
+        rules, hand = _all_in_hand(rng, rng.choice((2, 3, 4)))
+        if rng.random() < 0.5:  # small bets only: nobody can be all in
+            hand = _small_bets_hand(rng, rules)
+        state = replay(rules, **hand)  # type: ignore[arg-type]
+        assert state.payoffs is not None
+        from dp_arena.ratings.equity import _nets_stand
+
+        spared += _nets_stand(rules, hand["actions"])  # type: ignore[arg-type]
+        given = adjusted_nets(rules, **hand, nets=state.payoffs)  # type: ignore[arg-type]
+        assert given == adjusted_nets(rules, **hand)  # type: ignore[arg-type]
+    assert spared > 100
+
+
+def _small_bets_hand(rng: random.Random, rules: TableRules) -> dict[str, object]:
+    """A random hand whose bets and raises stay at 200 or less, played to its end."""
+    deck = list(range(52))
+    rng.shuffle(deck)
+    seats = rules.seat_count
+    holes = [format_cards(deck[2 * seat : 2 * seat + 2]) for seat in range(seats)]
+    board = format_cards(deck[40:45])
+    state = HandState(
+        rules,
+        button=0,
+        stacks=(1000,) * seats,
+        hole_cards=[parse_cards(hole) for hole in holes],  # type: ignore[misc]
+        board=parse_cards(board),
+    )
+    actions = []
+    while not state.is_complete:
+        legal = state.legal_actions()
+        if legal.can_raise and legal.min_raise_to <= 200 and rng.random() < 0.3:  # type: ignore[operator]
+            action = Action.raise_to(min(200, legal.max_raise_to))  # type: ignore[type-var, arg-type]
+        elif legal.can_call and rng.random() < 0.8:
+            action = Action.call()
+        elif legal.can_check:
+            action = Action.check()
+        else:
+            action = Action.fold()
+        actions.append(f"{state.actor}:{action}")
+        state.apply(action)
+    return {"button": 0, "hole_cards": holes, "board": board, "actions": actions}
