@@ -166,9 +166,9 @@ def _order_codes(values: Array) -> Array:
 
     hands = values.shape[1]
     columns = [np.ascontiguousarray(values[:, index]) for index in range(hands)]
-    wide = hands**hands >= 1 << 31
-    codes = np.zeros(len(values), dtype=np.int64 if wide else np.int32)
-    rank = np.empty(len(values), dtype=codes.dtype)
+    kind: type[np.signedinteger[Any]] = np.int64 if hands**hands >= 1 << 31 else np.int32
+    codes: Array = np.zeros(len(values), dtype=kind)
+    rank: Array = np.empty(len(values), dtype=kind)
     for index in range(hands):
         rank[:] = 0
         for other in range(hands):
