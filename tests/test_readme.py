@@ -43,3 +43,26 @@ def test_the_bot_example_plays_exactly_like_the_calling_station() -> None:
 def test_the_environment_example_plays_a_whole_session() -> None:
     env = _run("capped_holdem_v0")["env"]
     assert all(env.terminations.values()) and not env.agents
+
+
+def test_the_rankings_example_separates_bots(tmp_path: Path) -> None:
+    # The README's leaderboard example, played (with a public seed, so that the test is
+    # the same every time) and published: its page must show bots told apart, not only
+    # intervals that all cross zero.
+    from dp_arena.leaderboard import LeaderboardOptions, publish
+    from dp_arena.runner.launch import ExecutorOptions, start_run
+    from dp_arena.tournament.config import load_config
+
+    [block] = [
+        b for b in re.findall(r"```sh\n(.*?)```", README.read_text(), re.DOTALL) if "publish" in b
+    ]
+    config_name = re.search(r"dp-arena run (\S+\.toml)", block).group(1)  # type: ignore[union-attr]
+    text = (README.parent / config_name).read_text()
+    config = tmp_path / "example.toml"
+    config.write_text(text.replace("[event]\n", "[event]\nseed = 1\n", 1))
+    start_run(load_config(config), tmp_path / "run", ExecutorOptions("serial"), quiet=True)
+    data = publish([tmp_path / "run"], tmp_path / "out", LeaderboardOptions()).data
+    separated = [row for row in data["separation"] if row["p_better_beats_worse"] >= 0.95]
+    assert len(separated) >= 2
+    clear_of_zero = [row for row in data["ranking"] if row["ci"][0] > 0 or row["ci"][1] < 0]
+    assert len(clear_of_zero) >= 2
