@@ -187,6 +187,16 @@ def test_absent_entrants_are_marked(cup: Path, tmp_path: Path) -> None:
     readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "absent: never played" in page and "could not load bot.py:Tighty (no such class)" in page
     assert "- Tighty: could not load bot.py:Tighty (no such class)" in readme
+    # A reason is text from the run (a bot's error message may be in it): escaped.
+    for entrant in results["entrants"]:
+        if entrant["player"] == "Tighty":
+            entrant["absent_reason"] = '<script>alert("pwned")</script>'
+    (copy / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    publish([copy], tmp_path / "hostile", LeaderboardOptions(resamples=200))
+    page = (tmp_path / "hostile" / "index.html").read_text(encoding="utf-8")
+    readme = (tmp_path / "hostile" / "README.md").read_text(encoding="utf-8")
+    assert page.count("<script") == 1 and "&lt;script&gt;alert(&quot;pwned&quot;)" in page
+    assert "<script" not in readme and "&lt;script&gt;" in readme
 
 
 class _Terminal(io.StringIO):
