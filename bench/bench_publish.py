@@ -58,9 +58,7 @@ def run() -> dict[str, object]:
             played = float(timing["seconds"])
             out = Path(folder) / "leaderboard"
             publish = _timed(["leaderboard", "publish", str(run_dir), "--out", str(out)])
-            raw = _timed(
-                ["leaderboard", "publish", str(run_dir), "--out", str(out), "--no-equity"]
-            )
+            raw = _timed(["leaderboard", "publish", str(run_dir), "--out", str(out), "--no-equity"])
         figures[label] = {
             "table_deals": timing["deals_played"],
             "play_seconds": round(played, 2),
