@@ -71,7 +71,7 @@ table.standings tbody tr:nth-child(-n+3) td { background: #fbf6e6; }
 .cold { background: #f6dada; }
 section.bot, details.event { background: #fff; border: 1px solid #e3e3e3;
   padding: 4px 16px 10px; margin: 14px 0; }
-section.session h3 { margin: 1.2em 0 0.2em; }
+section.session h3, section.session h4 { margin: 1.2em 0 0.2em; }
 details.ranks { margin: 4px 0 12px; }
 details.ranks > summary { font-weight: normal; color: #333; }
 details > summary { cursor: pointer; font-weight: 600; padding: 4px 0; overflow-wrap: anywhere; }
@@ -331,7 +331,7 @@ def _event_story(event: dict[str, Any], *, level: str) -> str:
         f'<{level} id="standings-{text(event["label"])}">Final standings</{level}>',
         standings_part(event),
         f"<{level}>How the event went</{level}>",
-        flow_part(event),
+        flow_part(event, level="h3" if level == "h2" else "h4"),
         f"<{level}>Faults</{level}>",
         faults_part(event["faults"], event["fault_counts"], event["fault_total"]),
         f"<{level}>Benched</{level}>",

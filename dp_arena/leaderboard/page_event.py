@@ -172,7 +172,7 @@ def _session_title(session: Mapping[str, Any]) -> str:
     return f"Session {session['session']}{players}{rules}{outcome}"
 
 
-def flow_part(event: Mapping[str, Any]) -> str:
+def flow_part(event: Mapping[str, Any], *, level: str = "h3") -> str:
     """Each session: its sections and who went on from each seat position with the
     carryover they took (every seat position's ranks and chips folded away below); a
     round robin's points."""
@@ -198,7 +198,8 @@ def flow_part(event: Mapping[str, Any]) -> str:
                     f" chips</summary>{_section_table(session, section)}</details>"
                 )
         parts.append(
-            f'<section class="session"><h3>{text(_session_title(session))}</h3>{body}</section>'
+            f'<section class="session"><{level}>{text(_session_title(session))}</{level}>'
+            f"{body}</section>"
         )
     return "".join(parts)
 

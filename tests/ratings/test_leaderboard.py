@@ -63,7 +63,7 @@ def test_published_files_are_byte_identical(small_run: Path, tmp_path: Path) -> 
 
 PAGE_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "h1", "h2", "h3", "p", "a",
-    "table", "thead", "tbody", "tr", "th", "td", "section", "div", "code", "script",
+    "table", "thead", "tbody", "tr", "th", "td", "section", "div", "code", "script", "h4",
     "svg", "line", "text", "circle", "rect", "polyline", "details", "summary", "span",
 }  # fmt: skip
 
