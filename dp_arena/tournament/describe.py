@@ -8,7 +8,6 @@ from fractions import Fraction
 from typing import Any
 
 from dp_arena.results import to_json
-from dp_arena.text import printable
 from dp_arena.tournament.benching import benchings
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.money import format_cents
@@ -219,9 +218,9 @@ def describe_result(
     if quick_play is not None:
         lines += _quick_play_standings(result, quick_play, absent_players)
     else:
+        # The organiser's own config names this code (a file name, a registry name).
         labels = {
-            str(entrant.get("player")): printable(code_label(entrant.get("code")))
-            for entrant in entrants
+            str(entrant.get("player")): code_label(entrant.get("code")) for entrant in entrants
         }
         lines += _standing_lines(result, absent_players, labels)
     lines += _benched_lines(result)
