@@ -138,7 +138,7 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     if links:
         lines += [
             (
-                "The event's flow, who-beats-whom, charts and per-bot details:"
+                "Each event's result, who-beats-whom, charts and per-bot details:"
                 " [index.html](index.html); the data: [leaderboard.json](leaderboard.json)."
             ),
             "",
