@@ -137,8 +137,10 @@ def test_ray_on_a_cluster_gives_the_serial_results(
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
     assert outcome.executor == f"Ray cluster at {ray_head} ({workers} workers)"
     assert outcome.units_played > 0 and outcome.worker_peaks_kib
-    if workers == 1:  # one task in flight at a time: one worker process did everything
-        assert len(outcome.worker_peaks_kib) == 1
+    if workers == 1:
+        # One task in flight at a time: one worker process did the work, or a second one
+        # when Ray replaced an idle worker on a loaded machine; never one per task.
+        assert 1 <= len(outcome.worker_peaks_kib) <= 2 < outcome.units_played
 
 
 def test_a_worker_killed_in_the_middle_of_a_task_is_retried(ray_head: str, tmp_path: Path) -> None:
