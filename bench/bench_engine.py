@@ -9,7 +9,7 @@ maximum. Every deal starts from its duplicate deck (``deck_for``), as at a real 
 The engine is measured with its own evaluator and with ``treys`` (the reference)
 swapped into :mod:`dp_arena.engine.showdown`, and PokerKit plays the same kind of
 random hands in the same run, so the ratios hold on whatever machine runs this.
-Targets (SPEC issue 2): at least 10,000 heads-up and 4,000 six-handed deals a second.
+Targets: at least 10,000 heads-up and 4,000 six-handed deals a second.
 
 ``python -m bench engine`` runs it (about a minute); ``run()`` returns the figures.
 """

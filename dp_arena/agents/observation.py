@@ -6,10 +6,10 @@ Cards are integers (see :mod:`dp_arena.engine.cards`); the ``*_text`` properties
 them as text (``"AsKd"``). The same objects travel to external bots as JSON
 (:meth:`Observation.to_json`), documented in ``docs/protocol.md``.
 
-What a bot may see follows SPEC 2: its own cards, the board, every action at its own
-table, the cap graphic, the deal number and deals in the session, its own session
-total; other players' session totals and its seat-position rank only in sessions that
-eliminate no one (``None`` otherwise).
+What a bot may see follows the duplicate rules (docs/formats.md): its own cards, the
+board, every action at its own table, the cap graphic, the deal number and deals in the
+session, its own session total; other players' session totals and its seat-position rank
+only in sessions that eliminate no one (``None`` otherwise).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class SessionContext:
     ``session_chips`` is the bot's total chips: its starting stack, plus carryover, plus
     its session net so far. ``table_session_nets`` (every seat's session net at this
     table) and ``seat_position_rank`` (1 = best so far in its seat position) are ``None``
-    in sessions that eliminate players, where SPEC 2 hides them.
+    in sessions that eliminate players, where the duplicate rules hide them.
     """
 
     event: str = ""

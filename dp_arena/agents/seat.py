@@ -117,7 +117,7 @@ class InProcessSeat:
 
 
 class AbsentSeat:
-    """An absent player (SPEC 1.6): posts its blinds, checks when it can, folds otherwise."""
+    """An absent player (docs/rules.md): posts its blinds, checks when it can, folds otherwise."""
 
     active = False
 

@@ -50,7 +50,7 @@ def new_hand(
     stacks: Sequence[int] | None = None,
     absent: Collection[int] = (),
 ) -> HandState:
-    """Deal a hand from ``deck`` (SPEC 1.2) and post the blinds.
+    """Deal a hand from ``deck`` (docs/rules.md) and post the blinds.
 
     ``stacks`` defaults to the cap for every seat: the duplicate formats, where every
     player starts every deal with exactly the cap available.

@@ -102,8 +102,8 @@ class LegalActions:
         return tuple(kinds)
 
     def passive(self) -> Action:
-        """Check when checking is legal, otherwise fold: the absent-player policy (SPEC
-        1.6) and the substitute for a faulty bot's decision."""
+        """Check when checking is legal, otherwise fold: the absent-player policy
+        (docs/rules.md) and the substitute for a faulty bot's decision."""
         return _CHECK if self.can_check else _FOLD
 
     def allows(self, action: Action) -> bool:

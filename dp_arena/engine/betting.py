@@ -1,6 +1,6 @@
 """Betting: blinds, legal actions, applying an action, and moving from street to street.
 
-The rules (SPEC 1.3-1.4) in the terms this module uses:
+The rules (docs/rules.md) in the terms this module uses:
 
 - ``current_bet`` is the street total everyone must match: the largest street total, or
   before the flop at least the big blind, even when the big blind is all-in for less

@@ -12,7 +12,7 @@ accepted when ``w < 2**64 - 2**64 % (i + 1)`` (rejection keeps the draw unbiased
 the card at ``i`` is swapped with the card at ``w % (i + 1)``. Any language with
 SHAKE-256 can reproduce a deck from this paragraph.
 
-Dealing (SPEC 1.2): one card at a time starting at the seat left of the button, two
+Dealing (docs/rules.md): one card at a time starting at the seat left of the button, two
 rounds; then burn and three flop cards, burn and the turn, burn and the river.
 
 >>> deck = deck_for(event_seed=7, section=0, session=0, deal=0)

@@ -21,7 +21,7 @@ class Betting(enum.StrEnum):
 class TableRules:
     """Seats, blinds, betting structure and cap of a table.
 
-    ``cap`` is the most a player may commit in one deal, blinds included (SPEC 1.1);
+    ``cap`` is the most a player may commit in one deal, blinds included (docs/rules.md);
     ``None`` means no cap, so only the player's stack limits them (the classic freezeout).
 
     >>> TableRules(seat_count=6, small_blind=20, big_blind=40, betting=Betting.POT_LIMIT)

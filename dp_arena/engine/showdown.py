@@ -1,6 +1,6 @@
 """Settling a hand: pots from contribution levels, the best hands, split pots, odd chips.
 
-Pots (SPEC 1.5) are built from the deal totals of the players still in the hand: each
+Pots (docs/rules.md) are built from the deal totals of the players still in the hand: each
 distinct total is a level, and a pot holds every player's chips between the previous
 level and this one; players in the hand who reached the level are eligible for it. A
 pot that only one player reached is an uncalled bet and goes back to that player. A

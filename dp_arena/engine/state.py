@@ -139,7 +139,7 @@ class HandState:
         self.pots = ()
         self.showdown_values = {}
         self._legal = None
-        # Heads-up the button posts the small blind (SPEC 1.3).
+        # Heads-up the button posts the small blind (docs/rules.md).
         self.small_blind_seat = button if seat_count == 2 else (button + 1) % seat_count
         self.big_blind_seat = (self.small_blind_seat + 1) % seat_count
         betting.post_blinds(self)
@@ -175,7 +175,7 @@ class HandState:
         return self.available[seat] == 0
 
     def cap_graphic(self) -> tuple[tuple[int, ...], int | None]:
-        """The cap graphic (SPEC 1.1): each seat's chips still available this deal, and
+        """The cap graphic (docs/rules.md): each seat's chips still available this deal, and
         the cap minus the deal total of the last bettor or raiser (``None`` without a cap).
         The last bettor/raiser always holds the largest deal total."""
         cap = self.rules.cap

@@ -9,7 +9,7 @@
 | Action shape | Discrete(2 + number of raise sizes); Discrete(6) by default |
 | Observation shape | dict: `observation` float32 (117 + 14P,), `action_mask` int8 (actions,) |
 
-One table of capped hold'em (SPEC 1) plays one **session**: `deals` deals, whole rounds
+One table of capped hold'em (docs/rules.md) plays one **session**: `deals` deals, whole rounds
 of the button (the button is at seat 0 on deal 0 and moves one seat left a deal). Every
 player starts every deal with the cap C available; the rules (blinds, minimum raises,
 pot limit, short all-ins, side pots, odd chips) are the engine's, :mod:`dp_arena.engine`.

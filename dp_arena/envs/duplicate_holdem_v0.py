@@ -11,7 +11,7 @@ environment whose rewards compare each agent with its seat position.
 
 Every table plays the same session of the same deals: at deal d every table is dealt
 `deck_for(seed, 0, session, d)` with the same button, so seat k holds the same cards at
-every table (the duplicate guarantee, SPEC 1.2). Within a deal the tables play one after
+every table (the duplicate guarantee, docs/rules.md). Within a deal the tables play one after
 the other: table 0's hand to its end, then table 1's, and so on.
 
 ### Rewards
@@ -20,7 +20,7 @@ After every deal, agent `t{t}_p{k}` gets
 
     (net of seat k at table t - mean net of seat k over the T tables) / big blind
 
-its score against its seat position (SPEC 3.6's difference from the seat-position
+its score against its seat position (the cash game's difference from the seat-position
 average). The rewards of a seat position sum to zero. When the same policy holds a seat
 position at every table, the mean is a baseline that has seen the same cards: the
 reward keeps the effect of the policy's choices and removes most of the luck.

@@ -5,7 +5,7 @@ of the same number of deals, find the true order of a field of bots?
    (every rotation of the bots round the seats, ``truth_deals`` deals). A pair of bots
    counts as *known* when its order comes out the same in at least ``sure`` (95%) of
    the block bootstrap's resamples.
-2. For each seed: a classic freezeout of the field (SPEC 3.7: no cap, rising blinds,
+2. For each seed: a classic freezeout of the field (docs/formats.md: no cap, rising blinds,
    stacks carried from hand to hand; the order is the finishing order) and a duplicate
    match of the same field dealing as many hands in all (``k`` mirrored tables of ``k``
    bots, ``round(hands / k)`` deals each; the order is the duplicate score).

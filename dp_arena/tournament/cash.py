@@ -1,4 +1,4 @@
-"""The duplicate cash game (SPEC 3.6): mirrored tables play deal after deal, and after
+"""The duplicate cash game (docs/formats.md): mirrored tables play deal after deal, and after
 every deal each seat position is settled in money among its players
 (:mod:`~dp_arena.tournament.cash_settlement`); players leave between deals and waiting
 players take the empty seats (:mod:`~dp_arena.tournament.cash_schedule`).

@@ -1,4 +1,4 @@
-"""Who sits where at every deal of the duplicate cash game (SPEC 3.6), as a pure
+"""Who sits where at every deal of the duplicate cash game (docs/formats.md), as a pure
 function of the config and the seed; and the **stretches** of deals during which no
 one joins or leaves, each of which is played as one table unit per table.
 

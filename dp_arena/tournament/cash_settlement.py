@@ -1,4 +1,4 @@
-"""Settling one seat position of the duplicate cash game after a deal (SPEC 3.6), in
+"""Settling one seat position of the duplicate cash game after a deal (docs/formats.md), in
 integer cents that add up to zero exactly.
 
 **Difference from the seat-position average** (the default): a player with net ``n``

@@ -1,5 +1,5 @@
 """The rules' tables as data: the regular section chart, the short / Sit n Go structure
-table, deals per session, carryover steps and prize percentages (SPEC 3.1-3.4).
+table, deals per session, carryover steps and prize percentages (docs/formats.md).
 
 Percentages are kept in basis points (1/100 of a percent) so that 11.5 % is the
 integer 1150 and every payout table adds up to exactly 10 000.
@@ -24,11 +24,11 @@ __all__ = [
     "regular_payout",
 ]
 
-# Deals per session by players per table: always whole rounds (SPEC 2).
+# Deals per session by players per table: always whole rounds (docs/formats.md).
 DEALS_BY_TABLE_SIZE: dict[int, int] = {2: 8, 3: 9, 4: 8, 5: 10, 6: 6, 7: 7, 8: 8}
 
 ROUND_ROBIN_SIZES = (4, 6)
-ROUND_ROBIN_DEALS = 6  # deals of one mini-match (SPEC 3.4)
+ROUND_ROBIN_DEALS = 6  # deals of one mini-match (docs/formats.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,8 @@ def _chart(rows: list[tuple[int, int, int, int | None, int]]) -> dict[int, Chart
     return {row[0]: ChartRow(*row) for row in rows}
 
 
-# SPEC 3.1: players in section -> tables x players per table, advancing, deals.
+# From the rules (docs/formats.md): players in section -> tables x players per table,
+# advancing, deals.
 REGULAR_CHART: dict[int, ChartRow] = _chart(
     [
         (4, 2, 2, None, 18),
@@ -86,7 +87,8 @@ REGULAR_CHART: dict[int, ChartRow] = _chart(
     ]
 )
 
-# SPEC 3.1: entrants (upper bound of the bracket) -> basis points by final place.
+# From the rules (docs/formats.md): entrants (upper bound of the bracket) -> basis points
+# by final place.
 REGULAR_PAYOUTS: tuple[tuple[int | None, tuple[int, ...]], ...] = (
     (8, (10000,)),
     (18, (6000, 4000)),
@@ -117,7 +119,7 @@ class ShortStage:
 
 @dataclass(frozen=True, slots=True)
 class ShortRow:
-    """One row of the short / Sit n Go structure table (SPEC 3.2). ``paid_places`` is how
+    """One row of the short / Sit n Go structure table (docs/formats.md). ``paid_places`` is how
     many places of each seat position of the last session are paid (1, or 2 for 33-36)."""
 
     start: int
@@ -155,8 +157,9 @@ _SHORT_ROWS = [
     *(_short(n, 18 - n, (6, 3, 3), (3, 3, 2), (2, 3, None)) for n in (17, 18)),
     *(_short(n, 20 - n, (5, 4, 3), (4, 3, 2), (2, 3, None)) for n in (19, 20)),
     *(_short(n, 24 - n, (6, 4, 3), (4, 3, 2), (2, 3, None)) for n in (21, 22, 23, 24)),
-    # SPEC 3.2 prints the middle session of 25, 29 and 30 as "3x5, 3 of 5", which cannot
-    # be: 3 tables give seat positions of 3, and 9 players must go on to the 3x3 session.
+    # The rules' structure table prints the middle session of 25, 29 and 30 as "3x5, 3 of
+    # 5", which cannot be: 3 tables give seat positions of 3, and 9 players must go on to
+    # the 3x3 session.
     # Read as 5 tables x 3 (the regular chart's shape for 15): 3 of 5 per seat position.
     _short(25, 0, (5, 5, 3), (5, 3, 3), (3, 3, None)),
     *(_short(n, 28 - n, (7, 4, 4), (4, 4, 2), (2, 4, None)) for n in (26, 27, 28)),

@@ -1,4 +1,4 @@
-"""The classic freezeout (SPEC 3.7, seed 003 "Poker Classic"): ordinary no-limit hold'em
+"""The classic freezeout (the classic house rules, docs/formats.md): ordinary no-limit hold'em
 with no cap, the non-duplicate baseline that the same bots can play to measure the luck
 duplicate removes. Played by :mod:`~dp_arena.tournament.classic_play`; tables by
 :mod:`~dp_arena.tournament.classic_tables`; paid in whole buy-in units by
@@ -16,7 +16,7 @@ Options (``[options]``), with their defaults:
   (3), on the normal clock;
 - ``max_hand_rounds``: a safety stop (5000): players still in are then placed by chips.
 
-The money is a $2 buy-in and no fee (seed 003); the pool is paid in whole buy-ins.
+The money is a $2 buy-in and no fee (the classic house rules); the pool is paid in whole buy-ins.
 The ``[table]`` settings (cap, blinds, deals) do not apply: a freezeout has no cap and
 its blinds are the levels.
 """

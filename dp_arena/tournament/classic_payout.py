@@ -1,5 +1,5 @@
-"""The classic freezeout's payout in whole buy-in units (SPEC 3.7, seed 003's design
-criteria), for any number of entrants.
+"""The classic freezeout's payout in whole buy-in units (the classic house rules' design
+criteria, docs/formats.md), for any number of entrants.
 
 Seed 003 names its criteria but not its chart: at least one player in three is paid
 (each at least its entry fee back), a big gap between first and second, every prize a

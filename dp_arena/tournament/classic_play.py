@@ -1,5 +1,5 @@
-"""Playing a classic no-limit freezeout (SPEC 3.7, seed 003) hand by hand: no cap,
-stacks carried from hand to hand, blind levels counted in hands, tables broken and
+"""Playing a classic no-limit freezeout (the classic house rules, docs/formats.md) hand by
+hand: no cap, stacks carried from hand to hand, blind levels counted in hands, tables broken and
 balanced after every hand, late entrants, and the finishing order.
 
 The tables of a freezeout are coupled after every hand (a bust at one table can move a
@@ -20,7 +20,7 @@ kept for the whole event, wherever it sits.
   of play, the small and big blind of every big blind it missed: one each
   ``players at its table`` hand rounds since the start, at the level of that hand
   round, never more than half its starting stack. The engine cannot take an
-  out-of-turn post, so the live big blind seed 003 asks of its first hand is not
+  out-of-turn post, so the live big blind the house rules ask of its first hand is not
   played; the dead chips are what the seed calls "effectively the same as someone who
   has folded their blinds from the beginning".
 - A bot that keeps failing is benched and plays on as an absent player (checks or

@@ -1,5 +1,5 @@
-"""The classic freezeout's tables (SPEC 3.7, seed 003): the seat draw, breaking and
-balancing tables, seating late entrants, and who posts the blinds at a table with
+"""The classic freezeout's tables (the classic house rules, docs/formats.md): the seat draw,
+breaking and balancing tables, seating late entrants, and who posts the blinds at a table with
 empty seats.
 
 Tables are numbered from 1 and have ``max_seats`` physical seats (0 .. max_seats - 1);
@@ -13,8 +13,8 @@ a table is a map of occupied seat → player. Every random choice comes from a
   each go to the table then holding the fewest players (lowest number among equals),
   at a seat drawn among its empty ones.
 - **Balancing**: while the largest table holds more players than the smallest by more
-  than the allowed spread (1 with two tables, 2 with three or more: seed 003's
-  "variance"), a player drawn at random from the largest table (the seed's high card;
+  than the allowed spread (1 with two tables, 2 with three or more: the house rules'
+  "variance"), a player drawn at random from the largest table (the house rules' high card;
   lowest-numbered table among equals) moves to the smallest, at a drawn empty seat.
 - **Late entrants** sit at the table with the fewest players that has an empty seat,
   at a drawn seat; when every table is full a new table opens (and balancing fills it).
@@ -22,7 +22,7 @@ a table is a map of occupied seat → player. Every random choice comes from a
   occupied seat after the seat that posted it last, so no player ever misses a big
   blind when others bust or move; the small blind and the button are the two occupied
   seats before it. Heads-up, the other player has the button and posts the small
-  blind (seed 003: "the Small Blind will inherit the button"). Because the blinds are
+  blind (the house rules: "the Small Blind will inherit the button"). Because the blinds are
   always posted by occupied seats, there is never a dead small blind or dead button:
   a player moved to a new table may post its big blind sooner or later than it would
   have at the old one.
@@ -64,7 +64,7 @@ class Move:
 
 
 def allowed_spread(table_count: int) -> int:
-    """The most the largest table may hold over the smallest (seed 003)."""
+    """The most the largest table may hold over the smallest (the classic house rules)."""
     return 1 if table_count <= 2 else 2
 
 

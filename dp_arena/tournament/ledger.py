@@ -1,4 +1,4 @@
-"""The credit game balance ledger of Quick Play (SPEC 3.5): players' main balances, their
+"""The credit game balance ledger of Quick Play (docs/formats.md): players' main balances, their
 credit balances per game, and the rake the house collected, in integer cents in SQLite.
 
 Money moves only between these accounts:

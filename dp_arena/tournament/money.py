@@ -1,7 +1,7 @@
 """Money in integer cents: exact splits, where every cent of a pool is paid.
 
 Rounding remainders go one cent at a time to the higher-placed (earlier) recipient
-(SPEC 3), so every split adds up to its total exactly.
+(docs/formats.md), so every split adds up to its total exactly.
 
 >>> split_evenly(1000, 3)
 (334, 333, 333)

@@ -31,7 +31,7 @@ __all__ = [
     "section_sizes",
 ]
 
-MAX_SECTION = 30  # players in one section (SPEC 2)
+MAX_SECTION = 30  # players in one section (docs/formats.md)
 
 
 def section_sizes(players: int) -> list[int]:
@@ -46,7 +46,7 @@ def section_sizes(players: int) -> list[int]:
 
 class SessionKind(enum.StrEnum):
     SECTIONS = "sections"  # mirrored tables per section, ranked by seat position
-    ROUND_ROBIN = "round-robin"  # heads-up mini-matches (SPEC 3.4)
+    ROUND_ROBIN = "round-robin"  # heads-up mini-matches (docs/formats.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +93,7 @@ class RoundRobinPlan:
 @dataclass(frozen=True, slots=True)
 class SessionPlan:
     """One session. ``eliminating`` sessions hide other players' standings from the bots
-    (SPEC 2); ``final`` marks the session that decides the prizes; ``carryover_step`` is
+    (docs/formats.md); ``final`` marks the session that decides the prizes; ``carryover_step`` is
     the chips per place carried into the next session (0: none)."""
 
     session: int

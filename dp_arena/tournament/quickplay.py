@@ -1,4 +1,4 @@
-"""Quick Play (SPEC 3.5): sets of deals at 2 to 5 mirrored tables of 2 to 6 players,
+"""Quick Play (docs/formats.md): sets of deals at 2 to 5 mirrored tables of 2 to 6 players,
 capped no-limit 10/20, each set's pool paid as set money and hand money per seat
 position; continuous play (:mod:`~dp_arena.tournament.quickplay_schedule`); and the
 players' money kept in the credit game balance ledger (:mod:`~dp_arena.tournament.ledger`).

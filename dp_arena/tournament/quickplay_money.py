@@ -1,4 +1,4 @@
-"""Quick Play prize money (SPEC 3.5): one set's pool split into set money and hand money
+"""Quick Play prize money (docs/formats.md): one set's pool split into set money and hand money
 per seat position, and the awards that the set's nets earn, in integer cents.
 
 - pool = players x buy-in;
@@ -11,7 +11,7 @@ per seat position, and the awards that the set's nets earn, in integer cents.
 - the house rake is taken from each amount won: ``gross x rake / 10 000`` rounded down,
   the player keeping the rest.
 
-The seed's example: 12 players, 3 tables x 4, 6 deals, $2: set money $3.00 per seat
+The rules' example: 12 players, 3 tables x 4, 6 deals, $2: set money $3.00 per seat
 position, hand money $0.50 per seat position per deal.
 
 >>> money = set_money(players=12, seats=4, deals=6, buy_in_cents=200, set_basis_points=5000)

@@ -1,4 +1,4 @@
-"""The players' money in one Quick Play event (SPEC 3.5), kept in the credit game
+"""The players' money in one Quick Play event (docs/formats.md), kept in the credit game
 balance ledger: opening accounts, moving money into credit balances, settling each set
 in one transaction, and returning credit balances when players leave."""
 

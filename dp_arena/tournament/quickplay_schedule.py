@@ -1,4 +1,4 @@
-"""Quick Play's continuous play (SPEC 3.5) as a pure schedule: who joins when, which
+"""Quick Play's continuous play (docs/formats.md) as a pure schedule: who joins when, which
 sets are played in which round, at how many tables, who sits where, and who leaves.
 
 The schedule is a function of the config and the seed alone, so it is the plan and can
@@ -36,7 +36,7 @@ from dp_arena.tournament.seating import seat_section
 
 __all__ = ["MAX_TABLES", "MIN_TABLES", "PlannedSet", "QuickPlaySchedule", "schedule_sets"]
 
-MAX_TABLES = 5  # mirrored tables of one contest (SPEC 3.5)
+MAX_TABLES = 5  # mirrored tables of one contest (docs/formats.md)
 MIN_TABLES = 2  # a set starts once two tables can be filled
 
 

@@ -1,4 +1,4 @@
-"""Ranking within a seat position (SPEC 2) and the carryover it earns (SPEC 3.3).
+"""Ranking within a seat position (docs/formats.md) and the carryover it earns (docs/formats.md).
 
 Players in the same section and seat number are ranked, highest first, by:
 
@@ -44,7 +44,8 @@ class SeatScore:
     absent: bool = False
 
     def key(self) -> tuple[int, ...]:
-        """Sort key, smaller first: absent last, then the tie-breakers of SPEC 2 in order."""
+        """Sort key, smaller first: absent last, then the rules' tie-breakers
+        (docs/formats.md) in order."""
         earlier_rounds = tuple(-net for net in reversed(self.round_nets[:-1]))
         return (int(self.absent), -self.total_chips, -self.session_net, *earlier_rounds, self.draw)
 
@@ -96,7 +97,7 @@ def rank_seat_position(scores: Sequence[SeatScore]) -> list[RankedScore]:
 
 def money_groups(ranked: Sequence[RankedScore]) -> list[list[RankedScore]]:
     """The ranked players grouped by total chips: a tie that matters for money is not
-    broken (SPEC 2), so each group shares the money of the places it occupies. Absent
+    broken (docs/formats.md), so each group shares the money of the places it occupies. Absent
     players are left out: they never win."""
     groups: list[list[RankedScore]] = []
     for entry in ranked:
@@ -111,5 +112,5 @@ def money_groups(ranked: Sequence[RankedScore]) -> list[list[RankedScore]]:
 
 def carryover_steps(players: int, step: int) -> tuple[int, ...]:
     """Carryover by rank in a seat position of ``players``: the last gets 0, each higher
-    place one ``step`` more (SPEC 3.3)."""
+    place one ``step`` more (docs/formats.md)."""
     return tuple((players - 1 - index) * step for index in range(players))

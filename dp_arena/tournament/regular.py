@@ -1,4 +1,4 @@
-"""The regular tournament (SPEC 3.1): sections of at most 30, sessions of whole rounds,
+"""The regular tournament (docs/formats.md): sections of at most 30, sessions of whole rounds,
 elimination by seat position from session 2, carryover, and a round-robin final of 4
 or 6 players; capped pot-limit until the semifinal, capped no-limit in the semifinal
 and the final; prizes by final place.
@@ -85,7 +85,7 @@ class RegularFormat:
         entrants = len(config.entrants)
         sessions: list[SessionPlan] = []
         remaining = entrants
-        # 5 and 7 players are padded with absent players to 6 and 8 (SPEC 3.1).
+        # 5 and 7 players are padded with absent players to 6 and 8 (docs/formats.md).
         if remaining in (4, 5, 6):
             sessions.append(
                 round_robin_session(1, 6 if remaining == 5 else remaining, remaining % 2, settings)

@@ -1,5 +1,5 @@
-"""Round robin (SPEC 3.4): the schedule of heads-up mini-matches, the points of each
-comparison, and the final ranking with the seed's tie-breakers.
+"""Round robin (docs/formats.md): the schedule of heads-up mini-matches, the points of each
+comparison, and the final ranking with the rules' tie-breakers.
 
 The schedule is over *slots* ``0..n-1`` (the seating draw maps players to slots): in
 each of the ``n - 1`` mini-matches the ``n / 2`` heads-up tables are pairs
@@ -132,7 +132,7 @@ def rank_round_robin(
     players: Sequence[str], comparisons: Sequence[Comparison], absent: Sequence[str] = ()
 ) -> list[list[str]]:
     """Final order of a round robin as groups, best first; a group of several players is
-    a declared tie (SPEC 3.4). Within a group, players keep the order of ``players``.
+    a declared tie (docs/formats.md). Within a group, players keep the order of ``players``.
 
     By points, then: two tied players who were compared in the same seat position — more
     points in those comparisons; otherwise, or still tied, more players beaten over the

@@ -1,4 +1,4 @@
-"""Playing a round robin (SPEC 3.4): players drawn to schedule slots, every mini-match's
+"""Playing a round robin (docs/formats.md): players drawn to schedule slots, every mini-match's
 heads-up tables run as units (all mini-matches are known in advance, so they run
 together), each seat position of each mini-match scored, and the final order found.
 

@@ -1,4 +1,4 @@
-"""The Round Robin Sit n Go (SPEC 3.4): 4 or 6 players, a round robin of heads-up
+"""The Round Robin Sit n Go (docs/formats.md): 4 or 6 players, a round robin of heads-up
 mini-matches, capped no-limit, blinds 10/20, a 10 % fee; 60 % of the pool to the
 overall winner and 40 % shared in proportion to points.
 """

@@ -1,4 +1,4 @@
-"""Seating draws (SPEC 2): pooled players divided into sections, and each section's
+"""Seating draws (docs/formats.md): pooled players divided into sections, and each section's
 players placed at its tables by a seeded draw, with absent seats spread out.
 
 Absent seats go to cells (table, seat) so that no table and no seat position holds two

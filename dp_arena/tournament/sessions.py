@@ -1,4 +1,4 @@
-"""Playing a session of sections (SPEC 2): divide and seat the players, build the table
+"""Playing a session of sections (docs/formats.md): divide and seat the players, build the table
 units, run them, and rank every seat position to decide who advances and what
 carryover each advancer takes along.
 """

@@ -1,4 +1,4 @@
-"""The short tournament and the Short Sit n Go (SPEC 3.2): two or three sessions shaped
+"""The short tournament and the Short Sit n Go (docs/formats.md): two or three sessions shaped
 by the structure table, absent players added in session 1, no carryover, and the
 winners of each seat position of the last session sharing the pool (for 33-36 players,
 70 % to the seat-position winners and 30 % to the runners-up).

@@ -1,4 +1,4 @@
-"""Cards, the duplicate deck and the dealing order (SPEC 1.2).
+"""Cards, the duplicate deck and the dealing order (docs/rules.md).
 
 The deck is checked against an independent implementation written here from the
 algorithm as ``dp_arena/engine/deck.py`` documents it, so that anyone holding only that

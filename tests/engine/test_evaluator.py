@@ -1,4 +1,4 @@
-"""The fast evaluator agrees with ``treys``, the reference (SPEC 1.5): on one hand of
+"""The fast evaluator agrees with ``treys``, the reference (docs/rules.md): on one hand of
 each of the 7,462 five-card classes, on random five-, six- and seven-card hands, and on
 the ordering every poker player knows.
 """

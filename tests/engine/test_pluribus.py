@@ -5,7 +5,7 @@ The default suite replays a fixed sample (every fifth hand and the eight half-ch
 ones, ~2 s); all 10,000 (~8 s with the extraction, more on a busy machine) are marked slow.
 
 Eight hands record a two-way split pot as half chips (``10112.5``). With whole chips the
-odd chip goes to the first winner left of the button (SPEC 1.5): in PHH order, the first
+odd chip goes to the first winner left of the button (docs/rules.md): in PHH order, the first
 of the two players with a half chip gets it (``10113``) and the other does not (``10112``).
 """
 

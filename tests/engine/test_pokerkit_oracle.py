@@ -316,7 +316,7 @@ def test_pokerkit_shows_before_an_all_in_board_and_we_replay_it() -> None:
 def test_pokerkits_short_all_in_reraise_is_refused_with_a_clear_error() -> None:
     # The second documented difference: preflop, blinds 10/20, p3 limps, p1 (small blind)
     # goes all-in for 35 - a raise of 15, less than a big blind. PokerKit lets p3 re-raise;
-    # our rules (SPEC 1.4, TDA) let p3 only call or fold, since it has already acted.
+    # our rules (docs/rules.md, TDA) let p3 only call or fold, since it has already acted.
     game = NoLimitTexasHoldem(AUTOMATIONS, False, 0, (10, 20), 20, mode=Mode.CASH_GAME)
     state = game((35, 1000, 1000), 3)
     for hole in ("AsAh", "KsKh", "7c2d"):

@@ -1,6 +1,6 @@
 """Properties of every hand, checked on hands Hypothesis builds: any table of 2-10
 seats, either betting structure, capped or not, equal or unequal stacks, absent seats,
-and any sequence of legal decisions (SPEC 1.1-1.6).
+and any sequence of legal decisions (docs/rules.md).
 """
 
 from __future__ import annotations

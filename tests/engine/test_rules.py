@@ -1,5 +1,5 @@
 """Table rules and the start of a hand refuse bad input with an error naming the field
-at fault (SPEC 1.1), and valid rules are frozen values that can key a dict."""
+at fault (docs/rules.md), and valid rules are frozen values that can key a dict."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Hand-computed scenarios: hands with explicit cards, played action by action, checked
-against legal-action sizes and chip counts worked out by hand (SPEC 1.3-1.6, seed 003).
+against legal-action sizes and chip counts worked out by hand (docs/rules.md, the classic
+house rules).
 
 Every expected number is derived in a comment from the rules, not read off the engine.
 Blinds are 10/20 unless a test says otherwise.
@@ -110,7 +111,7 @@ def legal(state: HandState) -> tuple[int, bool, bool, int, int | None, int | Non
     )
 
 
-# -- blinds and order of action (SPEC 1.3) -------------------------------------------
+# -- blinds and order of action (docs/rules.md) -------------------------------------------
 
 
 def test_heads_up_button_posts_small_blind_acts_first_preflop_and_last_after() -> None:
@@ -165,7 +166,7 @@ def test_equal_blinds_first_to_act_is_left_of_the_big_blind() -> None:
     assert legal(state)[:5] == (3, True, False, 20, 40)
 
 
-# -- bet sizes (SPEC 1.4, seed 003 "Re-raises") --------------------------------------
+# -- bet sizes (docs/rules.md; the classic house rules' "Re-raises") ----------------
 
 
 def test_minimum_raise_preflop_is_the_big_blind_then_the_largest_raise() -> None:
@@ -259,7 +260,7 @@ def test_pot_limit_heads_up_small_blind_may_raise_to_three_big_blinds() -> None:
     assert legal(state)[3:] == (10, 40, 60)
 
 
-# -- short all-ins (SPEC 1.4, TDA rule 47) -------------------------------------------
+# -- short all-ins (docs/rules.md, TDA rule 47) -------------------------------------------
 
 
 def _short_all_in_flop() -> HandState:
@@ -503,7 +504,7 @@ def test_heads_up_short_blinds() -> None:
     assert state.payoffs == (5, -5)
 
 
-# -- all-ins, side pots and uncalled bets (SPEC 1.4-1.5) -----------------------------
+# -- all-ins, side pots and uncalled bets (docs/rules.md) -----------------------------
 
 
 def test_three_all_ins_at_different_levels_make_side_pots() -> None:
@@ -550,7 +551,7 @@ def test_the_last_bet_folded_to_is_returned() -> None:
     assert state.payoffs == (30, -10, -20)
 
 
-# -- split pots and odd chips (SPEC 1.5, seed 003 "Odd chips") -----------------------
+# -- split pots and odd chips (docs/rules.md; the house rules' "Odd chips") ---------
 
 
 def test_split_pot_odd_chip_goes_left_of_the_button() -> None:
@@ -586,7 +587,7 @@ def test_odd_chip_order_wraps_around_the_table() -> None:
     assert state.payoffs == (-5, 13 - 10, 12 - 10)
 
 
-# -- absent players (SPEC 1.6) -------------------------------------------------------
+# -- absent players (docs/rules.md) -------------------------------------------------------
 
 
 def test_passive_policy_checks_when_it_can_and_folds_otherwise() -> None:
@@ -628,7 +629,7 @@ def test_absent_small_blind_folds_to_a_raise() -> None:
     assert state.payoffs == (30, -10, -20)
 
 
-# -- the cap (SPEC 1.1) --------------------------------------------------------------
+# -- the cap (docs/rules.md) --------------------------------------------------------------
 
 
 def test_cap_reached_mid_hand_with_chips_behind() -> None:

@@ -25,7 +25,7 @@ class Clock:
 
 
 def test_plan_totals_of_an_eight_player_regular_tournament() -> None:
-    # SPEC 3.1: 8 players play 4 tables x 2 for 8 deals in session 1 and in session 2
+    # The rules: 8 players play 4 tables x 2 for 8 deals in session 1 and in session 2
     # (the semifinal, 6 of 8 go on), then the round robin of 6: 5 mini-matches of
     # 3 heads-up tables, 6 deals each (RR-30).
     plan = get_format("regular").plan(default_config("regular", 8))

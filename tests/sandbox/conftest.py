@@ -75,7 +75,7 @@ def play_mirrored(
 
 def as_if_absent(result: TableSessionResult, hostile_seat: int, deals: int = 6) -> None:
     """The other player's results are exactly those against an absent player: every
-    fault became a check-or-fold, as an absent player plays (SPEC 1.6)."""
+    fault became a check-or-fold, as an absent player plays (docs/rules.md)."""
     seats: list[Seat] = [reference_seat(), reference_seat()]
     seats[hostile_seat] = AbsentSeat("absent")
     expected = play(seats, deals=deals, table_index=result.table)

@@ -3,7 +3,7 @@ complete with the right results for everyone else, and no process is left behind
 
 Each bot plays at two mirrored tables (both copies alive at once) against the
 in-process calling station. A bot that faults at every decision must leave the other
-player exactly the results it would have against an absent player (SPEC 1.6): the
+player exactly the results it would have against an absent player (docs/rules.md): the
 table substituted a check-or-fold for every faulty decision, then benched the bot.
 Deadlines are generous and the tests assert fault kinds, not times.
 """

@@ -1,4 +1,4 @@
-"""Whole classic freezeouts with built-in bots: occupancy within seed 003's limits at
+"""Whole classic freezeouts with built-in bots: occupancy within the classic house rules' limits at
 every hand, every player in every hand round, chips conserved, busts placed by the
 chips they started the hand with, late entrants' dead blinds, the payout, and the same
 results.json for the same seed."""

@@ -1,5 +1,5 @@
 """The classic freezeout's tables and payout, worked by hand and as properties: seat
-draws, breaking and balancing within seed 003's limits, late entrants, who posts the
+draws, breaking and balancing within the classic house rules' limits, late entrants, who posts the
 blinds (heads-up button rule), and whole-unit payouts that add up to the entrants."""
 
 from __future__ import annotations

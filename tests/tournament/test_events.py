@@ -297,8 +297,8 @@ def test_units_are_plain_data_that_round_trip_through_json() -> None:
 
 def test_identical_bots_tie_and_ties_share_the_money() -> None:
     """Calling stations in every seat play every mirrored deal identically, so every seat
-    position ends level: money ties are not broken (SPEC 2) and round-robin ties that
-    nothing separates are declared ties (SPEC 3.4)."""
+    position ends level: money ties are not broken (docs/formats.md) and round-robin ties that
+    nothing separates are declared ties (docs/formats.md)."""
     stations = [{"name": f"cs-{index}", "agent": "calling-station"} for index in range(6)]
     config = _config("short", 6, entrants=stations)  # final: 2 tables x 2, pool $60.00
     _, result = _play(config)

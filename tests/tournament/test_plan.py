@@ -1,5 +1,5 @@
-"""Plans against the rules' own tables: every row of SPEC 3.1's section chart and of
-SPEC 3.2's short / Sit n Go structure table (pasted here as text and parsed, so the test
+"""Plans against the rules' own tables: every row of the rules' section chart and of
+their short / Sit n Go structure table (pasted here as text and parsed, so the test
 does not read the chart the code uses), and the 70-player example."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dp_arena.tournament.config import default_config
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.plan import EventPlan, SessionKind, section_sizes
 
-# SPEC 3.1, verbatim: N | tables x P | empty | adv/elim | deals
+# The rules' section chart, verbatim: N | tables x P | empty | adv/elim | deals
 REGULAR_CHART = """
 | 4 | 2x2 | | round robin | RR-18 |
 | 6 | 3x2 | | round robin | RR-30 |
@@ -40,7 +40,8 @@ REGULAR_CHART = """
 | 30 | 5x6 | | 18/12 | 6 |
 """
 
-# SPEC 3.2, verbatim: start | absent | session 1 | adv | session 2 | adv | session 3 | prizes
+# The rules' short / Sit n Go structure table, verbatim:
+# start | absent | session 1 | adv | session 2 | adv | session 3 | prizes
 SHORT_TABLE = """
 | 6 | 0 | 3x2 | 2 of 3 | 2x2 | | | 1st of 2 -> 2 |
 | 7 | 1 | 2x4 | 1 of 2 | 2x2 | | | 1st of 2 -> 2 |
@@ -75,7 +76,7 @@ SHORT_TABLE = """
 | 36 | 0 | 6x6 | 3 of 6 | 6x3 | 3 of 6 | 3x3 | 1st and 2nd of 3 -> 6 |
 """
 
-# SPEC 2: deals per session by players per table.
+# The rules: deals per session by players per table.
 DEALS = {2: 8, 3: 9, 4: 8, 5: 10, 6: 6, 7: 7, 8: 8}
 
 
@@ -144,7 +145,7 @@ def test_the_seventy_player_example() -> None:
         5,
         6,
     )
-    # The chart's deal counts win over the example's "12 deals" (SPEC 3.1).
+    # The chart's deal counts win over the example's "12 deals" (docs/formats.md).
     assert [[x.deals for x in s.sections] for s in plan.sessions[:5]] == [
         [6, 6, 6],
         [6, 6, 6],

@@ -1,4 +1,4 @@
-"""Quick Play: the seed's prize example from hand-made nets, exact splits and rake,
+"""Quick Play: the rules' prize example from hand-made nets, exact splits and rake,
 continuous play's schedule worked by hand, and whole events with built-in bots."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from dp_arena.tournament.quickplay_money import set_awards, set_money
 from dp_arena.tournament.quickplay_schedule import schedule_sets
 from dp_arena.tournament.units import SerialExecutor
 
-# -- the seed's example ---------------------------------------------------------------
+# -- the rules' example --------------------------------------------------------------
 
 SEATING = (("A", "a1", "a2", "a3"), ("B", "b1", "b2", "b3"), ("C", "c1", "c2", "c3"))
 # Seat position 0, by deal: A wins deals 1, 5 and 6 and has the best total; B wins deals

@@ -1,4 +1,4 @@
-"""Seat-position ranking and its tie-breakers (SPEC 2), carryover (SPEC 3.3), on scores
+"""Seat-position ranking and its tie-breakers, and carryover (docs/formats.md), on scores
 built by hand."""
 
 from __future__ import annotations

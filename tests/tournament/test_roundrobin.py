@@ -1,4 +1,4 @@
-"""Round robin (SPEC 3.4): schedules, points, and each of the seed's tie-breakers on
+"""Round robin (docs/formats.md): schedules, points, and each of the rules' tie-breakers on
 hand-built comparisons."""
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ def test_absent_seats_are_spread_over_tables_and_seat_positions(
     assert len(set(cells)) == absent
     per_table = [sum(1 for table, _ in cells if table == index) for index in range(tables)]
     per_seat = [sum(1 for _, seat in cells if seat == index) for index in range(seats)]
-    # No table and no seat position holds two while avoidable (SPEC 2); in general, each
+    # No table and no seat position holds two while avoidable (docs/formats.md); in general, each
     # holds as even a share as can be.
     assert max(per_table) - min(per_table) <= 1 and max(per_seat) - min(per_seat) <= 1
     if absent <= min(tables, seats):
