@@ -97,7 +97,7 @@ class EventRecord:
     label: str
     name: str
     format: str
-    seed: int
+    seed: int | None  # the public seed; None when the decks came from a secret key
     digest: str
     finished: str | None
     entrants: tuple[tuple[str, str], ...]
@@ -280,7 +280,7 @@ def load_run(
         label=label,
         name=reader.get(event, "name", "event", str),
         format=reader.get(event, "format", "event", str),
-        seed=reader.get(event, "seed", "event", int),
+        seed=reader.get(event, "seed", "event", (int, type(None))),
         digest=hashlib.sha256(raw).hexdigest(),
         finished=_finished(run_dir),
         entrants=entrants,

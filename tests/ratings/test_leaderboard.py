@@ -244,3 +244,16 @@ def test_runs_without_duplicate_deals_are_refused(tmp_path: Path) -> None:
     (run / "results.json").write_text(json.dumps(results), encoding="utf-8")
     with pytest.raises(ValueError, match="no duplicate deals to score"):
         build_leaderboard(load_runs([run]), LeaderboardOptions())
+
+
+def test_a_run_dealt_from_a_secret_key_publishes(tmp_path: Path) -> None:
+    """Real events name no seed: their results reveal a key, and publishing takes them."""
+    from .conftest import FIXTURE_CONFIG, play_event
+
+    run_dir = play_event(tmp_path, FIXTURE_CONFIG.replace("seed = 11\n", ""), name="secret")
+    results = json.loads((run_dir / "results.json").read_text())
+    assert results["event"]["seed"] is None and results["event"]["predictable"] is False
+    out = tmp_path / "published"
+    assert main(["leaderboard", "publish", str(run_dir), "--out", str(out)]) == 0
+    page = (out / "index.html").read_text()
+    assert "Ratings fixture" in page and "secret, revealed" in page
