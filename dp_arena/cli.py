@@ -14,7 +14,11 @@ from collections.abc import Sequence
 
 __all__ = ["COMMANDS", "main"]
 
-# name -> (module under dp_arena.commands, one-line help)
+# The server's two commands live with the server, which sits above the commands (its
+# routes call the commands' own functions).
+SERVER = "server"
+
+# name -> (module under dp_arena.commands, or SERVER; one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "play a short duplicate demo of built-in bots and print the comparison"),
     "replay": ("replay", "replay PHH hand histories through the engine"),
@@ -28,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("leaderboard", "publish leaderboards from run directories"),
     "luck": ("luck", "measure how much luck duplicate removes compared to a classic freezeout"),
     "train": ("train", "train the built-in learning bot"),
+    "serve": (SERVER, "run the competition server: uploads, the duplicate ladder, the pages"),
+    "server": (SERVER, "manage a competition server: authors, tokens, tournaments"),
 }
 
 
@@ -40,13 +46,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         subparser = subparsers.add_parser(name, help=help_text, description=help_text)
-        if name == only:
+        if name == only and module_name == SERVER:
+            server = _server_module()
+            adder = server.add_serve_arguments if name == "serve" else server.add_server_arguments
+            adder(subparser)
+        elif name == only:
             _command_module(module_name).add_arguments(subparser)
     return parser
 
 
 def _command_module(module_name: str):  # type: ignore[no-untyped-def]
     return importlib.import_module(f"dp_arena.commands.{module_name}")
+
+
+def _server_module():  # type: ignore[no-untyped-def]
+    return importlib.import_module("dp_arena.server.cli")
 
 
 def _version() -> str:
@@ -68,7 +82,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    module = _command_module(COMMANDS[args.command][0])
+    module_name = COMMANDS[args.command][0]
+    if module_name == SERVER:
+        server = _server_module()
+        runner = server.run_serve if args.command == "serve" else server.run_server
+        return int(runner(args) or 0)
+    module = _command_module(module_name)
     return int(module.run(args) or 0)
 
 

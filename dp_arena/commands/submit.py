@@ -12,11 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from dp_arena.errors import AgentError, SubmissionError
-from dp_arena.registry import Registry, StoredBot, content_hash, intake
-from dp_arena.sandbox.conformance import DEFAULT_STATES, check_agent
+from dp_arena.registry import Manifest, Registry, StoredBot, content_hash, intake
+from dp_arena.sandbox.conformance import DEFAULT_STATES, CheckReport, check_agent
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import ForbiddenProgram, check_command
 from dp_arena.text import printable
@@ -50,11 +51,18 @@ def submit(
     owner: str = "",
     states: int = DEFAULT_STATES,
     limits: Limits | None = None,
+    vet: Callable[[Manifest], None] | None = None,
+    on_report: Callable[[CheckReport, Path], None] | None = None,
 ) -> dict[str, object]:
     """Check and store one submission; the outcome as data. ``SubmissionError`` says
-    why a submission is refused."""
+    why a submission is refused. ``vet(manifest)`` is asked before anything is checked
+    and may refuse the submission by raising ``SubmissionError`` (the server refuses a
+    name another author owns); ``on_report(report, folder)`` hears the conformance
+    check's report, passed or failed, with the folder the bot was unpacked in."""
     folder, manifest = intake(path, name=name)
     try:
+        if vet is not None:
+            vet(manifest)
         if manifest.command is not None:
             try:
                 check_command(manifest.command, folder)
@@ -71,6 +79,8 @@ def submit(
         else:
             spec = f"cmd:{manifest.command}"  # run in the bot's folder, as a seat runs it
         report = check_agent(spec, states=states, limits=limits, bot_dir=folder)
+        if on_report is not None:
+            on_report(report, folder)
         if not report.passed:
             problems = "; ".join(report.problems[:3]) or "it made no decision"
             raise SubmissionError(

@@ -1,0 +1,173 @@
+"""The hand replay viewer: hands as data a page can step through, street by street, and
+the self-contained page that shows them (``dp-arena replay --html``, the server's match
+pages).
+
+:func:`hand_view` replays a finished hand through the engine again and keeps a frame
+after the blinds and after every action: the street, who acted and how, the pot, every
+seat's bet on the street, the chips each has left this deal, who has folded and the
+board cards shown so far. The page (``replay_assets/replay.js``) draws one frame at a
+time: step forward and back with the buttons or the arrow keys, go from hand to hand,
+or jump to the biggest pots. Every name is text the page puts in with
+``textContent``, never markup, and the hands' JSON is embedded so that no ``<`` of a
+name can close its script element.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dp_arena.engine import Action, ActionKind, HandState
+from dp_arena.engine.cards import format_cards
+from dp_arena.ratings.equity import replay as replay_record
+from dp_arena.results import DealRecord
+from dp_arena.engine.rules import TableRules
+from dp_arena.text import printable
+
+__all__ = ["ASSETS", "hand_view", "record_view", "render_replay_page", "viewer_parts"]
+
+ASSETS = Path(__file__).resolve().parent / "replay_assets"
+
+
+def _action(kind: ActionKind, raise_to: int | None) -> Action:
+    if kind is ActionKind.RAISE:
+        assert raise_to is not None
+        return Action.raise_to(raise_to)
+    return {
+        ActionKind.FOLD: Action.fold(),
+        ActionKind.CHECK: Action.check(),
+        ActionKind.CALL: Action.call(),
+    }[kind]
+
+
+def _frame(state: HandState, text: str, seat: int | None) -> dict[str, Any]:
+    return {
+        "street": state.street.name.lower(),
+        "seat": seat,
+        "text": text,
+        "pot": state.pot_total,
+        "bets": list(state.street_bets),
+        "stacks": list(state.available),
+        "folded": list(state.folded),
+        "board": format_cards(state.visible_board),
+    }
+
+
+def hand_view(state: HandState, players: Sequence[str], *, title: str) -> dict[str, Any]:
+    """The frames of a finished hand (``players`` name its seats, in seat order)."""
+    if not state.is_complete or state.payoffs is None:
+        raise ValueError("hand_view: the hand is not over")
+    again = HandState(
+        state.rules,
+        button=state.button,
+        stacks=state.starting_stacks,
+        hole_cards=state.hole_cards,
+        board=state.board,
+        absent=[seat for seat, absent in enumerate(state.absent) if absent],
+    )
+    names = [printable(name, 80) for name in players]
+    frames = [_frame(again, "blinds posted", None)]
+    for record in state.history:
+        again.apply(_action(record.kind, record.raise_to))
+        amount = f" {record.raise_to}" if record.kind is ActionKind.RAISE else ""
+        if record.kind is ActionKind.CALL:
+            amount = f" {record.chips}"
+        verb = record.kind.value + ("s" if record.kind is not ActionKind.RAISE else "s to")
+        all_in = " (all in)" if record.all_in else ""
+        frames.append(_frame(again, f"{names[record.seat]} {verb}{amount}{all_in}", record.seat))
+    nets = list(state.payoffs)
+    winners = [names[seat] for seat, net in enumerate(nets) if net > 0]
+    summary = ", ".join(f"{name} wins {nets[names.index(name)]}" for name in winners) or "no winner"
+    final = _frame(again, summary, None)
+    final["board"] = format_cards(state.visible_board)
+    frames.append(final)
+    return {
+        "title": printable(title, 120),
+        "players": names,
+        "button": state.button,
+        "blinds": [state.rules.small_blind, state.rules.big_blind],
+        "hole": [
+            None if hole is None or state.absent[seat] else format_cards(hole)
+            for seat, hole in enumerate(state.hole_cards)
+        ],
+        "nets": nets,
+        "pot": again.pot_total,
+        "frames": frames,
+    }
+
+
+def record_view(record: DealRecord, rules: TableRules, *, title: str) -> dict[str, Any]:
+    """The frames of one deal of a table-session's results."""
+    state = replay_record(
+        rules,
+        button=record.button,
+        hole_cards=record.hole_cards,
+        board=record.board,
+        actions=record.actions,
+        absent=record.absent,
+    )
+    return hand_view(state, record.players, title=title)
+
+
+def _asset(name: str) -> str:
+    return (ASSETS / name).read_text(encoding="utf-8")
+
+
+def _hash(source: str) -> str:
+    return "sha256-" + base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()
+
+
+def hands_json(hands: Sequence[dict[str, Any]]) -> str:
+    """The hands as JSON safe inside a ``<script type="application/json">`` element."""
+    text = json.dumps(list(hands), separators=(",", ":"), ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def viewer_parts() -> tuple[str, str]:
+    """The viewer's style sheet and script, as the server serves them."""
+    return _asset("replay.css"), _asset("replay.js")
+
+
+VIEWER_BODY = """<div class="replay" id="replay">
+<div class="replay-bar">
+<button type="button" data-go="prev-hand" title="previous hand (Page Up)">&#x23EE; hand</button>
+<button type="button" data-go="back" title="step back (left arrow)">&#x25C0; step</button>
+<button type="button" data-go="step" title="step forward (right arrow)">step &#x25B6;</button>
+<button type="button" data-go="next-hand" title="next hand (Page Down)">hand &#x23ED;</button>
+<label>hand <select data-role="hands"></select></label>
+<label>big pots <select data-role="big"></select></label>
+</div>
+<p class="replay-title" data-role="title"></p>
+<div class="replay-table">
+<div class="replay-board"><span data-role="board"></span><span class="replay-pot" data-role="pot"></span></div>
+<ol class="replay-seats" data-role="seats"></ol>
+</div>
+<p class="replay-step" data-role="step"></p>
+<ol class="replay-log" data-role="log"></ol>
+</div>
+"""
+
+
+def render_replay_page(hands: Sequence[dict[str, Any]], *, title: str) -> str:
+    """A self-contained page (no network, no file beside it) replaying ``hands``."""
+    style, script = viewer_parts()
+    policy = (
+        f"default-src 'none'; style-src '{_hash(style)}'; script-src '{_hash(script)}';"
+        " base-uri 'none'; form-action 'none'"
+    )
+    return (
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(printable(title, 200))}</title>\n"
+        f"<style>{style}</style>\n</head>\n<body>\n"
+        f"<h1>{html.escape(printable(title, 200))}</h1>\n"
+        f"{VIEWER_BODY}"
+        f'<script type="application/json" id="hands">{hands_json(hands)}</script>\n'
+        f"<script>{script}</script>\n</body>\n</html>\n"
+    )

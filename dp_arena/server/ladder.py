@@ -1,0 +1,379 @@
+"""The ladder: accepted bots play heads-up duplicate matches, one after another, for as
+long as the server runs.
+
+Each match is the duplicate match of :mod:`dp_arena.match` (its seatings, its scores),
+played as table units through the runner's executors (serial in the server's ladder
+thread, or Ray, embedded or a cluster), every seat a sandboxed process. The match's
+deck key is made first; its commitment goes into the database and the key into an
+owner-only file before any card is dealt; when the match is over the key is revealed in
+the database and the file removed. A match cut short (a restart, a kill -9) is played
+again from its first deal with the same key, so the committed decks are the ones dealt;
+a match whose key file was lost is void, never dealt again from another key.
+
+After each match the standings are computed again from every finished match
+(:mod:`dp_arena.server.standings`) and stored, with a point per ranked bot for its
+score over time; the next pair is the one whose match most reduces the ranking's
+uncertainty (:mod:`dp_arena.server.pairing`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from dp_arena.engine import Betting
+from dp_arena.errors import DPArenaError
+from dp_arena.keys import EventKey
+from dp_arena.match import MatchConfig, score_match, seatings
+from dp_arena.ratings import DealBlock
+from dp_arena.registry import Registry, pinned_spec
+from dp_arena.results import TableSessionResult, to_json
+from dp_arena.runner.verify import check_unit
+from dp_arena.server import crud
+from dp_arena.server.db import Database
+from dp_arena.server.models import Match, Submission, now
+from dp_arena.server.pairing import PairStats, choose_pair
+from dp_arena.server.settings import DataDir, ServerSettings
+from dp_arena.server.standings import (
+    LadderMatch,
+    Standings,
+    compute_standings,
+    default_adjusted,
+    leaderboard_json,
+    match_blocks,
+    match_rules,
+)
+from dp_arena.tournament.units import Executor, SeatAssignment, SerialExecutor, TableUnit
+
+__all__ = ["Ladder", "match_units", "verify_match"]
+
+log = logging.getLogger("dp_arena.server")
+
+MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
+
+
+def match_units(config: MatchConfig, names: Sequence[str], log_dir: str | None = None) -> list[TableUnit]:
+    """The table units of a duplicate match: one table per seating of
+    :func:`dp_arena.match.seatings`, every table dealt ``deck_for(key, 0, 0, deal)``,
+    as :func:`dp_arena.match.play_match` deals them."""
+    rules = config.rules()
+    seat_count = config.agent_count
+    return [
+        TableUnit(
+            event=MATCH_EVENT,
+            event_seed=config.event_key.seed,
+            session=0,
+            section=0,
+            table=table,
+            rules=rules,
+            deals=config.deals,
+            seats=tuple(
+                SeatAssignment(names[agent], config.specs[agent], trusted=False)
+                for agent in seating
+            ),
+            starting_chips=((rules.cap or 0) * config.deals,) * seat_count,
+            eliminating=False,
+            log_dir=log_dir,
+        )
+        for table, seating in enumerate(seatings(seat_count))
+    ]
+
+
+def _config(match: Match, specs: Sequence[str], key: EventKey) -> MatchConfig:
+    return MatchConfig(
+        specs=tuple(specs),
+        deals=match.deals,
+        betting=Betting(match.betting),
+        small_blind=match.small_blind,
+        big_blind=match.big_blind,
+        cap=match.cap,
+        key=key,
+    )
+
+
+def tables_of(match: Match) -> tuple[TableSessionResult, ...]:
+    if match.tables is None:
+        return ()
+    return tuple(TableSessionResult.from_json(table) for table in json.loads(match.tables))
+
+
+def ladder_match(match: Match) -> LadderMatch:
+    rules = match_rules(2, match.small_blind, match.big_blind, match.betting, match.cap)
+    return LadderMatch(match.id, rules, tables_of(match))
+
+
+def verify_match(data: dict[str, Any]) -> list[str]:
+    """The problems of a finished match's published data (``GET /api/matches/{id}``):
+    its key against its commitment, every deal's cards against the key's decks and every
+    deal's actions against its nets. An empty list when all is well."""
+    import hashlib
+
+    problems: list[str] = []
+    key_hex = data.get("key")
+    if not isinstance(key_hex, str):
+        return ["the match's key is not revealed (is the match finished?)"]
+    key = EventKey.from_hex(key_hex)
+    if hashlib.sha256(key.material).hexdigest() != data.get("commitment"):
+        problems.append("the revealed key does not hash to the commitment")
+    tables = tuple(TableSessionResult.from_json(table) for table in data["tables"])
+    players = [str(bot["ref"]) for bot in data["bots"]]
+    config = MatchConfig(
+        specs=("-",) * len(players),
+        deals=int(data["deals"]),
+        betting=Betting(data["betting"]),
+        small_blind=int(data["small_blind"]),
+        big_blind=int(data["big_blind"]),
+        cap=int(data["cap"]),
+        key=key,
+    )
+    for unit, result in zip(match_units(config, players), tables, strict=True):
+        decks, hands = check_unit(unit, result)
+        problems += decks + hands
+    return problems
+
+
+class Ladder:
+    """The ladder's thread: plays matches while the server runs (see the module)."""
+
+    def __init__(self, database: Database, settings: ServerSettings) -> None:
+        self.database = database
+        self.settings = settings
+        self.data: DataDir = settings.data
+        self.adjusted = default_adjusted()
+        self._blocks: dict[int, tuple[DealBlock, ...]] = {}
+        self._standings: Standings | None = None
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.matches_played = 0
+
+    # -- life cycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name="dp-arena-ladder", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    @contextlib.contextmanager
+    def _executor(self) -> Iterator[Executor]:
+        if self.settings.executor == "serial":
+            yield SerialExecutor()
+            return
+        from dp_arena.runner.ray_executor import RayExecutor
+
+        with RayExecutor(
+            address=self.settings.ray_address,
+            workers=self.settings.workers,
+            log_dir=self.data.root / "ray-logs",
+        ) as executor:
+            yield executor
+
+    def _loop(self) -> None:
+        try:
+            self.recover()
+            self.refresh_standings(None)
+            with self._executor() as executor:
+                while not self._stop.is_set():
+                    match_id = self.next_match()
+                    if match_id is None:
+                        self._wake.wait(5.0)
+                        self._wake.clear()
+                        continue
+                    self.play(match_id, executor)
+                    if self.settings.ladder_pause:
+                        self._stop.wait(self.settings.ladder_pause)
+        except Exception:  # the server keeps serving what it has
+            log.exception("the ladder stopped")
+
+    # -- recovery ----------------------------------------------------------------------
+
+    def recover(self) -> None:
+        """Matches a stop cut short are played again with their key, or void without one."""
+        with self.database.session() as session:
+            for match in crud.unfinished_matches(session):
+                if not self.data.key(match.id).is_file():
+                    match.status = crud.VOID
+                    match.void_reason = (
+                        "its secret key was lost before the match was played; it is never"
+                        " dealt from another key"
+                    )
+                    log.warning("match %s is void: its key file is missing", match.id)
+                elif match.status == crud.PLAYING:
+                    match.status = crud.SCHEDULED
+                    log.info("match %s was cut short: it is played again with its key", match.id)
+
+    # -- choosing and playing ----------------------------------------------------------
+
+    def next_match(self) -> int | None:
+        """A scheduled match, or a new one between the pair that most reduces the
+        ranking's uncertainty (``None`` while fewer than two bots are accepted)."""
+        with self.database.session() as session:
+            waiting = crud.unfinished_matches(session)
+            if waiting:
+                return waiting[0].id
+            entries = crud.current_entries(session)
+            by_ref = {str(entry.ref): entry for entry in entries}
+            standings = self._standings or Standings({})
+            stats = {
+                ref: PairStats(standing.deals, standing.deviation)
+                for ref, standing in standings.by_ref.items()
+            }
+            meetings: dict[frozenset[str], int] = {}
+            ids = {entry.id: str(entry.ref) for entry in entries}
+            for match in crud.finished_matches(session):
+                if match.first_id in ids and match.second_id in ids:
+                    pair = frozenset((ids[match.first_id], ids[match.second_id]))
+                    meetings[pair] = meetings.get(pair, 0) + 1
+            pair = choose_pair(
+                sorted(by_ref),
+                stats,
+                standings.beats,
+                meetings,
+                deals=self.settings.ladder_deals,
+            )
+            if pair is None:
+                return None
+            key = EventKey.secret()
+            settings = self.settings
+            match = crud.add_match(
+                session,
+                by_ref[pair[0]],
+                by_ref[pair[1]],
+                deals=settings.ladder_deals,
+                betting=settings.betting,
+                small_blind=settings.small_blind,
+                big_blind=settings.big_blind,
+                cap=settings.cap,
+                commitment=key.commitment,
+            )
+            # The key is on disk, owner-only, before the commitment is committed: a match
+            # whose commitment is stored always has its key.
+            key.write(self.data.key(match.id))
+            return match.id
+
+    def _seats(self, first: Submission, second: Submission) -> tuple[list[str], list[str]]:
+        registry = Registry(self.data.registry)
+        names, specs = [], []
+        for entry in (first, second):
+            stored = registry.resolve(str(entry.ref))
+            names.append(str(entry.ref))
+            specs.append(pinned_spec(registry.root, stored))
+        return names, specs
+
+    def play(self, match_id: int, executor: Executor) -> None:
+        """Play one scheduled match to the end and record it, with the standings."""
+        with self.database.session() as session:
+            match = crud.match(session, match_id)
+            if match is None or match.status != crud.SCHEDULED:
+                return
+            first = crud.submission(session, match.first_id)
+            second = crud.submission(session, match.second_id)
+            assert first is not None and second is not None
+            match.status = crud.PLAYING
+            match.started_at = now()
+            match.attempts += 1
+            names, specs = self._seats(first, second)
+            key = EventKey.read(self.data.key(match_id))
+            config = _config(match, specs, key)
+        log.info("match %s: %s against %s, %s deals", match_id, names[0], names[1], config.deals)
+        started = time.monotonic()
+        units = match_units(config, names)
+        results = executor.run(units)
+        scored = score_match(config, tuple(names), seatings(2), tuple(results))
+        outcome = scored.to_json()
+        outcome["match"].pop("specs", None)  # the server's paths
+        for agent in outcome["agents"]:
+            agent.pop("spec", None)
+        outcome["seconds"] = round(time.monotonic() - started, 3)
+        with self.database.session() as session:
+            match = crud.match(session, match_id)
+            assert match is not None
+            match.tables = json.dumps([to_json(result) for result in results])
+            match.result = json.dumps(outcome)
+            match.key_hex = key.hex
+            match.status = crud.FINISHED
+            match.finished_at = now()
+        self.data.key(match_id).unlink(missing_ok=True)
+        self.matches_played += 1
+        log.info("match %s finished in %.1f s", match_id, time.monotonic() - started)
+        self.refresh_standings(match_id)
+
+    # -- standings ---------------------------------------------------------------------
+
+    def refresh_standings(self, match_id: int | None) -> None:
+        """Compute the standings from every finished match and store them (and, after a
+        match, each ranked entry's point for its score over time)."""
+        with self.database.session() as session:
+            finished = [ladder_match(match) for match in crud.finished_matches(session)]
+            entries = crud.current_entries(session)
+            authors = crud.authors(session)
+            everyone = {
+                str(row.ref): row.id
+                for row in crud.submissions_by_id(
+                    session,
+                    sorted(
+                        {m.first_id for m in crud.finished_matches(session)}
+                        | {m.second_id for m in crud.finished_matches(session)}
+                    ),
+                ).values()
+            }
+        for match in finished:
+            if match.id not in self._blocks:
+                try:
+                    self._blocks[match.id] = match_blocks(match, self.adjusted)
+                except (DPArenaError, ValueError) as error:
+                    log.error("match %s cannot be scored: %s", match.id, error)
+                    self._blocks[match.id] = ()
+        standings = compute_standings(
+            finished, self._blocks, adjusted=self.adjusted, resamples=self.settings.resamples
+        )
+        self._standings = standings
+        data = leaderboard_json(
+            standings,
+            [
+                {
+                    "id": entry.id,
+                    "name": entry.name,
+                    "version": entry.label,
+                    "ref": entry.ref,
+                    "author": authors.get(entry.author_id, ""),
+                }
+                for entry in entries
+            ],
+            matches=len(finished),
+            updated=now(),
+        )
+        with self.database.session() as session:
+            crud.add_snapshot(session, match_id, data)
+            if match_id is not None:
+                crud.add_points(
+                    session,
+                    match_id,
+                    [
+                        {
+                            "submission": everyone[ref],
+                            "deals": standing.deals,
+                            "mbb_per_deal": round(standing.mbb_per_deal, 3),
+                            "ci95": None
+                            if standing.ci95 is None
+                            else (round(standing.ci95[0], 3), round(standing.ci95[1], 3)),
+                            "mu": round(standing.mu, 3),
+                            "sigma": round(standing.sigma, 3),
+                        }
+                        for ref, standing in standings.by_ref.items()
+                        if ref in everyone
+                    ],
+                )

@@ -1,0 +1,204 @@
+"""The server's tables: authors and their tokens, bots and their submitted versions, ladder
+matches with their keys and hands, the ladder's standings over time, tournaments and the
+browser sessions of signed-in authors.
+
+Times are stored as UTC text (``2026-12-01T10:00:00Z``): it sorts as time does and reads
+the same on SQLite and PostgreSQL. Structured records (a check report, a match's table
+results) are JSON text: they are data the core computed, kept whole. The schema is made
+and changed by the migrations in ``migrations/`` only; a test checks that they and these
+models agree.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Author",
+    "Base",
+    "Bot",
+    "LadderPoint",
+    "Match",
+    "Snapshot",
+    "Submission",
+    "Token",
+    "Tournament",
+    "WebSession",
+    "now",
+]
+
+NAME_LENGTH = 64
+
+
+def now() -> str:
+    """The current time as the tables store it."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Author(Base):
+    """Someone who submits bots; known by a name, signed in by a bearer token."""
+
+    __tablename__ = "authors"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    created_at: Mapped[str] = mapped_column(String(32))
+
+
+class Token(Base):
+    """A bearer token, stored as the SHA-256 of its text (the text is shown once)."""
+
+    __tablename__ = "tokens"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[str] = mapped_column(String(32))
+    revoked_at: Mapped[str | None] = mapped_column(String(32), default=None)
+
+
+class Bot(Base):
+    """A bot name, owned by the author who first submitted it; its versions are the
+    accepted submissions under that name."""
+
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    created_at: Mapped[str] = mapped_column(String(32))
+
+
+class Submission(Base):
+    """One uploaded archive: ``checking`` until the sandboxed check has run, then
+    ``accepted`` (a version of its bot, in the registry as ``name@version``) or
+    ``rejected`` (``reason`` and ``message`` say why); ``withdrawn`` by its author."""
+
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    bot_id: Mapped[int | None] = mapped_column(ForeignKey("bots.id"), default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    archive_sha256: Mapped[str] = mapped_column(String(64))
+    archive_bytes: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[str] = mapped_column(String(32))
+    checked_at: Mapped[str | None] = mapped_column(String(32), default=None)
+    withdrawn_at: Mapped[str | None] = mapped_column(String(32), default=None)
+    name: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    label: Mapped[str | None] = mapped_column(String(64), default=None)
+    version: Mapped[int | None] = mapped_column(Integer, default=None)
+    sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    reason: Mapped[str | None] = mapped_column(String(32), default=None)
+    message: Mapped[str | None] = mapped_column(Text, default=None)
+    report: Mapped[str | None] = mapped_column(Text, default=None)
+
+    __table_args__ = (
+        Index("ix_submissions_status", "status"),
+        Index("ix_submissions_author_created", "author_id", "created_at"),
+    )
+
+    @property
+    def ref(self) -> str | None:
+        """``name@version`` once accepted."""
+        return None if self.version is None else f"{self.name}@{self.version}"
+
+
+class Match(Base):
+    """A ladder match: two accepted submissions, a duplicate heads-up match of ``deals``
+    deals. Its deck key's ``commitment`` is stored before the first card is dealt; the
+    key itself stays in an owner-only file until the match is over, then ``key_hex``
+    reveals it. ``scheduled`` → ``playing`` → ``finished`` (or ``void``, with
+    ``void_reason``, when it can never be played as committed)."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))
+    first_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    second_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    deals: Mapped[int] = mapped_column(Integer)
+    betting: Mapped[str] = mapped_column(String(16))
+    small_blind: Mapped[int] = mapped_column(Integer)
+    big_blind: Mapped[int] = mapped_column(Integer)
+    cap: Mapped[int] = mapped_column(Integer)
+    commitment: Mapped[str] = mapped_column(String(64))
+    key_hex: Mapped[str | None] = mapped_column(String(64), default=None)
+    created_at: Mapped[str] = mapped_column(String(32))
+    started_at: Mapped[str | None] = mapped_column(String(32), default=None)
+    finished_at: Mapped[str | None] = mapped_column(String(32), default=None)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    result: Mapped[str | None] = mapped_column(Text, default=None)
+    tables: Mapped[str | None] = mapped_column(Text, default=None)
+    void_reason: Mapped[str | None] = mapped_column(Text, default=None)
+
+    __table_args__ = (Index("ix_matches_status", "status"),)
+
+
+class LadderPoint(Base):
+    """A bot version's standing after a ladder match finished: its score with its
+    interval and its rating, for the score-over-time chart."""
+
+    __tablename__ = "ladder_points"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    deals: Mapped[int] = mapped_column(Integer)
+    mbb_per_deal: Mapped[str] = mapped_column(String(32))
+    ci_low: Mapped[str | None] = mapped_column(String(32), default=None)
+    ci_high: Mapped[str | None] = mapped_column(String(32), default=None)
+    mu: Mapped[str] = mapped_column(String(32))
+    sigma: Mapped[str] = mapped_column(String(32))
+    created_at: Mapped[str] = mapped_column(String(32))
+
+    __table_args__ = (Index("ix_ladder_points_submission", "submission_id"),)
+
+
+class Snapshot(Base):
+    """The ladder's standings as the API serves them, computed from every finished match
+    when one finishes (a cache of a pure function of the matches)."""
+
+    __tablename__ = "snapshots"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), default=None)
+    created_at: Mapped[str] = mapped_column(String(32))
+    data: Mapped[str] = mapped_column(Text)
+
+
+class Tournament(Base):
+    """A tournament config played over the accepted bots and published on the server."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    status: Mapped[str] = mapped_column(String(16))
+    config: Mapped[str] = mapped_column(Text)
+    run_dir: Mapped[str] = mapped_column(Text)
+    published_dir: Mapped[str | None] = mapped_column(Text, default=None)
+    created_at: Mapped[str] = mapped_column(String(32))
+    finished_at: Mapped[str | None] = mapped_column(String(32), default=None)
+    message: Mapped[str | None] = mapped_column(Text, default=None)
+
+
+class WebSession(Base):
+    """An author signed in from a browser: the cookie's value is stored hashed, with the
+    token that the session's forms must carry (CSRF)."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    session_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[str] = mapped_column(String(32))
+    expires_at: Mapped[str] = mapped_column(String(32))

@@ -1,0 +1,115 @@
+"""Taking an upload in: its size, its type and its author's rate checked, the archive
+kept in the data folder, a submission row made in ``checking``. The check itself runs
+later, in the checker's thread (:mod:`dp_arena.server.checks`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from dp_arena.server import crud
+from dp_arena.server.checks import ARCHIVE_SUFFIXES
+from dp_arena.server.db import Database
+from dp_arena.server.models import Author
+from dp_arena.server.settings import ServerSettings
+
+__all__ = ["UploadRefused", "read_limited", "refuse_early", "store_upload"]
+
+
+@dataclass(frozen=True, slots=True)
+class UploadRefused(Exception):
+    """Why an upload is not taken: an HTTP status, a reason code and a sentence."""
+
+    status: int
+    reason: str
+    message: str
+    retry_after: int | None = None
+
+
+def suffix_for(content_type: str) -> str:
+    kind = content_type.split(";")[0].strip().lower()
+    suffix = ARCHIVE_SUFFIXES.get(kind)
+    if suffix is None:
+        raise UploadRefused(
+            415,
+            "unsupported_type",
+            "send the bot as a .zip (Content-Type: application/zip) or a .tar.gz"
+            " (application/gzip)",
+        )
+    return suffix
+
+
+def refuse_early(settings: ServerSettings, content_length: str | None) -> None:
+    """Refuse an upload whose declared length is already too large, before reading it."""
+    if content_length is not None:
+        try:
+            declared = int(content_length)
+        except ValueError:
+            raise UploadRefused(400, "bad_request", "Content-Length is not a number") from None
+        if declared > settings.max_upload_bytes:
+            raise too_large(settings)
+
+
+def too_large(settings: ServerSettings) -> UploadRefused:
+    return UploadRefused(
+        413, "too_large", f"an upload is at most {settings.max_upload_bytes} bytes"
+    )
+
+
+async def read_limited(stream: AsyncIterator[bytes], settings: ServerSettings) -> bytes:
+    """The body, read until it is over the limit (never buffered past it)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in stream:
+        size += len(chunk)
+        if size > settings.max_upload_bytes:
+            raise too_large(settings)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def check_rate(database: Database, settings: ServerSettings, author: Author) -> None:
+    with database.session() as session:
+        if crud.uploads_since(session, author, 1.0) >= settings.uploads_per_hour:
+            raise UploadRefused(
+                429,
+                "rate_limited",
+                f"at most {settings.uploads_per_hour} uploads an hour; try again later",
+                retry_after=600,
+            )
+        if crud.checking_count(session, author) >= settings.max_checking:
+            raise UploadRefused(
+                429,
+                "too_many_checking",
+                f"{settings.max_checking} of your bots are waiting for their check already",
+                retry_after=60,
+            )
+
+
+def store_upload(
+    database: Database, settings: ServerSettings, author: Author, body: bytes, suffix: str
+) -> int:
+    """Keep the archive and make its submission; the submission's id."""
+    if not body:
+        raise UploadRefused(400, "empty", "the upload is empty")
+    check_rate(database, settings, author)
+    data = settings.data
+    digest = hashlib.sha256(body).hexdigest()
+    descriptor, temporary = tempfile.mkstemp(prefix=".upload-", dir=data.uploads)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(body)
+            stream.flush()
+            os.fsync(stream.fileno())
+        with database.session() as session:
+            submission = crud.add_submission(session, author, digest, len(body))
+            # In place before the row is committed: a submission in checking always has
+            # its archive.
+            os.replace(temporary, data.upload(submission.id, suffix))
+            return submission.id
+    finally:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
