@@ -41,6 +41,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="random states in the check (default: %(default)s, as check-agent)",
     )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    parser.add_argument(
+        "--server",
+        metavar="URL",
+        help="upload to a dp-arena server instead (it runs the same check in its sandbox)",
+    )
+    parser.add_argument(
+        "--token", metavar="TOKEN", help="your token on --server (default: $DP_ARENA_TOKEN)"
+    )
+    parser.add_argument(
+        "--no-wait",
+        action="store_true",
+        help="with --server: print the submission's id and return without waiting for the check",
+    )
 
 
 def submit(
@@ -106,6 +119,10 @@ def _outcome(stored: StoredBot, new: bool, registry: Registry) -> dict[str, obje
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.server:
+        from dp_arena.commands.upload import upload
+
+        return upload(args)
     registry = Registry(args.registry) if args.registry else Registry.default()
     try:
         outcome = submit(

@@ -298,6 +298,7 @@ class Ladder:
         for agent in outcome["agents"]:
             agent.pop("spec", None)
         outcome["seconds"] = round(time.monotonic() - started, 3)
+        tables = tuple(results)
         with self.database.session() as session:
             match = crud.match(session, match_id)
             assert match is not None
@@ -306,30 +307,31 @@ class Ladder:
             match.key_hex = key.hex
             match.status = crud.FINISHED
             match.finished_at = now()
+            session.flush()
+            # The match, the standings with it and their points: one transaction.
+            self._store_standings(session, match_id, LadderMatch(match_id, config.rules(), tables))
         self.data.key(match_id).unlink(missing_ok=True)
         self.matches_played += 1
         log.info("match %s finished in %.1f s", match_id, time.monotonic() - started)
-        self.refresh_standings(match_id)
 
     # -- standings ---------------------------------------------------------------------
 
     def refresh_standings(self, match_id: int | None) -> None:
-        """Compute the standings from every finished match and store them (and, after a
-        match, each ranked entry's point for its score over time)."""
+        """Compute the standings from every finished match and store them."""
         with self.database.session() as session:
-            finished = [ladder_match(match) for match in crud.finished_matches(session)]
-            entries = crud.current_entries(session)
-            authors = crud.authors(session)
-            everyone = {
-                str(row.ref): row.id
-                for row in crud.submissions_by_id(
-                    session,
-                    sorted(
-                        {m.first_id for m in crud.finished_matches(session)}
-                        | {m.second_id for m in crud.finished_matches(session)}
-                    ),
-                ).values()
-            }
+            self._store_standings(session, match_id, None)
+
+    def _store_standings(self, session: Any, match_id: int | None, new: LadderMatch | None) -> None:
+        """The standings of every finished match, stored in ``session`` (with each ranked
+        bot's point for its score over time, after a match)."""
+        rows = list(crud.finished_matches(session))
+        finished = [ladder_match(row) if new is None or row.id != new.id else new for row in rows]
+        entries = crud.current_entries(session)
+        authors = crud.authors(session)
+        played = crud.submissions_by_id(
+            session, sorted({m.first_id for m in rows} | {m.second_id for m in rows})
+        )
+        everyone = {str(row.ref): row.id for row in played.values()}
         for match in finished:
             if match.id not in self._blocks:
                 try:
@@ -356,24 +358,24 @@ class Ladder:
             matches=len(finished),
             updated=now(),
         )
-        with self.database.session() as session:
-            crud.add_snapshot(session, match_id, data)
-            if match_id is not None:
-                crud.add_points(
-                    session,
-                    match_id,
-                    [
-                        {
-                            "submission": everyone[ref],
-                            "deals": standing.deals,
-                            "mbb_per_deal": round(standing.mbb_per_deal, 3),
-                            "ci95": None
-                            if standing.ci95 is None
-                            else (round(standing.ci95[0], 3), round(standing.ci95[1], 3)),
-                            "mu": round(standing.mu, 3),
-                            "sigma": round(standing.sigma, 3),
-                        }
-                        for ref, standing in standings.by_ref.items()
-                        if ref in everyone
-                    ],
-                )
+        crud.add_snapshot(session, match_id, data)
+        if match_id is None:
+            return
+        crud.add_points(
+            session,
+            match_id,
+            [
+                {
+                    "submission": everyone[ref],
+                    "deals": standing.deals,
+                    "mbb_per_deal": round(standing.mbb_per_deal, 3),
+                    "ci95": None
+                    if standing.ci95 is None
+                    else (round(standing.ci95[0], 3), round(standing.ci95[1], 3)),
+                    "mu": round(standing.mu, 3),
+                    "sigma": round(standing.sigma, 3),
+                }
+                for ref, standing in standings.by_ref.items()
+                if ref in everyone
+            ],
+        )

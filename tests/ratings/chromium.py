@@ -125,7 +125,7 @@ def _above_nine(descriptor: int) -> int:
 
 def open_page(
     browser: str,
-    page: Path,
+    page: Path | str,
     expressions: dict[str, str],
     *,
     timeout: float = 60,
@@ -135,7 +135,7 @@ def open_page(
     mobile: bool = False,
     full_page: bool = False,
 ) -> PageReport:
-    """Load ``page`` (a file) in a window ``width`` x ``height`` CSS pixels (``mobile``:
+    """Load ``page`` (a file, or a URL) in a window ``width`` x ``height`` CSS pixels (``mobile``:
     as a phone lays it out) and evaluate ``expressions`` (name -> JavaScript) after it
     has loaded; the screenshot is of the window, or of the whole page (``full_page``)."""
     profile = tempfile.mkdtemp(prefix="dp-arena-chromium-")
@@ -189,7 +189,8 @@ def open_page(
             session=session,
         )
         pipe.events.clear()
-        pipe.call("Page.navigate", {"url": page.resolve().as_uri()}, session=session)
+        address = page if isinstance(page, str) else page.resolve().as_uri()
+        pipe.call("Page.navigate", {"url": address}, session=session)
         pipe.wait_for("Page.loadEventFired", timeout=timeout)
         for name, expression in expressions.items():
             result = pipe.call(

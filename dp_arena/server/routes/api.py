@@ -107,9 +107,36 @@ def list_bots(request: Request) -> Response:
 
 
 def leaderboard_data(request: Request) -> dict[str, Any]:
+    """The latest standings, over the ladder's entries as they are now: a bot accepted
+    since shows with no score yet, a withdrawn one is gone."""
     with server_of(request).database.session() as session:
-        data = crud.latest_snapshot(session)
-    return data or {"bots": [], "matches": 0, "updated": None, "adjusted": None}
+        data = crud.latest_snapshot(session) or {
+            "bots": [], "matches": 0, "updated": None, "adjusted": None
+        }
+        authors = crud.authors(session)
+        entries = crud.current_entries(session)
+    ranked = {line["id"]: line for line in data["bots"]}
+    lines = []
+    for entry in entries:
+        line = ranked.get(entry.id) or {
+            "id": entry.id,
+            "name": entry.name,
+            "version": entry.label,
+            "ref": entry.ref,
+            "author": authors.get(entry.author_id, ""),
+            "deals": 0,
+            "matches": 0,
+            "mbb_per_deal": None,
+            "ci95": None,
+            "std_error": None,
+            "adjusted": None,
+            "rating": None,
+        }
+        lines.append(line)
+    lines.sort(key=lambda line: (line["mbb_per_deal"] is None, -(line["mbb_per_deal"] or 0.0), line["ref"]))
+    for rank, line in enumerate(lines, start=1):
+        line["rank"] = None if line["mbb_per_deal"] is None else rank
+    return {**data, "bots": lines}
 
 
 def get_leaderboard(request: Request) -> Response:
