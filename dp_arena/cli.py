@@ -11,6 +11,7 @@ import importlib
 import signal
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 __all__ = ["COMMANDS", "main"]
 
@@ -59,7 +60,7 @@ def _command_module(module_name: str):  # type: ignore[no-untyped-def]
     return importlib.import_module(f"dp_arena.commands.{module_name}")
 
 
-def _server_module():  # type: ignore[no-untyped-def]
+def _server_module() -> ModuleType:
     return importlib.import_module("dp_arena.server.cli")
 
 

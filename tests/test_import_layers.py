@@ -92,7 +92,27 @@ ALLOWED: dict[str, frozenset[str]] = {
             "text",
         }
     ),
-    "cli": frozenset({"commands"}),
+    # The competition server: its routes call the commands' own functions (submit), the
+    # runner's executors, the match, the ratings and the published pages.
+    "server": frozenset(
+        {
+            "commands",
+            "runner",
+            "tournament",
+            "leaderboard",
+            "match",
+            "sandbox",
+            "ratings",
+            "registry",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "results",
+            "text",
+        }
+    ),
+    "cli": frozenset({"commands", "server"}),
     # The package itself: ``__version__`` and the lazily loaded public names.
     "": frozenset({"agents", "engine", "errors", "match", "results"}),
 }

@@ -43,14 +43,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also fail a hand whose recorded finishing_stacks disagree with the replay"
         " (a recorded half chip agrees within one chip)",
     )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="also write OUT, a self-contained page replaying every hand street by street"
+        " (step through, jump to the big pots), as the server's match pages do",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     failed = False
-    for report in _reports(args.files, check=args.check):
+    views: list[dict[str, Any]] | None = [] if args.html else None
+    for report in _reports(args.files, check=args.check, views=views):
         failed = failed or report["error"] is not None
         _print(report, as_json=args.json, out=sys.stdout)
+    if args.html is not None and views is not None:
+        from dp_arena.leaderboard.replay import render_replay_page
+
+        title = f"Hands of {', '.join(Path(name).name for name in args.files)}"
+        args.html.write_text(render_replay_page(views, title=title), encoding="utf-8")
+        print(f"wrote {args.html}: {len(views)} hand(s) to replay", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _view(result: Any, hand: Any) -> dict[str, Any]:
+    from dp_arena.leaderboard.replay import hand_view
+
+    count = result.state.seat_count
+    names = hand.fields.get("players")
+    if not (isinstance(names, list) and len(names) == count):
+        names = [f"p{index + 1}" for index in range(count)]
+    return hand_view(result.state, [str(name) for name in names], title=hand.where)
 
 
 def _paths(arguments: list[str]) -> Iterator[Path]:
@@ -65,7 +89,9 @@ def _paths(arguments: list[str]) -> Iterator[Path]:
             yield path
 
 
-def _reports(arguments: list[str], *, check: bool) -> Iterator[dict[str, Any]]:
+def _reports(
+    arguments: list[str], *, check: bool, views: list[dict[str, Any]] | None = None
+) -> Iterator[dict[str, Any]]:
     for path in _paths(arguments):
         file = str(path)
         try:
@@ -91,6 +117,8 @@ def _reports(arguments: list[str], *, check: bool) -> Iterator[dict[str, Any]]:
                         f"{hand.where}: the replay gives finishing stacks"
                         f" {list(result.finishing_stacks)}, the file records {recorded}"
                     )
+                if views is not None:
+                    views.append(_view(result, hand))
                 report |= {
                     "finishing_stacks": list(result.finishing_stacks),
                     "nets": list(result.nets),

@@ -65,7 +65,7 @@ def _request(
         headers["Content-Type"] = kind
     request = urllib.request.Request(url, data=body, method=method, headers=headers)
     try:
-        with urllib.request.urlopen(request, timeout=120) as answer:  # noqa: S310 - the user's URL
+        with urllib.request.urlopen(request, timeout=120) as answer:
             return answer.status, json.loads(answer.read() or b"{}")
     except urllib.error.HTTPError as error:
         try:
@@ -87,13 +87,19 @@ def upload(args: argparse.Namespace) -> int:
         print(printable(f"dp-arena submit: refused ({error.reason}): {error}"))
         return 1
     try:
-        status, data = _request(f"{base}/api/bots", token=token, method="POST", body=body, kind=kind)
+        status, data = _request(
+            f"{base}/api/bots", token=token, method="POST", body=body, kind=kind
+        )
     except (urllib.error.URLError, OSError, ValueError) as error:
         print(printable(f"dp-arena submit: cannot reach {base}: {error}"), file=sys.stderr)
         return 2
     if status != 202:
-        print(printable(f"dp-arena submit: the server refused the upload ({status}"
-                        f" {data.get('error')}): {data.get('message')}"))
+        print(
+            printable(
+                f"dp-arena submit: the server refused the upload ({status}"
+                f" {data.get('error')}): {data.get('message')}"
+            )
+        )
         return 1
     submission = data["id"]
     print(f"uploaded: submission {submission}; its check runs on the server ({base}{data['page']})")
@@ -110,7 +116,9 @@ def upload(args: argparse.Namespace) -> int:
         print(json.dumps(data, indent=2))
     state = data.get("status", "unknown")
     if state == "accepted":
-        print(printable(f"accepted as {data['ref']} (version {data['version']}); it joins the ladder"))
+        print(
+            printable(f"accepted as {data['ref']} (version {data['version']}); it joins the ladder")
+        )
     elif data.get("message"):
         print(printable(f"{data.get('reason')}: {data.get('message')}"))
     print(f"status: {state}")

@@ -24,9 +24,9 @@ from typing import Any
 
 from dp_arena.engine import Action, ActionKind, HandState
 from dp_arena.engine.cards import format_cards
+from dp_arena.engine.rules import TableRules
 from dp_arena.ratings.equity import replay as replay_record
 from dp_arena.results import DealRecord
-from dp_arena.engine.rules import TableRules
 from dp_arena.text import printable
 
 __all__ = ["ASSETS", "hand_view", "record_view", "render_replay_page", "viewer_parts"]
@@ -135,16 +135,17 @@ def viewer_parts() -> tuple[str, str]:
 
 VIEWER_BODY = """<div class="replay" id="replay">
 <div class="replay-bar">
-<button type="button" data-go="prev-hand" title="previous hand (Page Up)">&#x23EE; hand</button>
+<button type="button" data-go="prev-hand" title="previous hand (Page Up)">&laquo; hand</button>
 <button type="button" data-go="back" title="step back (left arrow)">&#x25C0; step</button>
 <button type="button" data-go="step" title="step forward (right arrow)">step &#x25B6;</button>
-<button type="button" data-go="next-hand" title="next hand (Page Down)">hand &#x23ED;</button>
+<button type="button" data-go="next-hand" title="next hand (Page Down)">hand &raquo;</button>
 <label>hand <select data-role="hands"></select></label>
 <label>big pots <select data-role="big"></select></label>
 </div>
 <p class="replay-title" data-role="title"></p>
 <div class="replay-table">
-<div class="replay-board"><span data-role="board"></span><span class="replay-pot" data-role="pot"></span></div>
+<div class="replay-board"><span data-role="board"></span>
+<span class="replay-pot" data-role="pot"></span></div>
 <ol class="replay-seats" data-role="seats"></ol>
 </div>
 <p class="replay-step" data-role="step"></p>
@@ -161,7 +162,7 @@ def render_replay_page(hands: Sequence[dict[str, Any]], *, title: str) -> str:
         " base-uri 'none'; form-action 'none'"
     )
     return (
-        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{html.escape(printable(title, 200))}</title>\n"

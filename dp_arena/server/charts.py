@@ -29,10 +29,14 @@ def score_chart(points: Sequence[tuple[float, float | None, float | None]]) -> s
     band_top = [(x(i), y(high)) for i, (_, _, high) in enumerate(points) if high is not None]
     band_bottom = [(x(i), y(low)) for i, (_, low, _) in enumerate(points) if low is not None]
     parts = [
-        f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}"'
-        ' role="img" aria-label="score over time, mbb per deal">',
-        f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#999"'
-        ' stroke-dasharray="4 3"/>',
+        (
+            f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}"'
+            ' role="img" aria-label="score over time, mbb per deal">'
+        ),
+        (
+            f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#999"'
+            ' stroke-dasharray="4 3"/>'
+        ),
     ]
     if len(band_top) >= 2:
         outline = band_top + list(reversed(band_bottom))

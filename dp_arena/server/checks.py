@@ -24,7 +24,7 @@ from dp_arena.registry import Manifest, Registry
 from dp_arena.sandbox.conformance import CheckReport
 from dp_arena.server import crud
 from dp_arena.server.db import Database
-from dp_arena.server.models import now
+from dp_arena.server.models import Author, Bot, now
 from dp_arena.server.settings import DataDir
 from dp_arena.text import printable
 
@@ -58,16 +58,14 @@ def _report_json(report: CheckReport, folder: Path) -> dict[str, Any]:
     return data
 
 
-def check_submission(
-    database: Database, data: DataDir, submission_id: int, *, states: int
-) -> str:
+def check_submission(database: Database, data: DataDir, submission_id: int, *, states: int) -> str:
     """Check one submission and record what was found; its new status."""
     with database.session() as session:
         row = crud.submission(session, submission_id)
         if row is None or row.status != crud.CHECKING:
             return "gone" if row is None else row.status
         author_id = row.author_id
-        owner = session.get(crud.Author, author_id)
+        owner = session.get(Author, author_id)
         owner_name = owner.name if owner is not None else ""
     archive = archive_of(data, submission_id)
     report: dict[str, Any] | None = None
@@ -127,7 +125,7 @@ def check_submission(
             row.status = status
         row.bot_id = claimed.get("bot", row.bot_id)
         if row.name is None and "bot" in claimed:
-            bot = session.get(crud.Bot, claimed["bot"])
+            bot = session.get(Bot, claimed["bot"])
             row.name = None if bot is None else bot.name
         row.report = None if report is None else json.dumps(report)
         row.checked_at = now()

@@ -198,7 +198,9 @@ def submissions_of_bot(session: Session, bot_id: int) -> Sequence[Submission]:
     ).all()
 
 
-def submissions_of_author(session: Session, author_id: int, limit: int = 100) -> Sequence[Submission]:
+def submissions_of_author(
+    session: Session, author_id: int, limit: int = 100
+) -> Sequence[Submission]:
     return session.scalars(
         select(Submission)
         .where(Submission.author_id == author_id)
@@ -280,13 +282,15 @@ def unfinished_matches(session: Session) -> Sequence[Match]:
 
 
 def finished_matches(session: Session) -> Sequence[Match]:
-    return session.scalars(
-        select(Match).where(Match.status == FINISHED).order_by(Match.id)
-    ).all()
+    return session.scalars(select(Match).where(Match.status == FINISHED).order_by(Match.id)).all()
 
 
 def recent_matches(
-    session: Session, *, limit: int = 50, before: int | None = None, submission_ids: Sequence[int] = ()
+    session: Session,
+    *,
+    limit: int = 50,
+    before: int | None = None,
+    submission_ids: Sequence[int] = (),
 ) -> Sequence[Match]:
     query = select(Match).order_by(Match.id.desc()).limit(limit)
     if before is not None:

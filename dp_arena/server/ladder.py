@@ -57,7 +57,9 @@ log = logging.getLogger("dp_arena.server")
 MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
 
 
-def match_units(config: MatchConfig, names: Sequence[str], log_dir: str | None = None) -> list[TableUnit]:
+def match_units(
+    config: MatchConfig, names: Sequence[str], log_dir: str | None = None
+) -> list[TableUnit]:
     """The table units of a duplicate match: one table per seating of
     :func:`dp_arena.match.seatings`, every table dealt ``deck_for(key, 0, 0, deal)``,
     as :func:`dp_arena.match.play_match` deals them."""
@@ -235,8 +237,8 @@ class Ladder:
             ids = {entry.id: str(entry.ref) for entry in entries}
             for match in crud.finished_matches(session):
                 if match.first_id in ids and match.second_id in ids:
-                    pair = frozenset((ids[match.first_id], ids[match.second_id]))
-                    meetings[pair] = meetings.get(pair, 0) + 1
+                    met = frozenset((ids[match.first_id], ids[match.second_id]))
+                    meetings[met] = meetings.get(met, 0) + 1
             pair = choose_pair(
                 sorted(by_ref),
                 stats,
@@ -260,7 +262,9 @@ class Ladder:
                 commitment=key.commitment,
             )
             # The key is on disk, owner-only, before the commitment is committed: a match
-            # whose commitment is stored always has its key.
+            # whose commitment is stored always has its key. A file already there is an
+            # orphan of a match whose row was never committed (its id is free again).
+            self.data.key(match.id).unlink(missing_ok=True)
             key.write(self.data.key(match.id))
             return match.id
 

@@ -50,7 +50,9 @@ class LadderMatch:
     tables: tuple[TableSessionResult, ...]
 
 
-def match_rules(seat_count: int, small_blind: int, big_blind: int, betting: str, cap: int) -> TableRules:
+def match_rules(
+    seat_count: int, small_blind: int, big_blind: int, betting: str, cap: int
+) -> TableRules:
     return TableRules(
         seat_count=seat_count,
         small_blind=small_blind,
@@ -64,9 +66,7 @@ def match_blocks(match: LadderMatch, adjusted: AdjustedScore | None) -> tuple[De
     """The deal blocks of one match (with the all-in equity nets when the adjusted score
     needs the deal records)."""
     equity = adjusted is not None and adjusted.needs_store
-    return tuple(
-        table_blocks(f"match-{match.id}", match.tables, match.rules, equity=equity)
-    )
+    return tuple(table_blocks(f"match-{match.id}", match.tables, match.rules, equity=equity))
 
 
 def _comparisons(match: LadderMatch) -> tuple[Comparison, ...]:

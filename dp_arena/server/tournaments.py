@@ -17,6 +17,7 @@ from dp_arena.server.db import Database
 from dp_arena.server.models import now
 from dp_arena.server.settings import ServerSettings
 from dp_arena.text import printable
+from dp_arena.tournament.config import Entrant
 
 __all__ = ["run_tournament"]
 
@@ -44,7 +45,7 @@ def run_tournament(
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two accepted bots on the server")
     config = load_config(config_path)
-    config = replace(config, entrants=tuple(_entrants(config, specs)))
+    config = replace(config, entrants=tuple(_entrants(specs)))
     with database.session() as session:
         row = crud.add_tournament(session, config.name, text, "")
         tournament_id = row.id
@@ -69,5 +70,9 @@ def run_tournament(
     return 0
 
 
-def _entrants(config: object, specs: dict[str, str]) -> list[object]:
-    raise NotImplementedError
+def _entrants(specs: dict[str, str]) -> list[Entrant]:
+    """The accepted bots as entrants, each pinned to its current version; sandboxed."""
+    return [
+        Entrant(player=name, spec=f"registry:{name}", trusted=False, resolved=spec)
+        for name, spec in sorted(specs.items())
+    ]

@@ -12,7 +12,9 @@ from dp_arena.server.models import Match, Submission
 __all__ = ["match_json", "match_summary", "submission_json"]
 
 
-def submission_json(row: Submission, authors: Mapping[int, str], *, report: bool = True) -> dict[str, Any]:
+def submission_json(
+    row: Submission, authors: Mapping[int, str], *, report: bool = True
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": row.id,
         "status": row.status,

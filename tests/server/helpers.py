@@ -24,7 +24,7 @@ import httpx
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "import sys; from dp_arena.cli import main; sys.exit(main())"]
 
-CALLER = '''from dp_arena.engine import Action, ActionKind
+CALLER = """from dp_arena.engine import Action, ActionKind
 
 
 class Caller:
@@ -32,7 +32,7 @@ class Caller:
         if observation.can(ActionKind.CALL):
             return Action.call()
         return Action.check()
-'''
+"""
 
 FOLDER = '''from dp_arena.engine import Action, ActionKind
 
@@ -73,7 +73,9 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def cli(*arguments: str, cwd: Path | None = None, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def cli(
+    *arguments: str, cwd: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*CLI, *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd, check=False
     )
@@ -101,8 +103,17 @@ class Server:
     def start(self, timeout: float = 60) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the process keeps writing to it
         self.process = subprocess.Popen(
-            [*CLI, "serve", "--db", self.db, "--data", str(self.data), "--port", str(self.port),
-             *self.options],
+            [
+                *CLI,
+                "serve",
+                "--db",
+                self.db,
+                "--data",
+                str(self.data),
+                "--port",
+                str(self.port),
+                *self.options,
+            ],
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -167,7 +178,10 @@ def running(server: Server) -> Iterator[Server]:
 
 
 def postgres_binaries() -> Path | None:
-    for candidate in [shutil.which("initdb"), *sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))]:
+    for candidate in [
+        shutil.which("initdb"),
+        *sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb")),
+    ]:
         if candidate and Path(candidate).with_name("pg_ctl").exists():
             return Path(candidate).resolve().parent
     return None
@@ -191,7 +205,11 @@ class Postgres:
 
     def _run(self, *command: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [*self.prefix, *command], capture_output=True, text=True, timeout=120, check=False,
+            [*self.prefix, *command],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
             env={**os.environ, "LC_ALL": "C"},
         )
 
@@ -202,15 +220,30 @@ class Postgres:
             os.chown(self.folder, 65534, 65534)
             os.chmod(self.folder, 0o700)
         made = self._run(
-            str(self.binaries / "initdb"), "-D", str(self.data), "-U", "arena", "-A", "trust", "-E", "UTF8",
+            str(self.binaries / "initdb"),
+            "-D",
+            str(self.data),
+            "-U",
+            "arena",
+            "-A",
+            "trust",
+            "-E",
+            "UTF8",
             "--no-sync",
         )
         if made.returncode != 0:
             return f"initdb failed: {made.stderr.strip()[-300:]}"
         options = f"-p {self.port} -k {self.folder} -h 127.0.0.1 -c fsync=off"
         started = self._run(
-            str(self.binaries / "pg_ctl"), "-D", str(self.data), "-o", options, "-w",
-            "-l", str(self.folder / "log"), "start",
+            str(self.binaries / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-w",
+            "-l",
+            str(self.folder / "log"),
+            "start",
         )
         if started.returncode != 0:
             return f"pg_ctl start failed: {started.stderr.strip()[-300:]}"

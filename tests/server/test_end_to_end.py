@@ -74,8 +74,15 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
     calla = bot_folder(bots, "calla", CALLER, "Caller", version=HOSTILE_LABEL)
     folda = bot_folder(bots, "folda", FOLDER, "Folder")
     server = Server(
-        database_url, data, tmp_path / "server.log",
-        "--ladder-deals", "8", "--check-states", "20", "--resamples", "200",
+        database_url,
+        data,
+        tmp_path / "server.log",
+        "--ladder-deals",
+        "8",
+        "--check-states",
+        "20",
+        "--resamples",
+        "200",
     )
     server.start()
     try:
@@ -108,7 +115,9 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         for line in lines.values():
             assert line["deals"] >= 8 and line["ci95"] is not None and line["rating"] is not None
         # Heads-up duplicate: one bot's gain is the other's loss, to the thousandth.
-        assert lines["calla"]["mbb_per_deal"] == pytest.approx(-lines["folda"]["mbb_per_deal"], abs=0.01)
+        assert lines["calla"]["mbb_per_deal"] == pytest.approx(
+            -lines["folda"]["mbb_per_deal"], abs=0.01
+        )
         # A caller against a bot that folds to every bet: the caller wins the blinds it
         # is left, so the scores cannot be zero.
         assert lines["calla"]["mbb_per_deal"] != 0
@@ -120,7 +129,7 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         page = server.get(f"/matches/{match_id}")
         assert page.status_code == 200
         assert detail["commitment"] in page.text and detail["key"] in page.text
-        hands = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.S).group(1))  # type: ignore[union-attr]
+        hands = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
         assert len(hands) == 16 and all(hand["frames"] for hand in hands)
         front = server.get("/")
         assert "<script>alert(" not in front.text and "&lt;script&gt;alert(" in front.text

@@ -111,7 +111,10 @@ def leaderboard_data(request: Request) -> dict[str, Any]:
     since shows with no score yet, a withdrawn one is gone."""
     with server_of(request).database.session() as session:
         data = crud.latest_snapshot(session) or {
-            "bots": [], "matches": 0, "updated": None, "adjusted": None
+            "bots": [],
+            "matches": 0,
+            "updated": None,
+            "adjusted": None,
         }
         authors = crud.authors(session)
         entries = crud.current_entries(session)
@@ -133,7 +136,9 @@ def leaderboard_data(request: Request) -> dict[str, Any]:
             "rating": None,
         }
         lines.append(line)
-    lines.sort(key=lambda line: (line["mbb_per_deal"] is None, -(line["mbb_per_deal"] or 0.0), line["ref"]))
+    lines.sort(
+        key=lambda line: (line["mbb_per_deal"] is None, -(line["mbb_per_deal"] or 0.0), line["ref"])
+    )
     for rank, line in enumerate(lines, start=1):
         line["rank"] = None if line["mbb_per_deal"] is None else rank
     return {**data, "bots": lines}

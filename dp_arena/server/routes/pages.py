@@ -180,7 +180,9 @@ def tournament_file(request: Request) -> Response:
         return error(request, 404, "not_found", "no such file")
     # A published page brings its own content security policy (its inline style and
     # script by their hashes): it is served as it was written.
-    headers = {"content-security-policy": "default-src 'none'; img-src data:; frame-ancestors 'none'"}
+    headers = {
+        "content-security-policy": "default-src 'none'; img-src data:; frame-ancestors 'none'"
+    }
     if target.suffix == ".html":
         headers = {"content-security-policy": "frame-ancestors 'none'"}
     media = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
@@ -195,7 +197,9 @@ def static_file(request: Request) -> Response:
         return Response(body, media_type=media, headers={"cache-control": "max-age=3600"})
     if name != "site.css":
         return error(request, 404, "not_found", "no such file")
-    return FileResponse(STATIC / name, media_type="text/css", headers={"cache-control": "max-age=3600"})
+    return FileResponse(
+        STATIC / name, media_type="text/css", headers={"cache-control": "max-age=3600"}
+    )
 
 
 # -- signing in and the author's own forms ------------------------------------------------
@@ -287,7 +291,9 @@ async def upload_form(request: Request) -> Response:
         return account(request, "Choose a file to upload.", status=400)
     filename = (archive.filename or "").lower()
     content_type = (
-        "application/zip" if filename.endswith(".zip") else "application/gzip"
+        "application/zip"
+        if filename.endswith(".zip")
+        else "application/gzip"
         if filename.endswith((".tar.gz", ".tgz"))
         else archive.content_type or ""
     )
@@ -342,4 +348,3 @@ def routes() -> list[BaseRoute]:
         Route("/account", account, methods=["GET"]),
         Route("/account/upload", upload_form, methods=["POST"]),
     ]
-
