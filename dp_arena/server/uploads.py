@@ -8,7 +8,6 @@ import hashlib
 import os
 import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from dp_arena.server import crud
 from dp_arena.server.checks import ARCHIVE_SUFFIXES
@@ -19,14 +18,13 @@ from dp_arena.server.settings import ServerSettings
 __all__ = ["UploadRefused", "read_limited", "refuse_early", "store_upload"]
 
 
-@dataclass(frozen=True, slots=True)
 class UploadRefused(Exception):
     """Why an upload is not taken: an HTTP status, a reason code and a sentence."""
 
-    status: int
-    reason: str
-    message: str
-    retry_after: int | None = None
+    def __init__(self, status: int, reason: str, message: str, retry_after: int | None = None):
+        super().__init__(message)
+        self.status, self.reason, self.message = status, reason, message
+        self.retry_after = retry_after
 
 
 def suffix_for(content_type: str) -> str:

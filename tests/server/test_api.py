@@ -1,0 +1,178 @@
+"""The API and the forms against a real server on loopback (checker on, no ladder):
+tokens, limits, hostile archives, names owned by their author, CSRF on every form, and
+the headers every answer carries."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from .helpers import CALLER, Server, add_author, bot_folder, zip_folder
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, str, str, Path]]:
+    root = tmp_path_factory.mktemp("api")
+    db = f"sqlite:///{root / 'arena.db'}"
+    alice = add_author(db, "alice", root / "data")
+    bob = add_author(db, "bob", root / "data")
+    running = Server(
+        db,
+        root / "data",
+        root / "server.log",
+        "--no-ladder",
+        "--check-states",
+        "20",
+        "--max-upload-bytes",
+        "200000",
+        "--uploads-per-hour",
+        "6",
+    )
+    running.start()
+    try:
+        yield running, alice, bob, root
+    finally:
+        running.stop()
+
+
+def post(
+    server: Server, token: str | None, body: bytes, kind: str = "application/zip"
+) -> httpx.Response:
+    headers = {"Content-Type": kind}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    return httpx.post(f"{server.url}/api/bots", content=body, headers=headers, timeout=30)
+
+
+def wait_checked(server: Server, submission: int) -> dict[str, object]:
+    return server.wait_for(f"/api/bots/{submission}", lambda bot: bot["status"] != "checking")  # type: ignore[no-any-return]
+
+
+def test_uploads_need_a_valid_token(server: tuple[Server, str, str, Path]) -> None:
+    running, _, _, _ = server
+    assert post(running, None, b"PK").status_code == 401
+    refused = post(running, "dpa_not-a-token", b"PK")
+    assert refused.status_code == 401
+    assert refused.headers["www-authenticate"].startswith("Bearer")
+    assert refused.json()["error"] == "unauthorised"
+
+
+def test_size_and_type_are_refused_before_anything_is_kept(
+    server: tuple[Server, str, str, Path],
+) -> None:
+    running, alice, _, root = server
+    too_big = post(running, alice, b"x" * 200_001)
+    assert too_big.status_code == 413 and too_big.json()["error"] == "too_large"
+    wrong = post(running, alice, b"#!/bin/sh\n", kind="text/x-shellscript")
+    assert wrong.status_code == 415
+    assert list((root / "data" / "uploads").iterdir()) == []
+
+
+def test_a_hostile_archive_is_rejected_with_its_reason(
+    server: tuple[Server, str, str, Path],
+) -> None:
+    running, alice, _, _ = server
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as bundle:
+        bundle.writestr("bot.toml", 'name = "escape"\nversion = "1"\nentry = "bot.py:B"\n')
+        bundle.writestr("../../outside.py", "print('out')\n")
+    answer = post(running, alice, buffer.getvalue())
+    assert answer.status_code == 202
+    checked = wait_checked(running, answer.json()["id"])
+    assert checked["status"] == "rejected" and checked["reason"] == "unsafe_path"
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as bundle:
+        bundle.writestr("bot.toml", 'name = "bomb"\nversion = "1"\nentry = "bot.py:B"\n')
+        bundle.writestr("bot.py", "0" * 5_000_000)
+    answer = post(running, alice, bomb.getvalue())
+    assert wait_checked(running, answer.json()["id"])["reason"] == "zip_bomb"
+
+
+def test_a_name_belongs_to_its_first_author(server: tuple[Server, str, str, Path]) -> None:
+    running, alice, bob, root = server
+    folder = bot_folder(root / "bots-name", "owned", CALLER, "Caller")
+    mine = post(running, alice, zip_folder(folder))
+    assert wait_checked(running, mine.json()["id"])["status"] == "accepted"
+    (folder / "bot.py").write_text(CALLER + "\n# bob's copy\n", encoding="utf-8")
+    theirs = post(running, bob, zip_folder(folder))
+    checked = wait_checked(running, theirs.json()["id"])
+    assert checked["status"] == "rejected" and checked["reason"] == "name_taken"
+    again = post(running, alice, zip_folder(folder))
+    accepted = wait_checked(running, again.json()["id"])
+    assert accepted["status"] == "accepted" and accepted["ref"] == "owned@2"
+    board = running.get("/api/bots").json()["bots"]
+    assert [bot["ref"] for bot in board if bot["name"] == "owned"] == ["owned@2"]
+
+
+def test_the_rate_limit_answers_429(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    token = add_author(db, "carol", tmp_path / "data")
+    running = Server(
+        db, tmp_path / "data", tmp_path / "server.log", "--no-ladder", "--uploads-per-hour", "2"
+    )
+    running.start()
+    try:
+        codes = [post(running, token, b"PK\x03\x04 not really").status_code for _ in range(3)]
+        assert codes == [202, 202, 429]
+        limited = post(running, token, b"PK")
+        assert limited.status_code == 429 and int(limited.headers["retry-after"]) > 0
+    finally:
+        running.stop()
+
+
+def test_headers_on_every_answer(server: tuple[Server, str, str, Path]) -> None:
+    running, _, _, _ = server
+    for path in ("/", "/api/leaderboard", "/login", "/no-such-page"):
+        answer = running.get(path)
+        assert answer.headers["x-content-type-options"] == "nosniff"
+        assert answer.headers["x-frame-options"] == "DENY"
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
+        assert "server" not in answer.headers
+    assert running.get("/no-such-page").status_code == 404
+
+
+def _csrf(text: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', text)
+    assert found is not None
+    return found.group(1)
+
+
+def test_forms_need_their_csrf_token(server: tuple[Server, str, str, Path]) -> None:
+    running, alice, bob, root = server
+    with httpx.Client(base_url=running.url, timeout=30) as browser:
+        # No form value, or another one than the cookie's: refused.
+        assert browser.post("/login", data={"token": alice}).status_code == 403
+        form = browser.get("/login")
+        assert browser.post("/login", data={"token": alice, "csrf": "forged"}).status_code == 403
+        value = _csrf(form.text)
+        assert browser.post("/login", data={"token": "dpa_wrong", "csrf": value}).status_code == 401
+        signed_in = browser.post("/login", data={"token": alice, "csrf": value})
+        assert signed_in.status_code == 303
+        cookie = signed_in.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie
+        account = browser.get("/account")
+        assert account.status_code == 200 and "alice" in account.text
+        session_csrf = _csrf(account.text)
+        archive = zip_folder(bot_folder(root / "bots-form", "formbot", CALLER, "Caller"))
+        files = {"archive": ("formbot.zip", archive, "application/zip")}
+        assert browser.post("/account/upload", files=files, data={"csrf": "x"}).status_code == 403
+        uploaded = browser.post("/account/upload", files=files, data={"csrf": session_csrf})
+        assert uploaded.status_code == 303
+        submission = int(uploaded.headers["location"].rsplit("/", 1)[1])
+        assert wait_checked(running, submission)["status"] == "accepted"
+        withdraw = f"/submissions/{submission}/withdraw"
+        assert browser.post(withdraw, data={}).status_code == 403
+        assert browser.post(withdraw, data={"csrf": session_csrf}).status_code == 303
+        assert running.get(f"/api/bots/{submission}").json()["status"] == "withdrawn"
+    # Another author's session cannot withdraw it, even with its own CSRF token.
+    with httpx.Client(base_url=running.url, timeout=30) as other:
+        value = _csrf(other.get("/login").text)
+        other.post("/login", data={"token": bob, "csrf": value})
+        own = _csrf(other.get("/account").text)
+        assert other.post(withdraw, data={"csrf": own}).status_code == 403
