@@ -1,0 +1,129 @@
+"""The server's pieces without a server: the ladder's match is the duplicate match, the
+standings are the ratings package's, the pairing favours what the ranking is least sure
+of, and the migrations make exactly the models' schema."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+
+from dp_arena.match import MatchConfig, play_match, score_match, seatings
+from dp_arena.server.db import Database, normalise_url
+from dp_arena.server.ladder import match_units, verify_match
+from dp_arena.server.models import Base
+from dp_arena.server.pairing import PairStats, choose_pair, pair_value
+from dp_arena.server.standings import LadderMatch, compute_standings, default_adjusted, match_blocks
+from dp_arena.tournament.units import SerialExecutor
+
+
+def test_the_ladder_plays_the_duplicate_match_of_dp_arena_match() -> None:
+    config = MatchConfig(("tag", "random"), deals=12, seed=5)
+    names = ("tag", "random")
+    results = SerialExecutor().run(match_units(config, names))
+    direct = play_match(config)
+    assert tuple(results) == direct.tables
+    scored = score_match(config, names, seatings(2), tuple(results))
+    assert [score.summary.mean for score in scored.scores] == [
+        score.summary.mean for score in direct.scores
+    ]
+
+
+def test_a_published_match_verifies_and_a_changed_one_does_not() -> None:
+    config = MatchConfig(("tag", "random"), deals=6, seed=9)
+    results = SerialExecutor().run(match_units(config, ("a@1", "b@1")))
+    data = {
+        "key": config.event_key.hex,
+        "commitment": config.event_key.commitment,
+        "tables": [result_json(result) for result in results],
+        "bots": [{"ref": "a@1"}, {"ref": "b@1"}],
+        "deals": 6,
+        "betting": "no-limit",
+        "small_blind": 10,
+        "big_blind": 20,
+        "cap": 1000,
+    }
+    assert verify_match(data) == []
+    forged = {**data, "commitment": "0" * 64}
+    assert verify_match(forged) == ["the revealed key does not hash to the commitment"]
+    tampered = dict(data)
+    tampered["tables"] = [dict(table) for table in data["tables"]]
+    deals = [dict(deal) for deal in tampered["tables"][0]["deals"]]
+    deals[2]["hole_cards"] = list(reversed(deals[2]["hole_cards"]))
+    tampered["tables"][0]["deals"] = deals
+    problems = verify_match(tampered)
+    assert any("table 0, deal 2" in problem and "hole cards" in problem for problem in problems)
+
+
+def result_json(result: object) -> dict[str, object]:
+    from dp_arena.results import to_json
+
+    return to_json(result)  # type: ignore[no-any-return]
+
+
+def test_standings_are_zero_sum_and_rank_the_better_bot_first() -> None:
+    matches = []
+    for number, seed in enumerate((1, 2, 3), start=1):
+        config = MatchConfig(("tag", "calling-station"), deals=20, seed=seed)
+        tables = tuple(SerialExecutor().run(match_units(config, ("tag@1", "station@1"))))
+        matches.append(LadderMatch(number, config.rules(), tables))
+    adjusted = default_adjusted()
+    blocks = {match.id: match_blocks(match, adjusted) for match in matches}
+    standings = compute_standings(matches, blocks, adjusted=adjusted, resamples=200)
+    tag, station = standings.by_ref["tag@1"], standings.by_ref["station@1"]
+    assert tag.deals == station.deals == 60 and tag.matches == station.matches == 3
+    assert math.isclose(tag.mbb_per_deal, -station.mbb_per_deal, abs_tol=1e-9)
+    assert tag.mbb_per_deal > 0 and tag.mu > station.mu
+    assert tag.ci95 is not None and tag.ci95[0] <= tag.mbb_per_deal <= tag.ci95[1]
+    beats = standings.beats("tag@1", "station@1")
+    assert beats is not None and beats > 0.5
+
+
+def test_new_bots_play_first_then_the_least_certain_pair() -> None:
+    known = {
+        "a@1": PairStats(400, 900.0),
+        "b@1": PairStats(400, 900.0),
+        "c@1": PairStats(400, 900.0),
+    }
+    sure = {("a@1", "b@1"): 0.999, ("a@1", "c@1"): 0.52, ("b@1", "c@1"): 0.99}
+
+    def p_beats(first: str, second: str) -> float | None:
+        return sure.get((first, second))
+
+    assert choose_pair(["a@1", "b@1", "c@1"], known, p_beats, {}, deals=100) == ("a@1", "c@1")
+    # A new version has no spread yet: it plays before anything else.
+    entries = ["a@1", "b@1", "c@1", "d@1"]
+    pair = choose_pair(entries, known, p_beats, {}, deals=100)
+    assert pair is not None and "d@1" in pair
+    # Among equals, the pair that met less often.
+    met = {frozenset(("a@1", "d@1")): 2, frozenset(("b@1", "d@1")): 1}
+    assert choose_pair(entries, known, p_beats, met, deals=100) == ("c@1", "d@1")
+    assert choose_pair(["a@1"], known, p_beats, {}, deals=100) is None
+    # Fewer deals so far: more to gain from the same match.
+    assert pair_value(PairStats(10, 900.0), PairStats(10, 900.0), 0.5, deals=100) > pair_value(
+        PairStats(1000, 900.0), PairStats(1000, 900.0), 0.5, deals=100
+    )
+
+
+def test_the_migrations_make_the_models_schema(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+    database.migrate()
+    database.migrate()  # a second time changes nothing
+    assert database.revision() == "0001"
+    with database.engine.connect() as connection:
+        assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    database.close()
+
+
+def test_database_urls() -> None:
+    assert normalise_url("postgresql://u@h/n").startswith("postgresql+psycopg://")
+    assert normalise_url("sqlite:///arena.db") == "sqlite:///arena.db"
+    for bad in ("mysql://u@h/n", "not a url"):
+        try:
+            normalise_url(bad)
+        except Exception as error:  # noqa: BLE001 - any refusal names the option
+            assert "--db" in str(error)
+        else:
+            raise AssertionError(f"{bad!r} was taken")
