@@ -11,8 +11,8 @@ import pytest
 
 from dp_arena.engine import Action, Betting, HandState, TableRules, parse_cards
 from dp_arena.leaderboard.replay import hand_view, render_replay_page
+from tests.ratings.chromium import find_browser, open_page
 
-from ..ratings.chromium import find_browser, open_page
 from .helpers import cli
 
 HOSTILE = '<img src=x onerror=alert(1)></script><script>alert("pwned")</script>'
@@ -78,7 +78,7 @@ def test_the_viewer_steps_through_hands_in_chromium(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert run.returncode == 0, run.stderr
-    first = sorted((histories / "histories").glob("*.phhs"))[0]
+    first = min((histories / "histories").glob("*.phhs"))
     page = tmp_path / "hands.html"
     done = cli("replay", str(first), "--html", str(page))
     assert done.returncode == 0 and page.is_file()
@@ -89,7 +89,8 @@ def test_the_viewer_steps_through_hands_in_chromium(tmp_path: Path) -> None:
             "hands": "document.querySelectorAll('[data-role=hands] option').length",
             "first": "document.querySelector('[data-role=step]').textContent",
             "stepped": "(() => { const b = document.querySelector('[data-go=step]');"
-            " b.click(); b.click(); return document.querySelector('[data-role=step]').textContent; })()",
+            " b.click(); b.click();"
+            " return document.querySelector('[data-role=step]').textContent; })()",
             "seats": "document.querySelectorAll('.replay-seats li').length",
             "big": "(() => { const s = document.querySelector('[data-role=big]');"
             " s.value = s.options[1].value; s.dispatchEvent(new Event('change'));"
