@@ -18,7 +18,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from dp_arena.match import block_scores
+from dp_arena.results import TableSessionResult
 from dp_arena.server.ladder import verify_match
+from tests.ratings.chromium import find_browser, open_page
 
 from .helpers import (
     CALLER,
@@ -118,9 +121,21 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         assert lines["calla"]["mbb_per_deal"] == pytest.approx(
             -lines["folda"]["mbb_per_deal"], abs=0.01
         )
-        # A caller against a bot that folds to every bet: the caller wins the blinds it
-        # is left, so the scores cannot be zero.
-        assert lines["calla"]["mbb_per_deal"] != 0
+        # The scores are the duplicate block scores of the matches the standings cover,
+        # computed here again from the hands the API publishes.
+        covered = sorted(match["id"] for match in _finished(server.get("/api/matches").json()))
+        covered = covered[: board["matches"]]
+        blocks: dict[str, list[float]] = {"calla@1": [], "folda@1": []}
+        for number in covered:
+            played = server.get(f"/api/matches/{number}").json()
+            tables = [TableSessionResult.from_json(table) for table in played["tables"]]
+            names = [tables[0].players[seat] for seat in range(2)]
+            for index, scores in enumerate(block_scores(tables, played["seatings"], 20)):
+                blocks[names[index]] += [float(score) for score in scores]
+        for name, scores in blocks.items():
+            line = lines[name.split("@")[0]]
+            assert line["deals"] == len(scores)
+            assert line["mbb_per_deal"] == pytest.approx(sum(scores) / len(scores), abs=0.002)
 
         match_id = first["id"]
         detail = server.get(f"/api/matches/{match_id}").json()
@@ -131,6 +146,22 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         assert detail["commitment"] in page.text and detail["key"] in page.text
         hands = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
         assert len(hands) == 16 and all(hand["frames"] for hand in hands)
+        browser = find_browser()
+        if browser is not None:  # the match page as a person sees it: no error, it steps
+            seen = open_page(
+                browser,
+                f"{server.url}/matches/{match_id}",
+                {
+                    "seats": "document.querySelectorAll('.replay-seats li').length",
+                    "step": "(() => { document.querySelector('[data-go=step]').click();"
+                    " return document.querySelector('[data-role=step]').textContent; })()",
+                },
+                width=1000,
+                height=900,
+            )
+            (tmp_path / "match.png").write_bytes(seen.screenshot)
+            assert seen.errors == [] and seen.values["seats"] == 2
+            assert seen.values["step"].startswith("step 1 of")
         front = server.get("/")
         assert "<script>alert(" not in front.text and "&lt;script&gt;alert(" in front.text
 
