@@ -45,7 +45,12 @@ def run_tournament(
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two accepted bots on the server")
     config = load_config(config_path)
-    config = replace(config, entrants=tuple(_entrants(specs)))
+    # The config's own entrants give way to the server's bots; the built-in field it
+    # draws (its last field_count entrants) stays.
+    field = (
+        config.entrants[len(config.entrants) - config.field_count :] if config.field_count else ()
+    )
+    config = replace(config, entrants=(*_entrants(specs), *field))
     with database.session() as session:
         row = crud.add_tournament(session, config.name, text, "")
         tournament_id = row.id
