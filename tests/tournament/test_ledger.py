@@ -236,8 +236,8 @@ def test_a_ledger_file_that_is_not_a_database_is_refused_naming_it(
     run_dir = tmp_path / "run"
     assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 2
     error = capsys.readouterr().err
-    assert error.endswith(
-        f"\ndp-arena run: {path}: cannot open the ledger: file is not a database\n"
+    assert error.splitlines()[-1] == (
+        f"dp-arena run: {path}: cannot open the ledger: file is not a database"
     )
     assert "Traceback" not in error
     assert not (run_dir / "results.json").exists()
