@@ -59,6 +59,20 @@ def build_config(*, num_players: int, deals: int, batch: int, seed: int):  # typ
     )
 
 
+def _missing_rl_extra() -> str | None:
+    """A hint naming what to install when RLlib or PyTorch cannot be imported (RLlib's
+    own error is ``No module named 'tree'``: dm-tree comes with ``ray[rllib]``, not ``ray``)."""
+    for module in ("ray.rllib", "torch"):
+        try:
+            __import__(module)
+        except ImportError as error:
+            return (
+                f"this example needs the rl extra: importing {module} failed ({error}).\n"
+                "Install it with: pip install torch==2.13.0 -e '.[rl]'   (or run: make test-rl)"
+            )
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=5)
@@ -71,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    missing = _missing_rl_extra()
+    if missing:
+        print(missing, file=sys.stderr)
+        return 2
     import ray
 
     # A private local instance: never join (or hang on) a cluster already on the machine.

@@ -18,13 +18,17 @@ pot limit, short all-ins, side pots, odd chips) are the engine's, :mod:`dp_arena
 
 ```python
 capped_holdem_v0.env(num_players=2, betting="no-limit", cap=1000, blinds=(10, 20),
-                     deals=None, raise_sizes=("min", 0.5, 1, "all-in"), render_mode=None)
+                     deals=None, raise_sizes=("min", 0.5, 1, "all-in"),
+                     observation_format="dict", render_mode=None)
 ```
 
 - `betting`: `"no-limit"` or `"pot-limit"`; `cap`: the most a player may commit in a deal;
 - `deals`: deals per episode, a multiple of `num_players` (default: one round);
 - `raise_sizes`: the raise actions, each `"min"`, `"all-in"` (the maximum: all-in in
   no-limit, the pot in pot-limit) or a fraction of the pot;
+- `observation_format`: `"dict"` (below) or `"flat"`: the vector alone, a `Box`, with the
+  mask in `infos[agent]["action_mask"]` (what SuperSuit's wrappers and CleanRL-style
+  code take);
 - `render_mode`: `None`, `"ansi"` (`render()` returns the table as text) or `"human"`
   (printed after every step).
 
@@ -57,9 +61,10 @@ r places to its left) and divides chips by the cap C:
 | H+2(sP+r) | [0, 1] | history (H = S+9+5P), street s = 0..3, relative seat r: bets and raises made, min(n, 3) / 3 |
 | H+2(sP+r)+1 | [0, 1] | history, street s, relative seat r: chips put in by actions (blinds excluded) / C |
 
-`infos[agent]["observation"]` holds the typed :class:`dp_arena.agents.Observation` of the
-player to act (the one every bot's `act()` receives), so rule-based bots and learners
-see the same game; the other agents' infos are empty.
+`infos[agent]` of the player to act holds `"observation"`, its typed
+:class:`dp_arena.agents.Observation` (the one every bot's `act()` receives), so rule-based
+bots and learners see the same game, and `"action_mask"`; the other agents' infos are
+empty. Infos are plain data: they pickle, and stay true however long they are kept.
 
 ### Actions and the action mask
 
@@ -138,6 +143,7 @@ class raw_env(SessionEnv):
         blinds: Sequence[int] = (10, 20),
         deals: int | None = None,
         raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        observation_format: str = "dict",
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
@@ -148,6 +154,7 @@ class raw_env(SessionEnv):
             deals=deals,
             raise_sizes=raise_sizes,
             tables=1,
+            observation_format=observation_format,
             render_mode=render_mode,
         )
 

@@ -79,6 +79,7 @@ class raw_env(SessionEnv):
         blinds: Sequence[int] = (10, 20),
         deals: int | None = None,
         raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        observation_format: str = "dict",
         render_mode: str | None = None,
     ) -> None:
         super().__init__(
@@ -89,6 +90,7 @@ class raw_env(SessionEnv):
             deals=deals,
             raise_sizes=raise_sizes,
             tables=tables,
+            observation_format=observation_format,
             render_mode=render_mode,
         )
 

@@ -38,17 +38,21 @@ from dp_arena.engine import (
 from dp_arena.engine.cards import format_cards
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
 from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
-from dp_arena.envs.lazy_info import ObservationInfo
 from dp_arena.errors import ConfigError, IllegalActionError
 
-__all__ = ["DealListener", "SessionEnv"]
+__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv"]
+
+# The dict format is PettingZoo's classic games' observation and mask; the flat one is
+# the vector alone, a Box that SuperSuit's wrappers and CleanRL-style code take, with the
+# mask in the player's info.
+OBSERVATION_FORMATS = ("dict", "flat")
 
 # Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
 # the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
 DealListener = Callable[[str, int, HandState, Sequence[SessionContext]], None]
 
 
-class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
+class SessionEnv(AECEnv[str, Any, int]):
     """Base of :mod:`~dp_arena.envs.capped_holdem_v0` and :mod:`~dp_arena.envs.duplicate_holdem_v0`.
 
     Subclasses name the agents (:meth:`agent_name`) and turn the nets of a deal into
@@ -72,9 +76,16 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         deals: int | None = None,
         raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
         tables: int = 1,
+        observation_format: str = "dict",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        if observation_format not in OBSERVATION_FORMATS:
+            raise ConfigError(
+                f"observation_format must be one of {list(OBSERVATION_FORMATS)},"
+                f" not {observation_format!r}",
+                field="observation_format",
+            )
         if isinstance(blinds, (str, bytes)) or not isinstance(blinds, Sequence) or len(blinds) != 2:
             raise ConfigError(
                 f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds"
@@ -146,16 +157,15 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             for table, row in enumerate(self.agent_grid)
             for seat, agent in enumerate(row)
         }
+        self.observation_format = observation_format
+        self.flat = observation_format == "flat"
         low, high = observation_bounds(num_players)
-        self.observation_spaces: dict[str, spaces.Dict] = {
-            agent: spaces.Dict(
-                {
-                    "observation": spaces.Box(low=low, high=high, dtype=np.float32),
-                    "action_mask": spaces.Box(
-                        low=0, high=1, shape=(self.action_table.size,), dtype=np.int8
-                    ),
-                }
-            )
+        vector_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        mask_space = spaces.Box(low=0, high=1, shape=(self.action_table.size,), dtype=np.int8)
+        self.observation_spaces: dict[str, spaces.Space[Any]] = {
+            agent: vector_space
+            if self.flat
+            else spaces.Dict({"observation": vector_space, "action_mask": mask_space})
             for agent in self.possible_agents
         }
         self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {
@@ -232,9 +242,6 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
             hand.apply(engine_action)
         except IllegalActionError as error:
             raise IllegalActionError(error.reason, f"{agent}: {error}", action=action) from None
-        info = self.infos[agent]
-        if isinstance(info, ObservationInfo):
-            info.expire()
         self._cumulative_rewards[agent] = 0.0
         if self._rewards_set:
             self._clear_rewards()
@@ -249,17 +256,23 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         if self.render_mode == "human":
             self.render()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def observe(self, agent: str) -> Any:
+        """``{"observation": vector, "action_mask": mask}``; the vector alone when the
+        observation format is ``"flat"`` (the mask is then in ``infos[agent]`` and
+        :meth:`action_mask`)."""
+        table, seat = self.seat_of[agent]
+        vector = encode_hand(self.hands[table], seat, self.contexts[table][seat])
+        if self.flat:
+            return vector
+        return {"observation": vector, "action_mask": self.action_mask(agent)}
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """``agent``'s action mask now: all zeros unless it is the player to act."""
         table, seat = self.seat_of[agent]
         hand = self.hands[table]
         if agent == self.agent_selection and hand.actor == seat:
-            mask = self.action_table.mask_array(hand.legal_actions())
-        else:
-            mask = np.zeros(self.action_table.size, dtype=np.int8)
-        return {
-            "observation": encode_hand(hand, seat, self.contexts[table][seat]),
-            "action_mask": mask,
-        }
+            return self.action_table.mask_array(hand.legal_actions())
+        return np.zeros(self.action_table.size, dtype=np.int8)
 
     def view(self, agent: str) -> Observation:
         """The typed observation of ``agent``: what ``infos`` carries for the player to act;
@@ -354,8 +367,13 @@ class SessionEnv(AECEnv[str, dict[str, np.ndarray], int]):
         assert seat is not None
         agent = self.agent_grid[table][seat]
         self.agent_selection = agent
-        context = self.contexts[table][seat]
-        self.infos[agent] = ObservationInfo(lambda: observe_actor(hand, seat, context))
+        # A plain dict of a frozen snapshot and a fresh array: it pickles (AsyncVectorEnv,
+        # SubprocVecEnv), stays true after later steps (replay buffers) and copies with the
+        # environment.
+        self.infos[agent] = {
+            "observation": observe_actor(hand, seat, self.contexts[table][seat]),
+            "action_mask": self.action_table.mask_array(hand.legal_actions()),
+        }
 
     def _finish_hand(self, table: int) -> None:
         """``table``'s hand is over (``-1``: the deal is starting): go to the next table

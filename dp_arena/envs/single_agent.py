@@ -40,7 +40,7 @@ __all__ = ["ENV_ID", "SingleAgentEnv"]
 ENV_ID = "dp_arena/CappedHoldem-v0"
 
 
-class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
+class SingleAgentEnv(gymnasium.Env[Any, int]):
     """One learner against fixed opponents; see the module docstring."""
 
     # Gymnasium declares ``metadata`` as an attribute of the instance's type, so it is not
@@ -56,6 +56,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
         blinds: Sequence[int] = (10, 20),
         deals: int | None = None,
         raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        observation_format: str = "dict",
         render_mode: str | None = None,
     ) -> None:
         if isinstance(opponents, str) or not opponents:
@@ -75,6 +76,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             blinds=blinds,
             deals=deals,
             raise_sizes=raise_sizes,
+            observation_format=observation_format,
             render_mode=render_mode,
         )
         self.render_mode = render_mode
@@ -93,7 +95,7 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
         self.table.reset(seed=seed)
         self._play_opponents()
@@ -104,15 +106,24 @@ class SingleAgentEnv(gymnasium.Env[dict[str, np.ndarray], int]):
             self._play_opponents()
         return self.table.observe(self.learner), self.table.infos[self.learner]
 
-    def step(self, action: int) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         table = self.table
         table.step(action)
         self._play_opponents()
         reward = float(table._cumulative_rewards[self.learner])
         terminated = table.terminations[self.learner]
-        if not terminated:
+        if terminated:
+            # The mask is always in the info, all zeros at the end (no action is left).
+            info: dict[str, Any] = {"action_mask": table.action_mask(self.learner)}
+        else:
             table._cumulative_rewards[self.learner] = 0.0  # paid out now, not again
-        return table.observe(self.learner), reward, terminated, False, table.infos[self.learner]
+            info = table.infos[self.learner]
+        return table.observe(self.learner), reward, terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's action mask now (all zeros once the episode is over): the method
+        sb3-contrib's ``MaskablePPO`` calls; the same mask as ``info["action_mask"]``."""
+        return self.table.action_mask(self.learner)
 
     # Gymnasium annotates ``Env.render`` with a type variable bound to nothing, which no
     # concrete return type can override; ours renders text ("ansi") or prints ("human").

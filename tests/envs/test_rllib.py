@@ -70,3 +70,22 @@ def test_rllib_ppo_example_trains_for_a_few_iterations() -> None:
     assert len(lines) == 2
     steps = [int(line.split(":")[1].split()[0]) for line in lines]
     assert steps[0] >= 256 and steps[1] > steps[0]  # it sampled our env and trained twice
+
+
+def test_the_example_without_the_rl_extra_says_what_to_install() -> None:
+    try:
+        import ray.rllib  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("the rl extra is installed")
+    completed = subprocess.run(
+        [sys.executable, str(EXAMPLE), "--iterations", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=EXAMPLE.parents[1],
+    )
+    assert completed.returncode == 2
+    assert "needs the rl extra" in completed.stderr and "[rl]" in completed.stderr
