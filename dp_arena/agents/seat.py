@@ -77,6 +77,11 @@ class InProcessSeat:
             hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")
         }
 
+    def has_hook(self, hook: str) -> bool:
+        """Whether the agent defines ``hook`` (``begin_session``, ``begin_deal`` or
+        ``end_deal``): a table may skip building what a hook it lacks would be told."""
+        return self._hooks[hook] is not None
+
     def _hook(self, hook: str, argument: Any) -> SeatFault | None:
         method = self._hooks[hook]
         if method is None:

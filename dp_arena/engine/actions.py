@@ -90,16 +90,9 @@ class LegalActions:
 
     @property
     def kinds(self) -> tuple[ActionKind, ...]:
-        kinds = []
-        if self.can_fold:
-            kinds.append(ActionKind.FOLD)
-        if self.can_check:
-            kinds.append(ActionKind.CHECK)
-        if self.can_call:
-            kinds.append(ActionKind.CALL)
-        if self.can_raise:
-            kinds.append(ActionKind.RAISE)
-        return tuple(kinds)
+        return _KINDS[
+            self.can_fold, self.can_check, self.call_amount > 0, self.min_raise_to is not None
+        ]
 
     def passive(self) -> Action:
         """Check when checking is legal, otherwise fold: the absent-player policy
@@ -122,6 +115,25 @@ class LegalActions:
             and type(amount) is int
             and self.min_raise_to <= amount <= self.max_raise_to
         )
+
+
+# The legal kinds for each (fold, check, call, raise) permission, in that order: built once
+# (every observation lists them).
+_KINDS: dict[tuple[bool, bool, bool, bool], tuple[ActionKind, ...]] = {
+    (fold, check, call, raise_): tuple(
+        kind
+        for kind, allowed in zip(
+            (ActionKind.FOLD, ActionKind.CHECK, ActionKind.CALL, ActionKind.RAISE),
+            (fold, check, call, raise_),
+            strict=True,
+        )
+        if allowed
+    )
+    for fold in (False, True)
+    for check in (False, True)
+    for call in (False, True)
+    for raise_ in (False, True)
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,8 @@ _TWO_64 = 1 << 64
 # _ACCEPT_BELOW[bound]: the largest multiple of ``bound`` not above 2**64; a word at or
 # above it is rejected, so that ``word % bound`` is uniform.
 _ACCEPT_BELOW = (0, *(_TWO_64 - _TWO_64 % bound for bound in range(1, 53)))
+# Every bound is at most 52, so a word below 2**64 - 64 is accepted at every position.
+_NEVER_REJECTED = _TWO_64 - 64
 
 
 def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Card, ...]:
@@ -52,7 +54,22 @@ def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Ca
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"deck_for: {name} must be a non-negative integer, not {value!r}")
     material = f"dp-arena/deck/v{DECK_VERSION}:{event_seed}:{section}:{session}:{deal}".encode()
-    words = _words(material)
+    first = struct.unpack("<51Q", hashlib.shake_256(material).digest(8 * 51))
+    if max(first) < _NEVER_REJECTED:
+        # The usual case (all but about two decks in 10**16): the first 51 words are all
+        # accepted, so each is used once, in order, without the stream's generator.
+        cards = list(range(52))
+        position = 51
+        for word in first:
+            other = word % (position + 1)
+            cards[position], cards[other] = cards[other], cards[position]
+            position -= 1
+        return tuple(cards)
+    return _shuffle(_words(material))
+
+
+def _shuffle(words: Iterator[int]) -> tuple[Card, ...]:
+    """The Fisher–Yates shuffle of the module docstring over the stream ``words``."""
     cards = list(range(52))
     # Position bound - 1, from 51 down to 1, swaps with a uniform draw from 0..bound - 1.
     for bound, word in zip(range(52, 1, -1), words, strict=False):  # the stream has no end

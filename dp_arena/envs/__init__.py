@@ -23,12 +23,15 @@ import gymnasium
 
 __all__ = [
     "SingleAgentEnv",
+    "SingleAgentVectorEnv",
     "capped_holdem_v0",
     "discrete_actions",
     "duplicate_holdem_v0",
     "encoding",
+    "native_opponents",
     "rllib",
     "single_agent",
+    "single_agent_vector",
 ]
 
 _SUBMODULES = {
@@ -36,13 +39,17 @@ _SUBMODULES = {
     "discrete_actions",
     "duplicate_holdem_v0",
     "encoding",
+    "native_opponents",
     "rllib",
     "single_agent",
+    "single_agent_vector",
 }
 
 if "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
     gymnasium.register(
-        id="dp_arena/CappedHoldem-v0", entry_point="dp_arena.envs.single_agent:SingleAgentEnv"
+        id="dp_arena/CappedHoldem-v0",
+        entry_point="dp_arena.envs.single_agent:SingleAgentEnv",
+        vector_entry_point="dp_arena.envs.single_agent_vector:SingleAgentVectorEnv",
     )
 
 
@@ -51,4 +58,6 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module(f"dp_arena.envs.{name}")
     if name == "SingleAgentEnv":
         return importlib.import_module("dp_arena.envs.single_agent").SingleAgentEnv
+    if name == "SingleAgentVectorEnv":
+        return importlib.import_module("dp_arena.envs.single_agent_vector").SingleAgentVectorEnv
     raise AttributeError(f"module 'dp_arena.envs' has no attribute {name!r}")

@@ -60,7 +60,7 @@ class ActionTable:
             raise ConfigError(
                 f"raise_sizes must be a sequence, not {raise_sizes!r}", field="raise_sizes"
             )
-        fractions: list[Fraction | str] = []
+        fractions: list[tuple[int, int] | str] = []
         labels = ["fold", "check/call"]
         for index, size in enumerate(raise_sizes):
             if isinstance(size, str) and size.lower() in ("min", "max", "all-in", "allin"):
@@ -69,7 +69,8 @@ class ActionTable:
                 labels.append(f"raise {kind}")
             elif isinstance(size, (int, float)) and not isinstance(size, bool) and 0 < size <= 100:
                 # Fraction(str(...)) keeps 0.5 exact; chips are integers, and so is every amount.
-                fractions.append(Fraction(str(size)))
+                exact = Fraction(str(size))
+                fractions.append((exact.numerator, exact.denominator))
                 labels.append(f"raise {size:g} pot")
             else:
                 raise ConfigError(
@@ -99,6 +100,11 @@ class ActionTable:
         """:meth:`mask` as a fresh ``int8`` array (the environment's hot path)."""
         return self._masks[legal.can_fold, legal.min_raise_to is not None].copy()
 
+    def mask_array_for(self, can_fold: bool, can_raise: bool) -> np.ndarray:
+        """The mask, as a fresh array, when folding and raising are (not) allowed: every
+        mask is one of these four."""
+        return self._masks[can_fold, can_raise].copy()
+
     def raise_to(self, index: int, legal: LegalActions, *, pot: int, current_bet: int) -> int:
         """The raise-to amount of raise action ``index``, clipped to the legal range."""
         low, high = legal.min_raise_to, legal.max_raise_to
@@ -108,10 +114,11 @@ class ActionTable:
             return low
         if size == _MAX:
             return high
-        assert isinstance(size, Fraction)
-        # What the raiser owes is part of the pot a pot-sized raise is measured on.
-        owed = legal.call_amount
-        amount = current_bet + int(size * (pot + owed))
+        assert isinstance(size, tuple)
+        # What the raiser owes is part of the pot a pot-sized raise is measured on; the
+        # fraction is exact, in integers: ⌊f x (pot + owed)⌋.
+        numerator, denominator = size
+        amount = current_bet + numerator * (pot + legal.call_amount) // denominator
         return low if amount < low else min(amount, high)
 
     def to_action(

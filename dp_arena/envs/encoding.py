@@ -55,6 +55,8 @@ __all__ = [
     "HISTORY_RAISES_CAP",
     "encode",
     "encode_hand",
+    "encode_state",
+    "encode_values",
     "observation_bounds",
     "observation_length",
 ]
@@ -88,7 +90,7 @@ def encode(observation: Observation) -> np.ndarray:
     """The vector of ``observation`` (see the module's table)."""
     if observation.cap is None:
         raise ValueError("the observation vector needs a capped table (cap is None)")
-    return _encode(
+    values = _encode(
         observation.seat,
         observation.seat_count,
         observation.button,
@@ -108,14 +110,33 @@ def encode(observation: Observation) -> np.ndarray:
         observation.available,
         observation.street_bets,
         observation.history,
-        observation.context,
+        observation.context.deal_number,
+        observation.context.deals_in_session,
+        observation.context.session_net,
     )
+    return np.array(values, dtype=np.float32)
 
 
 def encode_hand(hand: HandState, seat: int, context: SessionContext) -> np.ndarray:
     """The vector ``seat`` would get from :func:`encode` of its observation, read straight
     from the hand (the environment's hot path: no :class:`Observation` is built). Only the
     player to act has legal actions; for anyone else ``to_call`` and the raise bounds are 0."""
+    return np.array(encode_values(hand, seat, context), dtype=np.float32)
+
+
+def encode_values(hand: HandState, seat: int, context: SessionContext) -> list[float]:
+    """:func:`encode_hand`'s vector as a list of floats, for a caller that fills many
+    rows of one array at once (the vector environment)."""
+    return encode_state(
+        hand, seat, context.deal_number, context.deals_in_session, context.session_net
+    )
+
+
+def encode_state(
+    hand: HandState, seat: int, deal_number: int, deals_in_session: int, session_net: int
+) -> list[float]:
+    """:func:`encode_values` given the three numbers of the context the vector uses (the
+    deal number, the deals in the session and the seat's session net before the deal)."""
     cap = hand.rules.cap
     if cap is None:
         raise ValueError("the observation vector needs a capped table (cap is None)")
@@ -150,7 +171,9 @@ def encode_hand(hand: HandState, seat: int, context: SessionContext) -> np.ndarr
         hand.available,
         hand.street_bets,
         hand.history,
-        context,
+        deal_number,
+        deals_in_session,
+        session_net,
     )
 
 
@@ -174,8 +197,10 @@ def _encode(
     available: Sequence[int],
     street_bets: Sequence[int],
     history: Sequence[ActionRecord],
-    context: SessionContext,
-) -> np.ndarray:
+    deal_number: int,
+    deals_in_session: int,
+    session_net: int,
+) -> list[float]:
     # Filled as a Python list and converted once: far cheaper than item-wise NumPy writes.
     values = [0.0] * observation_length(seat_count)
     scale = 1.0 / cap
@@ -188,7 +213,7 @@ def _encode(
         values[_STREET + street] = 1.0
     values[_POSITION + (me - button) % seat_count] = 1.0
     scalars = _POSITION + seat_count
-    deals = context.deals_in_session if context.deals_in_session > 0 else 1
+    deals = deals_in_session if deals_in_session > 0 else 1
     values[scalars : scalars + _SCALARS] = (
         pot * scale,
         to_call * scale,
@@ -197,8 +222,8 @@ def _encode(
         (max_raise_to or 0) * scale,
         (cap_gap or 0) * scale,
         folded.count(False) / seat_count,
-        min(context.deal_number, deals) / deals,
-        max(-(seat_count - 1), min(seat_count - 1, context.session_net * scale / deals)),
+        min(deal_number, deals) / deals,
+        max(-(seat_count - 1), min(seat_count - 1, session_net * scale / deals)),
     )
     seats = scalars + _SCALARS
     for relative in range(seat_count):
@@ -227,4 +252,4 @@ def _encode(
                     min(raises[slot], HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
                 )
                 values[history_base + 2 * slot + 1] = chips[slot] * scale
-    return np.array(values, dtype=np.float32)
+    return values

@@ -35,7 +35,14 @@ from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.errors import ConfigError
 
-__all__ = ["ENV_ID", "SingleAgentEnv"]
+__all__ = [
+    "ENV_ID",
+    "SingleAgentEnv",
+    "check_opponents",
+    "load_opponents",
+    "tell_begin",
+    "tell_end",
+]
 
 ENV_ID = "dp_arena/CappedHoldem-v0"
 
@@ -59,16 +66,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         observation_format: str = "dict",
         render_mode: str | None = None,
     ) -> None:
-        if isinstance(opponents, str) or not opponents:
-            raise ConfigError(
-                f"opponents must be a list of agent specs, not {opponents!r}", field="opponents"
-            )
-        num_players = len(opponents) + 1
-        if not isinstance(learner_seat, int) or not 0 <= learner_seat < num_players:
-            raise ConfigError(
-                f"learner_seat must be a seat 0..{num_players - 1}, not {learner_seat!r}",
-                field="learner_seat",
-            )
+        num_players = check_opponents(opponents, learner_seat)
         self.table = capped_holdem_v0.raw_env(
             num_players=num_players,
             betting=betting,
@@ -82,12 +80,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         self.render_mode = render_mode
         self.learner_seat = learner_seat
         self.learner = self.table.agent_grid[0][learner_seat]
-        others = [seat for seat in range(num_players) if seat != learner_seat]
-        self.seats: dict[int, InProcessSeat] = {}
-        for seat, opponent in zip(others, opponents, strict=True):
-            name = opponent if isinstance(opponent, str) else type(opponent).__name__
-            agent = load_agent(opponent) if isinstance(opponent, str) else opponent
-            self.seats[seat] = InProcessSeat(agent, name)
+        self.seats = load_opponents(opponents, learner_seat)
         self.table.deal_listeners.append(self._on_deal)
         self.observation_space = self.table.observation_space(self.learner)
         self.action_space = self.table.action_space(self.learner)
@@ -108,9 +101,12 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         table = self.table
+        # Deals that ended before the learner's first decision of the session (the
+        # opponents folded to it) are paid with that first decision's reward.
+        carried = float(table._cumulative_rewards[self.learner])
         table.step(action)
         self._play_opponents()
-        reward = float(table._cumulative_rewards[self.learner])
+        reward = carried + float(table._cumulative_rewards[self.learner])
         terminated = table.terminations[self.learner]
         if terminated:
             # The mask is always in the info, all zeros at the end (no action is left).
@@ -154,34 +150,90 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
     def _on_deal(
         self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]
     ) -> None:
-        for seat, player in self.seats.items():
-            context = contexts[seat]
-            if event == "begin":
-                if context.deal_number == 0:
-                    self._tell(seat, player.begin_session(context))
-                hole = hand.hole_cards[seat]
-                assert hole is not None
-                self._tell(
-                    seat,
-                    player.begin_deal(DealStart(seat, hand.seat_count, hand.button, hole, context)),
-                )
-            else:
-                assert hand.payoffs is not None
-                shown = tuple(
-                    hand.hole_cards[other] if other in hand.showdown_values else None
-                    for other in range(hand.seat_count)
-                )
-                end = DealEnd(
-                    seat=seat,
-                    net=hand.payoffs[seat],
-                    nets=hand.payoffs,
-                    board=hand.board if hand.showdown_values else hand.visible_board,
-                    shown_cards=shown,
-                    history=tuple(hand.history),
-                    context=context,
-                )
-                self._tell(seat, player.end_deal(end))
+        if event == "begin":
+            tell_begin(self.seats, hand, contexts, self.opponent_faults)
+        else:
+            tell_end(self.seats, hand, contexts, self.opponent_faults)
 
-    def _tell(self, seat: int, fault: SeatFault | None) -> None:
-        if fault is not None:
-            self.opponent_faults.append((seat, fault))
+
+def check_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> int:
+    """The table's number of players; :class:`ConfigError` for bad opponents or seat."""
+    if isinstance(opponents, str) or not opponents:
+        raise ConfigError(
+            f"opponents must be a list of agent specs, not {opponents!r}", field="opponents"
+        )
+    num_players = len(opponents) + 1
+    if (
+        not isinstance(learner_seat, int)
+        or isinstance(learner_seat, bool)
+        or not 0 <= learner_seat < num_players
+    ):
+        raise ConfigError(
+            f"learner_seat must be a seat 0..{num_players - 1}, not {learner_seat!r}",
+            field="learner_seat",
+        )
+    return num_players
+
+
+def load_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> dict[int, InProcessSeat]:
+    """The opponents' seats, every seat but the learner's in order, each agent loaded
+    afresh from its spec (an agent object is seated as it is)."""
+    num_players = check_opponents(opponents, learner_seat)
+    others = [seat for seat in range(num_players) if seat != learner_seat]
+    seats: dict[int, InProcessSeat] = {}
+    for seat, opponent in zip(others, opponents, strict=True):
+        name = opponent if isinstance(opponent, str) else type(opponent).__name__
+        agent = load_agent(opponent) if isinstance(opponent, str) else opponent
+        seats[seat] = InProcessSeat(agent, name)
+    return seats
+
+
+def tell_begin(
+    seats: dict[int, InProcessSeat],
+    hand: HandState,
+    contexts: Sequence[SessionContext],
+    faults: list[tuple[int, SeatFault]],
+) -> None:
+    """Tell each opponent that a deal (and, on deal 0, a session) begins."""
+    for seat, player in seats.items():
+        context = contexts[seat]
+        if context.deal_number == 0:
+            _tell(seat, player.begin_session(context), faults)
+        if player.has_hook("begin_deal"):
+            hole = hand.hole_cards[seat]
+            assert hole is not None
+            start = DealStart(seat, hand.seat_count, hand.button, hole, context)
+            _tell(seat, player.begin_deal(start), faults)
+
+
+def tell_end(
+    seats: dict[int, InProcessSeat],
+    hand: HandState,
+    contexts: Sequence[SessionContext],
+    faults: list[tuple[int, SeatFault]],
+) -> None:
+    """Tell each opponent how the deal ended: the nets, the board, the cards shown."""
+    payoffs = hand.payoffs
+    assert payoffs is not None
+    for seat, player in seats.items():
+        if not player.has_hook("end_deal"):
+            continue
+        shown = tuple(
+            hand.hole_cards[other] if other in hand.showdown_values else None
+            for other in range(hand.seat_count)
+        )
+        end = DealEnd(
+            seat=seat,
+            net=payoffs[seat],
+            nets=payoffs,
+            board=hand.board if hand.showdown_values else hand.visible_board,
+            shown_cards=shown,
+            history=tuple(hand.history),
+            context=contexts[seat],
+        )
+        _tell(seat, player.end_deal(end), faults)
+
+
+def _tell(seat: int, fault: SeatFault | None, faults: list[tuple[int, SeatFault]]) -> None:
+    if fault is not None:
+        faults.append((seat, fault))

@@ -123,7 +123,16 @@ def test_reading_more_of_the_stream_gives_the_same_deck(monkeypatch: pytest.Monk
     # With a short first read the shuffle must extend the same stream, not start anew.
     expected = [deck_for(seed, 0, 0, 0) for seed in range(20)]
     monkeypatch.setattr(deck_module, "_WORDS", 3)
+    monkeypatch.setattr(deck_module, "_NEVER_REJECTED", 0)  # take the stream's path always
     assert [deck_for(seed, 0, 0, 0) for seed in range(20)] == expected
+
+
+@given(deck_ids)
+def test_the_stream_path_and_the_fast_path_give_the_same_deck(
+    ids: tuple[int, int, int, int],
+) -> None:
+    material = "dp-arena/deck/v1:{}:{}:{}:{}".format(*ids).encode()
+    assert deck_module._shuffle(deck_module._words(material)) == deck_for(*ids)
 
 
 def test_the_deck_does_not_depend_on_the_process() -> None:

@@ -129,3 +129,24 @@ def test_bad_arguments_name_the_field() -> None:
     assert caught.value.field == "learner_seat"
     with pytest.raises(ConfigError):
         SingleAgentEnv(opponents="random")  # type: ignore[arg-type]
+
+
+class Folder:
+    """Folds whenever it may, checks otherwise."""
+
+    def act(self, observation):  # type: ignore[no-untyped-def]
+        from dp_arena.engine import Action
+
+        return Action.fold() if observation.to_call else Action.check()
+
+
+def test_deals_before_the_learners_first_decision_are_paid_with_it() -> None:
+    """Heads-up with the learner in seat 1, the opponent opens deal 0 as the button and
+    folds: the learner's first decision comes in deal 1, and its reward includes deal 0."""
+    env = SingleAgentEnv(opponents=[Folder()], learner_seat=1, deals=2)
+    _, info = env.reset(seed=4)
+    assert info["observation"].context.deal_number == 1
+    total, _ = _play(env, 4, lambda obs, info: 1)
+    # Deal 0 won the learner the small blind (10 chips): without it the total would be
+    # half a big blind short of the session net.
+    assert total == pytest.approx(env.table.session_nets[0][1] / 20)

@@ -1,0 +1,205 @@
+"""The native vector environment against its oracle, the single environment: played side
+by side with Gymnasium's ``SyncVectorEnv`` of ``SingleAgentEnv`` copies, every array of
+every step is equal (observations, masks, rewards, terminations, the typed observations
+of ``infos``), in each autoreset mode; native opponents decide as the bots they stand
+for; illegal actions are refused before any table moves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode, SyncVectorEnv
+
+import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
+from dp_arena.envs.single_agent import ENV_ID
+from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
+
+
+def _pair(num_envs: int, mode: AutoresetMode, **kwargs: Any) -> tuple[Any, SyncVectorEnv]:
+    vector = gymnasium.make_vec(
+        ENV_ID,
+        num_envs=num_envs,
+        vectorization_mode="vector_entry_point",
+        autoreset_mode=mode,
+        **kwargs,
+    )
+    kwargs.pop("native_opponents", None)
+    oracle = SyncVectorEnv(
+        [lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(num_envs)], autoreset_mode=mode
+    )
+    return vector, oracle
+
+
+def _assert_same(ours: Any, theirs: Any) -> None:
+    if isinstance(theirs, dict):
+        assert ours.keys() == theirs.keys()
+        for key in theirs:
+            _assert_same(ours[key], theirs[key])
+    else:
+        assert np.array_equal(ours, theirs), (ours, theirs)
+
+
+def _play_side_by_side(
+    vector: Any, oracle: SyncVectorEnv, *, seed: int, steps: int, views: bool = True
+) -> int:
+    observations, infos = vector.reset(seed=seed)
+    expected, expected_infos = oracle.reset(seed=seed)
+    _assert_same(observations, expected)
+    rng = np.random.default_rng(seed)
+    episodes = 0
+    for _ in range(steps):
+        masks = infos["action_mask"].astype(bool)
+        assert np.array_equal(masks, expected_infos["action_mask"].astype(bool))
+        if views:
+            assert vector.unwrapped.views() == [
+                info if live else None
+                for info, live in zip(
+                    expected_infos.get("observation", [None] * len(masks)),
+                    expected_infos.get("_observation", [False] * len(masks)),
+                    strict=True,
+                )
+            ]
+        actions = np.array(
+            [int(rng.choice(np.flatnonzero(row))) if row.any() else 0 for row in masks]
+        )
+        observations, rewards, terminated, truncated, infos = vector.step(actions)
+        expected, expected_rewards, expected_terminated, expected_truncated, expected_infos = (
+            oracle.step(actions)
+        )
+        _assert_same(observations, expected)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(terminated, expected_terminated)
+        assert np.array_equal(truncated, expected_truncated)
+        if "final_obs" in expected_infos:
+            ours_final = infos["final_obs"][terminated]
+            _assert_same(ours_final, np.stack(expected_infos["final_obs"][terminated]))
+        episodes += int(terminated.sum())
+    return episodes
+
+
+@pytest.mark.parametrize(
+    ("opponents", "betting", "format_"),
+    [
+        (["random"], "no-limit", "dict"),
+        (["tag"], "pot-limit", "flat"),
+        (["random", "calling-station"], "no-limit", "flat"),
+        (["aggressive", "random", "tag", "calling-station", "equity"], "no-limit", "dict"),
+    ],
+)
+def test_every_step_equals_the_single_env_beside_it(
+    opponents: list[str], betting: str, format_: str
+) -> None:
+    players = len(opponents) + 1
+    vector, oracle = _pair(
+        5,
+        AutoresetMode.NEXT_STEP,
+        opponents=opponents,
+        betting=betting,
+        deals=players,
+        observation_format=format_,
+    )
+    assert isinstance(vector, SingleAgentVectorEnv)
+    assert _play_side_by_side(vector, oracle, seed=17, steps=120) > 5
+
+
+@pytest.mark.parametrize("learner_seat", [0, 1, 2])
+def test_the_learner_in_every_seat_and_without_native_opponents(learner_seat: int) -> None:
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.NEXT_STEP,
+        opponents=["random", "random"],
+        learner_seat=learner_seat,
+        deals=6,
+        native_opponents=False,
+    )
+    assert not any(table.native for table in vector.unwrapped.tables)
+    assert _play_side_by_side(vector, oracle, seed=3, steps=80) > 0
+
+
+def test_same_step_autoreset_gives_the_final_observations() -> None:
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.SAME_STEP,
+        opponents=["calling-station"],
+        deals=2,
+        observation_format="flat",
+    )
+    assert _play_side_by_side(vector, oracle, seed=8, steps=60, views=False) > 4
+
+
+def test_disabled_autoreset_resets_the_chosen_tables() -> None:
+    vector = SingleAgentVectorEnv(
+        num_envs=3, opponents=["random"], deals=2, autoreset_mode="Disabled"
+    )
+    vector.reset(seed=1)
+    for _ in range(40):
+        masks = vector.action_masks()
+        done = ~masks.any(axis=1)
+        if done.any():
+            with pytest.raises(ValueError, match="reset it first"):
+                vector.step(np.ones(3, dtype=np.int64))
+            _, infos = vector.reset(options={"reset_mask": done})
+            assert infos["action_mask"].any(axis=1).all()
+            return
+        vector.step(np.ones(3, dtype=np.int64))
+    raise AssertionError("no episode ended")
+
+
+def test_native_opponents_decide_as_the_bots_they_stand_for() -> None:
+    kwargs: dict[str, Any] = {"num_envs": 6, "opponents": ["random", "calling-station"], "deals": 9}
+    native = SingleAgentVectorEnv(**kwargs)
+    played = SingleAgentVectorEnv(**kwargs, native_opponents=False)
+    assert all(len(table.native) == 2 for table in native.tables)
+    first, _ = native.reset(seed=40)
+    second, _ = played.reset(seed=40)
+    rng = np.random.default_rng(0)
+    for _ in range(150):
+        _assert_same(first, second)
+        masks = native.action_masks().astype(bool)
+        actions = np.array([rng.choice(np.flatnonzero(r)) if r.any() else 0 for r in masks])
+        first, rewards, *_ = native.step(actions)
+        second, expected_rewards, *_ = played.step(actions)
+        assert np.array_equal(rewards, expected_rewards)
+
+
+def test_seeds_follow_sync_vector_env_and_a_list_seeds_each_table() -> None:
+    vector = SingleAgentVectorEnv(num_envs=3, opponents=["random"], deals=2)
+    by_offset, _ = vector.reset(seed=10)
+    by_list, _ = vector.reset(seed=[10, 11, 12])
+    _assert_same(by_offset, by_list)
+    reversed_, _ = vector.reset(seed=[12, 11, 10])
+    assert np.array_equal(reversed_["observation"][0], by_offset["observation"][2])
+    with pytest.raises(ValueError, match="2 seeds for 3"):
+        vector.reset(seed=[1, 2])
+
+
+def test_a_masked_action_is_refused_before_any_table_moves() -> None:
+    vector = SingleAgentVectorEnv(num_envs=3, opponents=["calling-station"], deals=2)
+    vector.reset(seed=2)
+    histories = [len(table.hand.history) for table in vector.tables]
+    masks = vector.action_masks()
+    actions = np.ones(3, dtype=np.int64)
+    actions[2] = 9
+    with pytest.raises(IllegalActionError, match=r"environment 2: action 9 is outside") as caught:
+        vector.step(actions)
+    assert caught.value.reason is IllegalReason.UNKNOWN_ACTION
+    assert [len(table.hand.history) for table in vector.tables] == histories
+    assert np.array_equal(vector.action_masks(), masks)
+    with pytest.raises(IllegalActionError, match="integers"):
+        vector.step(np.ones(3))
+
+
+def test_bad_arguments_name_the_field() -> None:
+    with pytest.raises(ConfigError) as caught:
+        SingleAgentVectorEnv(num_envs=0)
+    assert caught.value.field == "num_envs"
+    with pytest.raises(ConfigError) as caught:
+        SingleAgentVectorEnv(autoreset_mode="sometimes")
+    assert caught.value.field == "autoreset_mode"
+    with pytest.raises(ConfigError) as caught:
+        SingleAgentVectorEnv(opponents=["random"], deals=3)
+    assert caught.value.field == "deals"
