@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-slow test-rl bench bench-scale lint leaderboard luck clean
+.PHONY: run test test-slow test-rl test-native native bench bench-scale lint leaderboard luck clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,16 @@ test-rl: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[rl]' 2>&1 | grep -v "is ignored: it is neither" || true
 	$(BIN)/python -m pytest -q -m rl
 
+native: $(STAMP)  ## compile the hot modules with mypyc (optional: without it all is pure Python)
+	$(BIN)/python scripts/build_native.py
+
+# The compiled build against the same tests, the engine's slow oracles (PokerKit, the
+# Pluribus hands) included; `make test` runs them on the pure-Python modules.
+test-native: native
+	$(BIN)/python -c "from dp_arena.engine import native; import dp_arena.engine.state, dp_arena.envs.encoding; assert native.active() == list(native.COMPILED), native.active(); print('compiled:', ', '.join(native.active()))"
+	$(BIN)/python -m pytest -q -m "not rl" tests/engine
+	$(BIN)/python -m pytest -q -m "not slow and not rl" tests/envs tests/agents
+
 bench: $(STAMP)
 	$(BIN)/python -m bench
 
@@ -49,4 +59,4 @@ luck: $(STAMP)  ## the luck meter's figure for the README (about 12 minutes)
 	$(BIN)/dp-arena luck --freezeouts 1,4,16 --plot docs/img/luck.png --json docs/img/luck.json
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results dp_arena/engine/_native

@@ -1,5 +1,8 @@
 """Environment steps per second for random masked play, next to PettingZoo's own
-``texas_holdem_no_limit_v6`` measured in the same run (it needs ``rlcard``).
+``texas_holdem_no_limit_v6`` measured in the same run (it needs ``rlcard``), and the
+native vector environment's learner transitions per second against the reference's
+decisions per second (the reference measured before and after it, and averaged, so a
+change of load on a shared machine shows rather than biasing the ratio).
 
 Every environment runs the same loop: ``agent_iter()``, ``last()``, a uniformly random
 legal action drawn from the observation's mask (or ``None`` for an agent whose episode
@@ -66,6 +69,47 @@ def _reference(num_players: int) -> Callable[[], Any] | None:
     return make
 
 
+VECTOR_TABLES = 256
+
+
+def _measure_vector(
+    opponents: list[str], num_envs: int = VECTOR_TABLES, seconds: float = SECONDS
+) -> dict[str, float]:
+    """Learner transitions per second of the vector env: every table's learner plays a
+    uniformly random legal action, drawn for all tables at once with NumPy."""
+    import gymnasium
+
+    import dp_arena.envs  # noqa: F401  (registers the id)
+
+    envs = gymnasium.make_vec(
+        "dp_arena/CappedHoldem-v0",
+        num_envs=num_envs,
+        vectorization_mode="vector_entry_point",
+        opponents=opponents,
+        deals=10 * (len(opponents) + 1),
+        observation_format="flat",
+    )
+    rng = np.random.default_rng(0)
+    _, infos = envs.reset(seed=0)
+    transitions = steps = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+    while time.perf_counter() < deadline:
+        masks = infos["action_mask"].astype(bool)
+        noise = rng.random(masks.shape)
+        noise[~masks] = -1.0
+        _, _, _, _, infos = envs.step(noise.argmax(axis=1))
+        transitions += int(masks.any(axis=1).sum())
+        steps += 1
+    elapsed = time.perf_counter() - started
+    envs.close()
+    return {
+        "transitions_per_second": round(transitions / elapsed),
+        "vector_steps_per_second": round(steps / elapsed, 1),
+        "tables": num_envs,
+    }
+
+
 def run() -> dict[str, Any]:
     from dp_arena.envs import capped_holdem_v0, duplicate_holdem_v0
 
@@ -100,6 +144,27 @@ def run() -> dict[str, Any]:
             f" {reference['steps_per_second']:>7,} steps/s"
             f" ({reference['decisions_per_second']:,} decisions/s);"
             f" ratio {ratio:.1f}x steps, {decision_ratio:.1f}x decisions (target 10x)"
+        )
+    for players, opponent in ((2, "random"), (2, "calling-station"), (6, "random")):
+        reference_factory = _reference(players)
+        if reference_factory is None:
+            break
+        before = _measure(reference_factory)["decisions_per_second"]
+        vector = _measure_vector([opponent] * (players - 1))
+        after = _measure(reference_factory)["decisions_per_second"]
+        reference_rate = (before + after) / 2
+        ratio = vector["transitions_per_second"] / reference_rate
+        name = f"vector_{players}p_{opponent}"
+        figures[name] = {
+            **vector,
+            "reference_decisions_per_second": [before, after],
+            "ratio": round(ratio, 2),
+        }
+        print(
+            f"{players} players vs {opponent}: SingleAgentVectorEnv ({vector['tables']} tables)"
+            f" {vector['transitions_per_second']:>7,} learner transitions/s;"
+            f" texas_holdem_no_limit_v6 {before:,}/{after:,} decisions/s (before/after);"
+            f" ratio {ratio:.1f}x (target 10x)"
         )
     duplicate = _measure(lambda: duplicate_holdem_v0.env(num_players=2, tables=2, deals=20))
     figures["duplicate_holdem_v0_2x2"] = duplicate

@@ -31,6 +31,7 @@ from dp_arena.engine import (
     TableRules,
     new_hand,
 )
+from dp_arena.engine.state import HAND_STATE_FIELDS
 from dp_arena.errors import IllegalReason
 
 __all__ = [
@@ -152,7 +153,7 @@ def illegal_actions_for(legal: LegalActions) -> list[tuple[object, IllegalReason
 def snapshot(state: HandState) -> dict[str, Any]:
     """Every field of the state, copied, so that a later comparison sees any change."""
     copied: dict[str, Any] = {}
-    for name in HandState.__slots__:
+    for name in HAND_STATE_FIELDS:
         value = getattr(state, name)
         if isinstance(value, list):
             value = tuple(value)

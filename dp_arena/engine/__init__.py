@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from dp_arena.engine import native  # noqa: F401  (first: a compiled build goes on the path)
 from dp_arena.engine.actions import Action, ActionKind, ActionRecord, LegalActions, Street
 from dp_arena.engine.cards import Card, format_card, format_cards, parse_card, parse_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards, deck_for

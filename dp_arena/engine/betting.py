@@ -142,7 +142,9 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
         _commit(state, seat, chips)
         record = ActionRecord(seat, state.street, kind, chips, None, state.available[seat] == 0)
     elif kind is ActionKind.RAISE:
-        amount = action.amount
+        # Read untyped (as ``kind`` above): a bot's raise of 100.0 is refused by reason, and a
+        # compiled build does not turn it into a TypeError.
+        amount: object = getattr(action, "amount", None)
         if type(amount) is not int:
             raise _illegal(
                 IllegalReason.BAD_AMOUNT, f"a raise needs an integer amount, not {amount!r}", action

@@ -37,11 +37,42 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from dp_arena.engine import betting, showdown
-from dp_arena.engine.actions import Action, ActionRecord, LegalActions, Street
+from dp_arena.engine.actions import Action, ActionKind, ActionRecord, LegalActions, Street
 from dp_arena.engine.cards import Card
 from dp_arena.engine.rules import TableRules
 
-__all__ = ["HandState"]
+__all__ = ["HAND_STATE_FIELDS", "HandState"]
+
+# Every attribute of a hand, in the order of ``HandState.__slots__`` (a compiled build of
+# the class has no ``__slots__`` to list them).
+HAND_STATE_FIELDS = (
+    "_legal",
+    "absent",
+    "acted",
+    "actor",
+    "available",
+    "big_blind_seat",
+    "board",
+    "button",
+    "committed",
+    "current_bet",
+    "folded",
+    "history",
+    "hole_cards",
+    "largest_increment",
+    "payoffs",
+    "pots",
+    "rules",
+    "showdown_values",
+    "small_blind_seat",
+    "starting_stacks",
+    "street",
+    "street_bets",
+)
+
+
+def _is_positive_int(value: object) -> bool:
+    return type(value) is int and value > 0
 
 
 class HandState:
@@ -111,7 +142,9 @@ class HandState:
         seat_count = rules.seat_count
         if not 0 <= button < seat_count:
             raise ValueError(f"button must be a seat 0..{seat_count - 1}, not {button}")
-        if len(stacks) != seat_count or any(type(s) is not int or s <= 0 for s in stacks):
+        # Read as objects: a stack of 500.0 is refused by name, also in a compiled build.
+        given: Sequence[object] = stacks
+        if len(given) != seat_count or not all(_is_positive_int(stack) for stack in given):
             raise ValueError(f"stacks must be {seat_count} positive integers, not {list(stacks)}")
         if len(hole_cards) != seat_count:
             raise ValueError(f"hole_cards must have one entry per seat ({seat_count})")
@@ -194,8 +227,43 @@ class HandState:
         """Validate and apply the decision of the player to act."""
         return betting.apply_action(self, action)
 
+    def __reduce__(self) -> tuple[object, ...]:
+        """Copies and pickles as its deal and its actions, replayed on rebuilding (the
+        engine is deterministic), so a compiled build copies as the pure one does."""
+        absent = tuple(seat for seat, missing in enumerate(self.absent) if missing)
+        actions = tuple((record.kind.value, record.raise_to) for record in self.history)
+        return (
+            _rebuild,
+            (
+                self.rules,
+                self.button,
+                self.starting_stacks,
+                self.hole_cards,
+                self.board,
+                absent,
+                actions,
+            ),
+        )
+
     def __repr__(self) -> str:
         return (
             f"HandState(street={self.street.name}, actor={self.actor}, pot={self.pot_total},"
             f" committed={self.committed}, available={self.available}, folded={self.folded})"
         )
+
+
+def _rebuild(
+    rules: TableRules,
+    button: int,
+    stacks: tuple[int, ...],
+    hole_cards: tuple[tuple[Card, Card] | None, ...],
+    board: tuple[Card, ...],
+    absent: tuple[int, ...],
+    actions: tuple[tuple[str, int | None], ...],
+) -> HandState:
+    state = HandState(
+        rules, button=button, stacks=stacks, hole_cards=hole_cards, board=board, absent=absent
+    )
+    for kind, amount in actions:
+        state.apply(Action(ActionKind(kind), amount))
+    return state

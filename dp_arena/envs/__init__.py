@@ -21,6 +21,8 @@ from typing import Any
 
 import gymnasium
 
+from dp_arena.engine import native
+
 __all__ = [
     "SingleAgentEnv",
     "SingleAgentVectorEnv",
@@ -44,6 +46,8 @@ _SUBMODULES = {
     "single_agent",
     "single_agent_vector",
 }
+
+native.extend(__name__, __path__)  # the compiled encoding, when built
 
 if "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
     gymnasium.register(

@@ -44,13 +44,14 @@ from gymnasium.vector.utils import batch_space
 from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
+from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.engine import Betting, HandState, button_for_deal, deck_for, new_hand
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
-from dp_arena.envs.single_agent import check_opponents, load_opponents, tell_begin, tell_end
+from dp_arena.envs.single_agent import check_opponents, tell_begin, tell_end
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
 __all__ = ["SingleAgentVectorEnv"]
@@ -83,6 +84,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         observation_format: str = "dict",
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         native_opponents: bool = True,
+        reward: str = "net",
+        reference: str = "calling-station",
     ) -> None:
         self.tables: list[_Table] = []
         if (
@@ -94,6 +97,14 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 f"num_envs must be an integer 1..{_MAX_ENVS:_}, not {num_envs!r}", field="num_envs"
             )
         num_players = check_opponents(opponents, learner_seat)
+        if reward not in REWARDS:
+            raise ConfigError(
+                f"reward must be one of {list(REWARDS)}, not {reward!r}", field="reward"
+            )
+        if reward == "duplicate" and not isinstance(reference, str):
+            raise ConfigError(
+                f"reference must be an agent spec, not {reference!r}", field="reference"
+            )
         try:
             mode = AutoresetMode(autoreset_mode)
         except ValueError:
@@ -126,19 +137,21 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = None
-        others = [seat for seat in range(num_players) if seat != learner_seat]
+        self.reward = reward
+        self.reference = reference
         for _ in range(num_envs):
-            native: dict[int, NativeOpponent] = {}
-            if native_opponents:
-                for seat, spec in zip(others, opponents, strict=True):
-                    if isinstance(spec, str) and spec in NATIVE_OPPONENTS:
-                        native[seat] = NATIVE_OPPONENTS[spec]()
-            seats = {
-                seat: player
-                for seat, player in load_opponents(opponents, learner_seat).items()
-                if seat not in native
-            }
-            self.tables.append(_Table(model, learner_seat, seats, native))
+            native, seats = _players(opponents, learner_seat, native_opponents)
+            table = _Table(model, learner_seat, seats, native)
+            if reward == "duplicate":
+                # The shadow table: the reference in the learner's seat, its own copies of
+                # the opponents, the same deals.
+                shadow_native, shadow_seats = _players(
+                    [*opponents[:learner_seat], reference, *opponents[learner_seat:]],
+                    None,
+                    native_opponents,
+                )
+                table.shadow = _Shadow(model, shadow_seats, shadow_native)
+            self.tables.append(table)
         self._done = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self.action_table.size), dtype=np.int8)
         self._mask_rows = {
@@ -299,6 +312,79 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         }
 
 
+REWARDS = ("net", "duplicate")
+
+
+def _players(
+    specs: Sequence[str | Agent], learner_seat: int | None, native_opponents: bool
+) -> tuple[dict[int, NativeOpponent], dict[int, InProcessSeat]]:
+    """The players of every seat but the learner's (all seats when it is ``None``):
+    native where one stands for the spec, otherwise the loaded agent."""
+    seat_numbers = [
+        seat for seat in range(len(specs) + (learner_seat is not None)) if seat != learner_seat
+    ]
+    native: dict[int, NativeOpponent] = {}
+    loaded: dict[int, InProcessSeat] = {}
+    for seat, spec in zip(seat_numbers, specs, strict=True):
+        if native_opponents and isinstance(spec, str) and spec in NATIVE_OPPONENTS:
+            native[seat] = NATIVE_OPPONENTS[spec]()
+        else:
+            name = spec if isinstance(spec, str) else type(spec).__name__
+            loaded[seat] = InProcessSeat(load_agent(spec) if isinstance(spec, str) else spec, name)
+    return native, loaded
+
+
+class _Shadow:
+    """The duplicate reward's second table: the same deal, the reference policy in the
+    learner's seat against its own copies of the opponents, played out by the bots."""
+
+    __slots__ = ("faults", "native", "rules", "seats")
+
+    def __init__(
+        self,
+        model: capped_holdem_v0.raw_env,
+        seats: dict[int, InProcessSeat],
+        native: dict[int, NativeOpponent],
+    ) -> None:
+        self.rules = model.rules
+        self.seats = seats
+        self.native = native
+        self.faults: list[tuple[int, SeatFault]] = []
+
+    def play(
+        self,
+        deck: tuple[int, ...],
+        button: int,
+        contexts: list[SessionContext],
+        event: str,
+        session: int,
+        deal: int,
+    ) -> tuple[int, ...]:
+        """Play the deal to its end; every seat's net."""
+        hand = new_hand(self.rules, deck, button=button)
+        for seat, player in self.native.items():
+            player.begin_deal(event, session, deal, seat)
+        if self.seats:
+            tell_begin(self.seats, hand, contexts, self.faults)
+        while hand.actor is not None:
+            actor = hand.actor
+            native = self.native.get(actor)
+            if native is not None:
+                hand.apply(native.act(hand))
+                continue
+            legal = hand.legal_actions()
+            answer = self.seats[actor].decide(observe_actor(hand, actor, contexts[actor]))
+            if isinstance(answer, SeatFault) or not legal.allows(answer):
+                if isinstance(answer, SeatFault):
+                    self.faults.append((actor, answer))
+                answer = legal.passive()
+            hand.apply(answer)
+        if self.seats:
+            tell_end(self.seats, hand, contexts, self.faults)
+        assert hand.payoffs is not None
+        return hand.payoffs
+
+
 class _Table:
     """One table of the vector environment: a session played straight on the engine."""
 
@@ -321,10 +407,12 @@ class _Table:
         "native",
         "nets",
         "pending",
+        "reference_net",
         "rules",
         "seat_count",
         "seats",
         "session",
+        "shadow",
     )
 
     def __init__(
@@ -356,6 +444,8 @@ class _Table:
         self.pending = 0.0
         self.carried = 0.0
         self.done = True
+        self.shadow: _Shadow | None = None
+        self.reference_net = 0
 
     def reset(self, seed: int | None) -> None:
         """Start a session as ``SingleAgentEnv.reset`` does, up to the learner's first
@@ -425,7 +515,9 @@ class _Table:
                 nets = self.nets
                 for seat in range(self.seat_count):
                     nets[seat] += payoffs[seat]
-                self.pending += payoffs[learner] / self.big_blind
+                # The learner's net, or under the duplicate reward its net minus the
+                # reference's on the same cards in the same seat.
+                self.pending += (payoffs[learner] - self.reference_net) / self.big_blind
                 self.deal += 1
                 if self.deal == self.deals:
                     self.done = True
@@ -450,12 +542,16 @@ class _Table:
         assert self.event_seed is not None
         deal = self.deal
         deck = deck_for(self.event_seed, 0, self.session, deal)
-        self.hand = new_hand(self.rules, deck, button=button_for_deal(deal, self.seat_count))
+        button = button_for_deal(deal, self.seat_count)
+        self.hand = new_hand(self.rules, deck, button=button)
         self.context_deal = deal
         self.context_net = self.nets[self.learner]
         for seat, player in self.native.items():
             player.begin_deal(self.event, self.session, deal, seat)
         self.contexts = []  # this deal's, built now for opponents that need them, else when asked
+        if self.shadow is not None:
+            nets = self.shadow.play(deck, button, self._contexts(), self.event, self.session, deal)
+            self.reference_net = nets[self.learner]
         if self.seats:
             tell_begin(self.seats, self.hand, self._contexts(), self.faults)
 

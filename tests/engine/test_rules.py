@@ -17,6 +17,7 @@ from dp_arena.engine import (
     new_hand,
     parse_cards,
 )
+from dp_arena.engine.state import HAND_STATE_FIELDS
 from dp_arena.errors import ConfigError
 
 
@@ -110,3 +111,26 @@ def test_new_hand_defaults_every_stack_to_the_cap() -> None:
     state = new_hand(TableRules(3, 10, 20, cap=700), deck_for(0, 0, 0, 0), button=0)
     assert state.starting_stacks == (700, 700, 700)
     assert state.available == [700, 690, 680]
+
+
+def test_the_listed_fields_are_the_hand_states_slots() -> None:
+    # Skipped in a compiled build, whose class has no __slots__ to compare with.
+    slots = getattr(HandState, "__slots__", None)
+    if slots is None:
+        pytest.skip("a compiled HandState has no __slots__")
+    assert tuple(slots) == HAND_STATE_FIELDS
+
+
+def test_a_hand_copies_and_pickles_as_the_same_hand() -> None:
+    import copy
+    import pickle
+
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT)
+    hand = new_hand(rules, deck_for(9, 0, 0, 4), button=1, absent={2})
+    hand.apply(Action.raise_to(hand.legal_actions().max_raise_to or 0))
+    for copied in (copy.deepcopy(hand), pickle.loads(pickle.dumps(hand))):
+        assert {name: getattr(copied, name) for name in HAND_STATE_FIELDS} == {
+            name: getattr(hand, name) for name in HAND_STATE_FIELDS
+        }
+        copied.apply(Action.fold())
+        assert len(hand.history) == 1  # the copy plays on alone

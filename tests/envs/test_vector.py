@@ -203,3 +203,56 @@ def test_bad_arguments_name_the_field() -> None:
     with pytest.raises(ConfigError) as caught:
         SingleAgentVectorEnv(opponents=["random"], deals=3)
     assert caught.value.field == "deals"
+
+
+def test_the_duplicate_reward_of_the_reference_itself_is_zero() -> None:
+    """A learner that plays exactly as the reference (always check or call, as the calling
+    station does) gets a duplicate reward of 0 on every deal; the raw reward is not 0."""
+    kwargs: dict[str, Any] = {"num_envs": 4, "opponents": ["random"], "deals": 6}
+    duplicate = SingleAgentVectorEnv(**kwargs, reward="duplicate", reference="calling-station")
+    raw = SingleAgentVectorEnv(**kwargs)
+    duplicate.reset(seed=12)
+    raw.reset(seed=12)
+    raw_total = 0.0
+    for _ in range(60):
+        _, rewards, *_ = duplicate.step(np.ones(4, dtype=np.int64))
+        _, raw_rewards, *_ = raw.step(np.ones(4, dtype=np.int64))
+        assert not rewards.any()
+        raw_total += float(np.abs(raw_rewards).sum())
+    assert raw_total > 0
+
+
+def test_the_duplicate_reward_is_the_net_minus_the_references_net() -> None:
+    """Oracle: the reference (tag) playing the learner's seat in the single env, the same
+    seeds, against the same opponent; the duplicate rewards of a session add up to the
+    learner's net minus that net."""
+    from dp_arena.agents import load_agent
+
+    duplicate = SingleAgentVectorEnv(
+        num_envs=1, opponents=["random"], deals=8, reward="duplicate", reference="tag"
+    )
+    raw = SingleAgentVectorEnv(num_envs=1, opponents=["random"], deals=8)
+    duplicate.reset(seed=21)
+    raw.reset(seed=21)
+    rng = np.random.default_rng(2)
+    duplicate_total = raw_total = 0.0
+    while True:
+        mask = raw.action_masks()[0]
+        action = np.array([rng.choice(np.flatnonzero(mask))])
+        _, rewards, terminated, *_ = duplicate.step(action)
+        _, raw_rewards, *_ = raw.step(action)
+        duplicate_total += float(rewards[0])
+        raw_total += float(raw_rewards[0])
+        if terminated[0]:
+            break
+    reference = gymnasium.make(ENV_ID, opponents=["random"], deals=8).unwrapped
+    _, info = reference.reset(seed=21)
+    tag = load_agent("tag")
+    reference_total = 0.0
+    while True:
+        _, reward, terminated, _, info = reference.step(tag.act(info["observation"]))
+        reference_total += reward
+        if terminated:
+            break
+    assert duplicate_total == pytest.approx(raw_total - reference_total)
+    assert reference_total != 0
