@@ -25,6 +25,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import struct
 from collections.abc import Iterator
@@ -53,6 +54,13 @@ def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Ca
     ):
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise ValueError(f"deck_for: {name} must be a non-negative integer, not {value!r}")
+    return _deck(int(event_seed), int(section), int(session), int(deal))
+
+
+# Every table of a section deals the same decks, and an event's histories deal them again:
+# a process keeps the latest ones (a deck is a pure function of its four numbers).
+@functools.lru_cache(maxsize=1024)
+def _deck(event_seed: int, section: int, session: int, deal: int) -> tuple[Card, ...]:
     material = f"dp-arena/deck/v{DECK_VERSION}:{event_seed}:{section}:{session}:{deal}".encode()
     first = struct.unpack("<51Q", hashlib.shake_256(material).digest(8 * 51))
     if max(first) < _NEVER_REJECTED:

@@ -10,7 +10,8 @@ Import the environment modules as PettingZoo's are imported::
 
 Submodules load when first used, so a bot that needs only the discrete actions does not
 import PettingZoo. Importing this package registers the Gymnasium single-agent
-environment as ``"dp_arena/CappedHoldem-v0"``. :mod:`dp_arena.engine` and
+environment as ``"dp_arena/CappedHoldem-v0"``, with the native vector environment
+(:mod:`dp_arena.envs.single_agent_vector`) as its ``vector_entry_point``. :mod:`dp_arena.engine` and
 :mod:`dp_arena.agents` never import this package.
 """
 

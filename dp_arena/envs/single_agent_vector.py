@@ -28,10 +28,19 @@ built-in ``random`` and ``calling-station`` opponents are played natively
 observation). Any other opponent is played as the single env plays it, through its
 typed observation and its hooks. ``infos`` holds ``"action_mask"`` (all zeros for a
 table whose episode just ended).
+
+``reward="duplicate"`` pays each deal's net minus the net of ``reference`` (an agent
+spec) playing the same cards in the same seat at a shadow table, against its own copies
+of the same opponents: the luck of the cards mostly cancels, the order of the actions'
+values does not change, and unlike the mirrored tables of
+:mod:`~dp_arena.envs.duplicate_holdem_v0` it is not 0 for a deterministic learner (only
+for one that plays exactly as the reference).
 """
 
 from __future__ import annotations
 
+import copy
+import operator
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -174,15 +183,16 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         """Reset every table (or those of ``options["reset_mask"]``): table ``i`` plays
         session 0 of event seed ``seed + i``; a list gives each table its seed; without
         one each table plays its next session."""
-        super().reset(seed=seed if isinstance(seed, int) else None)
-        if seed is None or isinstance(seed, int):
-            seeds: list[int | None] = [
-                None if seed is None else seed + index for index in range(self.num_envs)
-            ]
-        else:
+        seeds: list[int | None]
+        if isinstance(seed, Sequence):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 raise ValueError(f"reset: {len(seeds)} seeds for {self.num_envs} environments")
+            super().reset(seed=None)
+        else:
+            base = None if seed is None else operator.index(seed)  # NumPy integers too
+            super().reset(seed=base)
+            seeds = [None if base is None else base + index for index in range(self.num_envs)]
         reset_mask = (options or {}).get("reset_mask")
         chosen = (
             range(self.num_envs)
@@ -233,7 +243,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     def close_extras(self, **kwargs: Any) -> None:
         for table in self.tables:
-            for seat in table.seats.values():
+            seats = list(table.seats.values())
+            if table.shadow is not None:
+                seats += table.shadow.seats.values()
+            for seat in seats:
                 seat.close()
 
     # -- queries ---------------------------------------------------------------------
@@ -319,7 +332,8 @@ def _players(
     specs: Sequence[str | Agent], learner_seat: int | None, native_opponents: bool
 ) -> tuple[dict[int, NativeOpponent], dict[int, InProcessSeat]]:
     """The players of every seat but the learner's (all seats when it is ``None``):
-    native where one stands for the spec, otherwise the loaded agent."""
+    native where one stands for the spec, otherwise the loaded agent (a copy of an agent
+    object, so that no two tables share a bot's state)."""
     seat_numbers = [
         seat for seat in range(len(specs) + (learner_seat is not None)) if seat != learner_seat
     ]
@@ -329,8 +343,10 @@ def _players(
         if native_opponents and isinstance(spec, str) and spec in NATIVE_OPPONENTS:
             native[seat] = NATIVE_OPPONENTS[spec]()
         else:
-            name = spec if isinstance(spec, str) else type(spec).__name__
-            loaded[seat] = InProcessSeat(load_agent(spec) if isinstance(spec, str) else spec, name)
+            if isinstance(spec, str):
+                loaded[seat] = InProcessSeat(load_agent(spec), spec)
+            else:  # an agent object: each table plays its own copy
+                loaded[seat] = InProcessSeat(copy.deepcopy(spec), type(spec).__name__)
     return native, loaded
 
 

@@ -116,7 +116,9 @@ def test_a_rejected_word_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
     expected = deck_for(5, 0, 0, 7)
     monkeypatch.setattr(deck_module.hashlib, "shake_256", PrefixedShake)
+    deck_module._deck.cache_clear()  # computed again, from the prefixed stream
     assert deck_for(5, 0, 0, 7) == expected
+    deck_module._deck.cache_clear()
 
 
 def test_reading_more_of_the_stream_gives_the_same_deck(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -124,7 +126,18 @@ def test_reading_more_of_the_stream_gives_the_same_deck(monkeypatch: pytest.Monk
     expected = [deck_for(seed, 0, 0, 0) for seed in range(20)]
     monkeypatch.setattr(deck_module, "_WORDS", 3)
     monkeypatch.setattr(deck_module, "_NEVER_REJECTED", 0)  # take the stream's path always
+    deck_module._deck.cache_clear()
     assert [deck_for(seed, 0, 0, 0) for seed in range(20)] == expected
+    deck_module._deck.cache_clear()
+
+
+def test_a_deck_is_computed_once_and_its_ids_are_still_checked() -> None:
+    deck_module._deck.cache_clear()
+    first = deck_for(77, 1, 2, 3)
+    assert deck_for(77, 1, 2, 3) is first  # every table of a section: the same deck, once
+    assert deck_module._deck.cache_info().hits == 1
+    with pytest.raises(ValueError, match="event_seed"):
+        deck_for(True, 1, 2, 3)  # equal to 1 as a key, refused before any lookup
 
 
 @given(deck_ids)
