@@ -48,8 +48,8 @@ bench-scale: $(STAMP)
 	$(BIN)/python -m bench scale
 
 lint: $(STAMP)
-	$(BIN)/ruff check dp_arena agents tests bench examples
-	$(BIN)/ruff format --check dp_arena agents tests bench examples
+	$(BIN)/ruff check dp_arena agents tests bench examples scripts
+	$(BIN)/ruff format --check dp_arena agents tests bench examples scripts
 	$(BIN)/mypy
 
 leaderboard: $(STAMP)  ## rebuild the committed leaderboard of the built-in bots

@@ -1,9 +1,11 @@
 """LearnedBot: a linear policy trained with dp-arena's own duplicate environment.
 
-Its weights, ``learned_weights.json`` beside this file, were trained by ``dp-arena
-train`` (REINFORCE on :mod:`dp_arena.envs.duplicate_holdem_v0` against the random bot
-and the calling station; see ``docs/envs.md``). It plays the policy's most likely legal
-action, so it is deterministic. ``LearnedBot(weights="other.json")`` plays other weights.
+Its weights, ``learned_weights.json`` beside this file, were trained by ``dp-arena train
+--config configs/learned.toml`` (fitted Monte-Carlo control on the vector environment
+against every other built-in bot, heads-up and six-handed); ``learned_training.md``
+beside it is the training card (data, time, opponents, results; see ``docs/envs.md``).
+It plays the legal action of the largest estimated value, so it is deterministic.
+``LearnedBot(weights="other.json")`` plays other weights.
 """
 
 from __future__ import annotations

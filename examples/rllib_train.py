@@ -8,13 +8,21 @@ Needs the ``rl`` extra (PyTorch, CPU build, and ``ray[rllib]``)::
     python examples/rllib_train.py --iterations 3
 
 Prints one line per training iteration and the mean episode return of ``player_0``.
+``--export policy.json`` then writes the trained policy network as plain arrays (checked
+against RLlib's own forward pass on sample observations), which the bot of
+``examples/rllib_bot.py`` plays with NumPy alone, so that a duplicate match scores it::
+
+    python examples/rllib_train.py --iterations 20 --export rllib_policy.json
+    RLLIB_POLICY=rllib_policy.json dp-arena match examples/rllib_bot.py:RLlibBot random --trusted
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+from pathlib import Path
 
 
 def build_config(*, num_players: int, deals: int, batch: int, seed: int):  # type: ignore[no-untyped-def]
@@ -73,6 +81,48 @@ def _missing_rl_extra() -> str | None:
     return None
 
 
+def export_policy(module, num_players: int, path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Write the actor's layers (the encoder's, then the policy head's) as arrays, after
+    checking that they give RLlib's own action logits on random observations."""
+    import numpy as np
+    import torch
+    from ray.rllib.core.columns import Columns
+
+    from dp_arena.envs.encoding import observation_bounds
+
+    encoder = module.encoder
+    parts = [getattr(encoder, "actor_encoder", None) or encoder.encoder, module.pi]
+    layers: list[dict[str, object]] = []
+    activations = {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu", torch.nn.SiLU: "silu"}
+    for part in parts:
+        for layer in part.modules():
+            if isinstance(layer, torch.nn.Linear):
+                layers.append(
+                    {
+                        "weight": layer.weight.detach().numpy().tolist(),
+                        "bias": layer.bias.detach().numpy().tolist(),
+                    }
+                )
+            elif type(layer) in activations:
+                layers.append({"activation": activations[type(layer)]})
+    exported = {"format": "dp-arena/rllib-mlp/v1", "num_players": num_players, "layers": layers}
+    low, high = observation_bounds(num_players)
+    rng = np.random.default_rng(0)
+    samples = rng.uniform(low, high, size=(32, len(low))).astype(np.float32)
+    masks = np.ones((32, module.action_space.n), dtype=np.float32)
+    with torch.no_grad():
+        batch = {"observations": torch.from_numpy(samples), "action_mask": torch.from_numpy(masks)}
+        out = module.forward_inference({Columns.OBS: batch})
+    expected = out[Columns.ACTION_DIST_INPUTS].numpy()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from rllib_bot import mlp_logits
+
+    got = mlp_logits(exported["layers"], samples)
+    if not np.allclose(got, expected, atol=1e-4):
+        raise RuntimeError("the exported layers do not reproduce RLlib's logits")
+    path.write_text(json.dumps(exported) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=5)
@@ -82,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--batch", type=int, default=512, help="env steps per training iteration")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--export", type=Path, help="write the trained policy to this file")
     args = parser.parse_args(argv)
 
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -108,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
                 f" player_0 mean return {returns.get('player_0', float('nan')):+.2f} bb",
                 flush=True,
             )
+        if args.export:
+            export_policy(algorithm.get_module("shared"), args.num_players, args.export)
+            print(f"policy written to {args.export}", flush=True)
         algorithm.stop()
     finally:
         ray.shutdown()

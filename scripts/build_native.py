@@ -32,6 +32,12 @@ def main() -> int:
         print(f"build_native: needs mypy and setuptools ({error})", file=sys.stderr)
         return 2
     sources = [module.replace(".", "/") + ".py" for module in COMPILED]
+    # The digests of the sources as compiled: read before the build, so that an edit
+    # made while it runs leaves the build stale rather than wrongly current.
+    digests = {
+        module: hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
+        for module, source in zip(COMPILED, sources, strict=True)
+    }
     os.chdir(ROOT)
     with tempfile.TemporaryDirectory() as scratch:
         extensions = mypycify(
@@ -62,10 +68,7 @@ def main() -> int:
                 shutil.copy2(compiled, target / compiled.name)
     manifest = {
         "cache_tag": sys.implementation.cache_tag,
-        "sources": {
-            module: hashlib.sha256((ROOT / source).read_bytes()).hexdigest()
-            for module, source in zip(COMPILED, sources, strict=True)
-        },
+        "sources": digests,
     }
     (NATIVE_DIR / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"built {', '.join(COMPILED)} into {NATIVE_DIR.relative_to(ROOT)}")

@@ -8,6 +8,13 @@ interval. The default settings train in about two minutes on one core.
 An existing file is never overwritten without ``--force``, and it is refused before any
 training starts: the shipped ``agents/learned_weights.json``, which the built-in
 ``learned`` bot plays, changes only when it is named as ``--output`` with ``--force``.
+
+With ``--config RECIPE``: fitted Monte-Carlo control on the vector environment
+(:mod:`dp_arena.learn.fitted`) as the recipe says, then heads-up duplicate matches
+against every built-in bot and a six-max duplicate match of them all, and a training
+card (data, time, opponents, results) beside the weights. The shipped bot is made by::
+
+    dp-arena train --config configs/learned.toml --output agents/learned_weights.json --force
 """
 
 from __future__ import annotations
@@ -40,6 +47,17 @@ def default_output(root: Path = RUNS_DIR) -> Path:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     defaults = _defaults()
+    parser.add_argument(
+        "--config",
+        type=Path,
+        help="a training recipe (TOML): fitted control on the vector env, then the full"
+        " evaluation (the REINFORCE options below are then unused)",
+    )
+    parser.add_argument(
+        "--card",
+        type=Path,
+        help="the training card written with --config (default: the weights file with .md)",
+    )
     parser.add_argument(
         "--episodes",
         type=int,
@@ -110,7 +128,41 @@ def _defaults() -> TrainConfig:
     return TrainConfig()
 
 
+def _writable_output(args: argparse.Namespace) -> Path | None:
+    """The weights file to write, or ``None`` (said why) when it is refused."""
+    output: Path = args.output if args.output is not None else default_output()
+    if output.is_dir():
+        print(f"dp-arena train: {output} is a directory, not a weights file", file=sys.stderr)
+        return None
+    if output.exists() and not args.force:
+        print(
+            f"dp-arena train: {output} exists; choose another --output,"
+            " or add --force to overwrite it",
+            file=sys.stderr,
+        )
+        return None
+    return output
+
+
+def _write(output: Path, text: str, *, force: bool) -> bool:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # Exclusive creation unless forced: a file that appeared while training ran is
+        # still not overwritten.
+        with output.open("w" if force else "x") as stream:
+            stream.write(text)
+    except FileExistsError:
+        print(
+            f"dp-arena train: {output} appeared while training; add --force to overwrite it",
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.config is not None:
+        return _run_recipe(args)
     from dp_arena.learn import PolicyBot, TrainConfig, duplicate_score, train
 
     try:
@@ -127,16 +179,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena train: {error}", file=sys.stderr)
         return 2
-    output: Path = args.output if args.output is not None else default_output()
-    if output.is_dir():
-        print(f"dp-arena train: {output} is a directory, not a weights file", file=sys.stderr)
-        return 2
-    if output.exists() and not args.force:
-        print(
-            f"dp-arena train: {output} exists; choose another --output,"
-            " or add --force to overwrite it",
-            file=sys.stderr,
-        )
+    output = _writable_output(args)
+    if output is None:
         return 2
     print(
         f"training: {config.episodes} episodes x {config.tables} tables x {config.deals} deals,"
@@ -157,17 +201,7 @@ def run(args: argparse.Namespace) -> int:
     policy = train(config, on_episode=report)
     elapsed = time.perf_counter() - started
     policy.metadata["training_seconds"] = round(elapsed, 1)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        # Exclusive creation unless forced: a file that appeared while training ran is
-        # still not overwritten.
-        with output.open("w" if args.force else "x") as stream:
-            stream.write(policy.to_text())
-    except FileExistsError:
-        print(
-            f"dp-arena train: {output} appeared while training; add --force to overwrite it",
-            file=sys.stderr,
-        )
+    if not _write(output, policy.to_text(), force=args.force):
         return 2
     print(f"trained in {elapsed:.1f} s; weights written to {output}")
     print(f'  play them with LearnedBot(weights="{output}") (agents/learned.py)')
@@ -189,4 +223,83 @@ def run(args: argparse.Namespace) -> int:
                 "beats it" if score.low > 0 else ("loses" if score.high < 0 else "no clear result")
             )
             print(f"  {score}: {verdict}", flush=True)
+    return 0
+
+
+def _run_recipe(args: argparse.Namespace) -> int:
+    from dp_arena.learn.fitted import train_fitted
+    from dp_arena.learn.recipe import evaluate_policy, load_recipe, training_card
+
+    try:
+        recipe = load_recipe(args.config)
+    except ConfigError as error:
+        print(f"dp-arena train: {error}", file=sys.stderr)
+        return 2
+    config = recipe.train
+    output = _writable_output(args)
+    if output is None:
+        return 2
+    card_path: Path = args.card if args.card is not None else output.with_suffix(".md")
+    print(
+        f"training (fitted control): {config.iterations} iterations x {config.decisions:,}"
+        f" decisions over {len(config.lineups)} line-ups, {config.betting}, seed {config.seed}",
+        flush=True,
+    )
+    started = time.perf_counter()
+    totals = {"decisions": 0, "deals": 0}
+
+    def report(iteration, policy) -> None:  # type: ignore[no-untyped-def]
+        totals["decisions"] += iteration.decisions
+        totals["deals"] += iteration.deals
+        rewards = ", ".join(
+            f"{name.split()[0] if ' ' not in name else 'six-max'} {value:+.2f}"
+            for name, value in iteration.mean_reward_bb.items()
+        )
+        print(
+            f"  iteration {iteration.iteration + 1:>3}: {iteration.decisions:,} decisions in"
+            f" {iteration.seconds:.0f} s; reward per deal (bb, exploring): {rewards}",
+            flush=True,
+        )
+
+    policy = train_fitted(config, on_iteration=report)
+    elapsed = time.perf_counter() - started
+    policy.metadata["training_seconds"] = round(elapsed, 1)
+    policy.metadata["recipe"] = str(args.config)
+    if not _write(output, policy.to_text(), force=args.force):
+        return 2
+    print(f"trained in {elapsed / 60:.1f} min; weights written to {output}", flush=True)
+    evaluation = None
+    deals = args.evaluate_deals if args.evaluate_deals != 2000 else recipe.evaluate_deals
+    if deals > 0:
+        print(f"evaluating: heads-up {deals} deals, six-max {recipe.six_max_deals} deals")
+        evaluation = evaluate_policy(
+            policy,
+            deals=deals,
+            six_max_deals=recipe.six_max_deals,
+            seed=recipe.evaluate_seed,
+            betting=config.betting,
+            progress=lambda line: print(f"  {line}", flush=True),
+        )
+    command = f"dp-arena train --config {args.config} --output {output}" + (
+        " --force" if args.force else ""
+    )
+    card = training_card(
+        recipe,
+        policy,
+        evaluation,
+        seconds=elapsed,
+        command=command,
+        decisions=totals["decisions"],
+        deals=totals["deals"],
+    )
+    card_path.parent.mkdir(parents=True, exist_ok=True)
+    card_path.write_text(card)
+    print(f"training card written to {card_path}")
+    if evaluation is not None:
+        print(
+            "beats every built-in heads-up: "
+            + ("yes" if evaluation.beats_every_builtin else "no")
+            + "; first at six-max: "
+            + ("yes" if evaluation.first_at_six_max else "no")
+        )
     return 0

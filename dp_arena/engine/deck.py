@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 import struct
 from collections.abc import Iterator
 
@@ -42,6 +43,8 @@ _TWO_64 = 1 << 64
 _ACCEPT_BELOW = (0, *(_TWO_64 - _TWO_64 % bound for bound in range(1, 53)))
 # Every bound is at most 52, so a word below 2**64 - 64 is accepted at every position.
 _NEVER_REJECTED = _TWO_64 - 64
+_POSITIONS = tuple(range(51, 0, -1))  # the positions swapped, in order
+_BOUNDS = tuple(range(52, 1, -1))  # and the number of cards each draws among
 
 
 def deck_for(event_seed: int, section: int, session: int, deal: int) -> tuple[Card, ...]:
@@ -67,11 +70,8 @@ def _deck(event_seed: int, section: int, session: int, deal: int) -> tuple[Card,
         # The usual case (all but about two decks in 10**16): the first 51 words are all
         # accepted, so each is used once, in order, without the stream's generator.
         cards = list(range(52))
-        position = 51
-        for word in first:
-            other = word % (position + 1)
+        for position, other in zip(_POSITIONS, map(operator.mod, first, _BOUNDS), strict=True):
             cards[position], cards[other] = cards[other], cards[position]
-            position -= 1
         return tuple(cards)
     return _shuffle(_words(material))
 

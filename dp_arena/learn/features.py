@@ -28,26 +28,49 @@ from dp_arena.engine.actions import ActionKind, Street
 from dp_arena.engine.cards import Card
 from dp_arena.engine.evaluator import evaluate
 
-__all__ = ["FEATURE_NAMES", "POSTFLOP_SAMPLES", "PREFLOP_SAMPLES", "equity", "features"]
+__all__ = [
+    "BASE_FEATURES",
+    "FEATURE_NAMES",
+    "POSTFLOP_SAMPLES",
+    "PREFLOP_SAMPLES",
+    "equity",
+    "features",
+]
 
-FEATURE_NAMES = (
+# Hinge points of the equity: max(0, equity - k) lets a linear model bend where the
+# hand's strength changes what is worth doing.
+EQUITY_HINGES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+BASE_FEATURES = (
     "bias",
     "equity",
-    "equity_squared",
+    *(f"equity_above_{hinge:g}" for hinge in EQUITY_HINGES),
     "pot_odds",
     "equity_minus_pot_odds",
     "bet_pressure",
     "pot_over_cap",
+    "stack_over_pot",
     "preflop",
     "flop",
     "turn",
     "river",
     "can_check",
     "button",
+    "position",
     "opponent_raised_this_street",
+    "raises_this_street",
+    "opponents_in_hand",
+    "equity_when_raised",
+    "equity_when_facing_all_in",
+    "committed_over_cap",
+)
+# Every feature twice: once for heads-up tables (0 at bigger ones) and once for tables of
+# three or more, so the two kinds of game get their own weights.
+FEATURE_NAMES = (
+    *(f"heads_up_{name}" for name in BASE_FEATURES),
+    *(f"multiway_{name}" for name in BASE_FEATURES),
 )
 PREFLOP_SAMPLES = 1000
-POSTFLOP_SAMPLES = 60
+POSTFLOP_SAMPLES = 100
 _MAX_OPPONENTS = 4  # beyond four random hands the estimate barely moves and costs more
 _PREFLOP_CACHE: dict[tuple[int, int, bool, int], float] = {}
 
@@ -112,28 +135,43 @@ def features(observation: Observation) -> np.ndarray:
     pot_odds = to_call / (pot + to_call) if to_call else 0.0
     cap = observation.cap or observation.big_blind * 50
     street = observation.street
-    raised = any(
-        record.street == street
-        and record.seat != observation.seat
-        and record.kind is ActionKind.RAISE
-        for record in observation.history
-    )
-    return np.array(
+    seat = observation.seat
+    raises = 0
+    opponent_raised = False
+    for record in observation.history:
+        if record.street == street and record.kind is ActionKind.RAISE:
+            raises += 1
+            opponent_raised = opponent_raised or record.seat != seat
+    available = observation.available[seat]
+    facing_all_in = to_call > 0 and to_call >= available
+    base = np.array(
         (
             1.0,
             hand_equity,
-            hand_equity * hand_equity,
+            *(max(0.0, hand_equity - hinge) for hinge in EQUITY_HINGES),
             pot_odds,
             hand_equity - pot_odds,
             min(to_call / pot, 3.0) / 3.0 if pot else 0.0,
             min(pot / cap, 1.0),
+            min(available / (pot + to_call), 4.0) / 4.0 if pot + to_call else 0.0,
             street == Street.PREFLOP,
             street == Street.FLOP,
             street == Street.TURN,
             street == Street.RIVER,
             to_call == 0,
-            observation.seat == observation.button,
-            raised,
+            seat == observation.button,
+            ((seat - observation.button - 1) % observation.seat_count)
+            / max(1, observation.seat_count - 1),
+            opponent_raised,
+            min(raises, 3) / 3,
+            opponents / max(1, observation.seat_count - 1),
+            hand_equity if opponent_raised else 0.0,
+            hand_equity if facing_all_in else 0.0,
+            observation.committed[seat] / cap,
         ),
         dtype=np.float64,
     )
+    zeros = np.zeros_like(base)
+    if observation.seat_count == 2:
+        return np.concatenate((base, zeros))
+    return np.concatenate((zeros, base))

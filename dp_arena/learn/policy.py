@@ -3,9 +3,9 @@
 
 >>> import numpy as np
 >>> policy = LinearPolicy.zeros(raise_sizes=("min", 1, "all-in"))
->>> policy.weights.shape  # 5 actions (fold, check/call, 3 raises) x 14 features
-(5, 14)
->>> probabilities = policy.probabilities(np.ones(14), np.array([0, 1, 1, 1, 1]))
+>>> policy.weights.shape  # 5 actions (fold, check/call, 3 raises) x 54 features
+(5, 54)
+>>> probabilities = policy.probabilities(np.ones(54), np.array([0, 1, 1, 1, 1]))
 >>> probabilities.tolist()  # untrained: uniform over the legal actions
 [0.0, 0.25, 0.25, 0.25, 0.25]
 """

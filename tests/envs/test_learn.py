@@ -18,7 +18,7 @@ from dp_arena.engine import parse_cards
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.learn import LinearPolicy, PolicyBot, TrainConfig, train
 from dp_arena.learn.evaluate import block_scores_against, summarize
-from dp_arena.learn.features import equity, preflop_equity
+from dp_arena.learn.features import FEATURE_NAMES, equity, preflop_equity
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,6 +79,7 @@ def test_policy_file_round_trip_and_errors(tmp_path: Path, small_policy: LinearP
 
 
 SHIPPED_WEIGHTS = ROOT / "agents" / "learned_weights.json"
+WIDTH = len(FEATURE_NAMES)
 
 
 def _tampered(edit: Callable[[dict[str, Any]], None]) -> str:
@@ -97,14 +98,14 @@ def _set_weight(row: int, column: int, value: object) -> Callable[[dict[str, Any
     [
         (
             _tampered(lambda data: data.update(weights=data["weights"][:-1])),
-            r"weights must have shape \(6, 14\), not \(5, 14\)",
+            rf"weights must have shape \(6, {WIDTH}\), not \(5, {WIDTH}\)",
         ),
         (_tampered(_set_weight(2, 3, float("nan"))), r"weights\[2\]\[3\] is nan, not a number"),
         (_tampered(_set_weight(0, 1, float("-inf"))), r"weights\[0\]\[1\] is -inf, not a number"),
         (_tampered(_set_weight(1, 0, 1e308)), r"weights\[1\]\[0\] = 1e\+308 is beyond ±1e\+06"),
         (_tampered(_set_weight(0, 0, "x")), "weights must be a table of numbers"),
         (
-            _tampered(lambda data: data["weights"].__setitem__(0, [[1] * 14])),
+            _tampered(lambda data: data["weights"].__setitem__(0, [[1] * WIDTH])),
             "weights must be a table of numbers",
         ),
         (_tampered(lambda data: data.pop("weights")), "weights are missing"),
@@ -203,11 +204,12 @@ def test_the_shipped_learned_bot_loads_and_plays_legal_actions() -> None:
     )  # an illegal action would raise
     assert len(scores) == 20
     weights = json.loads((ROOT / "agents" / "learned_weights.json").read_text())
-    assert weights["metadata"]["episodes"] >= 100  # the shipped weights are a full training run
+    # The shipped weights are a full run of the shipped recipe.
+    assert weights["metadata"]["recipe"] == "configs/learned.toml"
+    assert weights["metadata"]["iterations"] >= 10
 
 
 TINY_TRAINING = ["--episodes", "4", "--tables", "2", "--deals", "4"]
-SHIPPED_WEIGHTS = ROOT / "agents" / "learned_weights.json"
 
 
 def _train(*arguments: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
@@ -266,3 +268,33 @@ def test_train_refuses_an_existing_output_before_training_unless_forced(tmp_path
     forced = _train(*TINY_TRAINING, "--evaluate-deals", "0", "--output", str(output), "--force")
     assert forced.returncode == 0, forced.stderr
     assert LinearPolicy.load(output).metadata["episodes"] == 4
+
+
+def test_the_documented_way_to_ship_a_policy_file_plays_a_match(tmp_path: Path) -> None:
+    """docs/envs.md: a policy file beside a small bot class, played by spec in a match."""
+    text = (ROOT / "docs" / "envs.md").read_text()
+    code = text.split("To ship your own policy file")[1].split("```python\n")[1].split("```")[0]
+    (tmp_path / "my_bot.py").write_text(code)
+    LinearPolicy.zeros().save(tmp_path / "my_weights.json")
+    completed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dp_arena.cli",
+            "match",
+            f"{tmp_path / 'my_bot.py'}:MyBot",
+            "random",
+            "--deals",
+            "4",
+            "--seed",
+            "1",
+            "--trusted",
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "MyBot" in completed.stdout or "my_bot" in completed.stdout

@@ -53,12 +53,22 @@ def test_rllib_pettingzoo_wrapper_plays_whole_episodes() -> None:
 
 @pytest.mark.rl
 @pytest.mark.timeout(900)
-def test_rllib_ppo_example_trains_for_a_few_iterations() -> None:
+def test_rllib_ppo_example_trains_and_its_exported_bot_plays_a_match(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     pytest.importorskip("ray.rllib")
     environment = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "PYTHONWARNINGS": "ignore"}
+    exported = tmp_path / "policy.json"
     completed = subprocess.run(
-        [sys.executable, str(EXAMPLE), "--iterations", "2", "--batch", "256"],
+        [
+            sys.executable,
+            str(EXAMPLE),
+            "--iterations",
+            "2",
+            "--batch",
+            "256",
+            "--export",
+            str(exported),
+        ],
         capture_output=True,
         text=True,
         timeout=840,
@@ -70,6 +80,32 @@ def test_rllib_ppo_example_trains_for_a_few_iterations() -> None:
     assert len(lines) == 2
     steps = [int(line.split(":")[1].split()[0]) for line in lines]
     assert steps[0] >= 256 and steps[1] > steps[0]  # it sampled our env and trained twice
+    # The export reproduced RLlib's logits (the example checks before writing); a duplicate
+    # match scores the bot that plays it.
+    match = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dp_arena.cli",
+            "match",
+            f"{EXAMPLE.with_name('rllib_bot.py')}:RLlibBot",
+            "random",
+            "--deals",
+            "20",
+            "--seed",
+            "1",
+            "--trusted",
+            "--quiet",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**environment, "RLLIB_POLICY": str(exported)},
+        cwd=EXAMPLE.parents[1],
+    )
+    assert match.returncode == 0, match.stderr[-3000:]
+    assert "RLlibBot" in match.stdout and "faults" in match.stdout
 
 
 def test_the_example_without_the_rl_extra_says_what_to_install() -> None:

@@ -1,0 +1,220 @@
+"""A training recipe: the fitted-control config and its evaluation in one TOML file, the
+evaluation itself (heads-up duplicate matches against each built-in bot, and a six-max
+duplicate match of all of them), and the training card written beside the weights.
+
+``dp-arena train --config configs/learned.toml`` runs a recipe end to end; the card
+records what was trained on, for how long, and what it scored.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from dp_arena.agents import InProcessSeat, Seat, load_agent
+from dp_arena.engine import Betting
+from dp_arena.errors import ConfigError
+from dp_arena.learn.bot import PolicyBot
+from dp_arena.learn.evaluate import DuplicateScore, duplicate_score, summarize
+from dp_arena.learn.fitted import FittedConfig
+from dp_arena.learn.policy import LinearPolicy
+from dp_arena.match import MatchConfig, play_match
+
+__all__ = ["Evaluation", "Recipe", "evaluate_policy", "load_recipe", "training_card"]
+
+BUILTINS = ("tag", "equity", "aggressive", "calling-station", "random")
+LEARNER = "learned"  # the policy's name in the evaluation's matches
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    train: FittedConfig
+    evaluate_deals: int = 2000
+    six_max_deals: int = 600
+    evaluate_seed: int = 20260
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    heads_up: tuple[DuplicateScore, ...]
+    six_max: tuple[DuplicateScore, ...]  # every agent's score, best first
+    seconds: float
+
+    @property
+    def beats_every_builtin(self) -> bool:
+        return all(score.low > 0 for score in self.heads_up)
+
+    @property
+    def first_at_six_max(self) -> bool:
+        return bool(self.six_max) and self.six_max[0].opponent == LEARNER
+
+
+def load_recipe(path: str | Path) -> Recipe:
+    """The recipe in a TOML file: a ``[train]`` table of :class:`FittedConfig` fields and
+    an ``[evaluate]`` table (``deals``, ``six_max_deals``, ``seed``)."""
+    try:
+        data = tomllib.loads(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: not a training recipe: {error}") from None
+    train = dict(data.get("train", {}))
+    known = {item.name for item in fields(FittedConfig)}
+    unknown = sorted(set(train) - known)
+    if unknown:
+        raise ConfigError(f"{path}: [train] has unknown fields {unknown}", field=unknown[0])
+    if "lineups" in train:
+        train["lineups"] = tuple(tuple(lineup) for lineup in train["lineups"])
+    if "raise_sizes" in train:
+        train["raise_sizes"] = tuple(train["raise_sizes"])
+    evaluate = dict(data.get("evaluate", {}))
+    unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed"})
+    if unknown:
+        raise ConfigError(f"{path}: [evaluate] has unknown fields {unknown}", field=unknown[0])
+    try:
+        config = FittedConfig(**train)
+    except TypeError as error:
+        raise ConfigError(f"{path}: {error}") from None
+    return Recipe(
+        train=config,
+        evaluate_deals=int(evaluate.get("deals", 2000)),
+        six_max_deals=int(evaluate.get("six_max_deals", 600)),
+        evaluate_seed=int(evaluate.get("seed", 20260)),
+        source=str(path),
+    )
+
+
+def evaluate_policy(
+    policy: LinearPolicy,
+    *,
+    deals: int,
+    six_max_deals: int,
+    seed: int,
+    betting: str = "no-limit",
+    opponents: tuple[str, ...] = BUILTINS,
+    progress: Any = None,
+) -> Evaluation:
+    """Heads-up duplicate matches against each opponent, then a duplicate match of the
+    policy and all of them at one table (every seat rotation)."""
+    started = time.perf_counter()
+    heads_up = []
+    for opponent in opponents:
+        score = duplicate_score(
+            lambda: PolicyBot(policy), opponent, deals=deals, seed=seed, betting=betting
+        )
+        heads_up.append(score)
+        if progress is not None:
+            progress(f"heads-up: {score}")
+    six_max: list[DuplicateScore] = []
+    if six_max_deals > 0:
+
+        def seat(spec: str, name: str) -> Seat:
+            agent = PolicyBot(policy) if spec == LEARNER else load_agent(spec)
+            return InProcessSeat(agent, name)
+
+        result = play_match(
+            MatchConfig(
+                specs=(LEARNER, *opponents),
+                deals=six_max_deals,
+                seed=seed + 1,
+                betting=Betting(betting),
+            ),
+            seat_factory=seat,
+        )
+        for index, name in enumerate((LEARNER, *opponents)):
+            six_max.append(summarize(list(result.block_scores[index]), name))
+        six_max.sort(key=lambda score: score.mean, reverse=True)
+        if progress is not None:
+            for score in six_max:
+                progress(f"six-max: {score.opponent:<16} {score}")
+    return Evaluation(tuple(heads_up), tuple(six_max), time.perf_counter() - started)
+
+
+def training_card(
+    recipe: Recipe,
+    policy: LinearPolicy,
+    evaluation: Evaluation | None,
+    *,
+    seconds: float,
+    command: str,
+    decisions: int,
+    deals: int,
+) -> str:
+    """The training card: the data, the time, the opponents and the results."""
+    config = recipe.train
+    lines = [
+        "# Training card: the `learned` bot",
+        "",
+        f"Made by `{command}` from `{recipe.source}`.",
+        "",
+        "## Data",
+        "",
+        (
+            f"- Method: fitted Monte-Carlo control of a linear action-value model over"
+            f" {policy.weights.shape[1]} features (`dp_arena.learn.fitted`), played greedily."
+        ),
+        (
+            f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
+            f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
+            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last {config.keep}"
+            f" iterations."
+        ),
+        f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up,"
+        f" sessions of {config.rounds} rounds, {config.betting}, reward `{config.reward}`"
+        + (f" (reference `{config.reference}`)" if config.reward == "duplicate" else "")
+        + f", seed {config.seed}.",
+        "- Opponents (one line-up per vector env, equal shares of the decisions):",
+        *[f"  - {', '.join(lineup)}" for lineup in config.lineups],
+        "",
+        "## Time",
+        "",
+        (
+            f"- Training: {seconds / 60:.1f} minutes on one core of a shared 2-core machine"
+            f" (Python {platform.python_version()})."
+        ),
+    ]
+    if evaluation is not None:
+        lines += [
+            f"- Evaluation: {evaluation.seconds / 60:.1f} minutes.",
+            "",
+            "## Results",
+            "",
+            (
+                f"Duplicate matches (`dp_arena.match`, public seed {recipe.evaluate_seed},"
+                " decks unlike any training deck), in milli-big-blinds per deal with 95%"
+                " intervals over deal blocks."
+            ),
+            "",
+            (
+                f"Heads-up, {recipe.evaluate_deals} deals, each at two tables with the seats"
+                " swapped:"
+            ),
+            "",
+            "| opponent | mbb/deal | 95% interval | beats it |",
+            "|---|---:|---:|---|",
+            *[
+                f"| {score.opponent} | {score.mean:+.0f} | {score.low:+.0f} .. {score.high:+.0f}"
+                f" | {'yes' if score.low > 0 else 'no'} |"
+                for score in evaluation.heads_up
+            ],
+        ]
+        if evaluation.six_max:
+            lines += [
+                "",
+                (
+                    f"Six-max, all six at one table, {recipe.six_max_deals} deals at every seat"
+                    " rotation:"
+                ),
+                "",
+                "| rank | agent | mbb/deal | 95% interval |",
+                "|---:|---|---:|---:|",
+                *[
+                    f"| {rank} | {score.opponent} | {score.mean:+.0f} |"
+                    f" {score.low:+.0f} .. {score.high:+.0f} |"
+                    for rank, score in enumerate(evaluation.six_max, start=1)
+                ],
+            ]
+    return "\n".join(lines) + "\n"
