@@ -1,7 +1,10 @@
-"""Hand-crafted features of a decision for the linear policy: hand equity, pot odds,
-bet pressure, street and position, computed from the typed
-:class:`~dp_arena.agents.Observation` (so a bot in a match computes exactly what the
-learner saw in training).
+"""Hand-crafted features of a decision for the linear policy: hand equity (with hinges,
+so that a linear model can bend where a hand's strength changes what is worth doing),
+pot odds, bet pressure, the pot and the stack behind, street, position, the raises of
+the street, an all-in to face, what is already committed; each once for heads-up tables
+and once for bigger ones (:data:`FEATURE_NAMES`), so that the two games get their own
+weights. They are computed from the typed :class:`~dp_arena.agents.Observation` (so a
+bot in a match computes exactly what the learner saw in training).
 
 Equity is the chance of winning at showdown against as many random hands as there are
 opponents still in the deal (ties count half), estimated by Monte-Carlo rollouts of the
