@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import pickle
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -85,6 +86,19 @@ def _make_env() -> gymnasium.Env[Any, int]:
     return gymnasium.make(ENV_ID, opponents=["random"], deals=4)
 
 
+@pytest.fixture
+def no_multiprocessing_helpers_left() -> Iterator[None]:
+    """Stops the helper processes multiprocessing starts once and keeps (its resource
+    tracker and fork server), so that the tests that count a test process's children
+    (the sandbox's) find none of them."""
+    yield
+    from multiprocessing import forkserver, resource_tracker
+
+    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
+    forkserver._forkserver._stop()  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("no_multiprocessing_helpers_left")
 def test_async_vector_env_gives_what_the_sync_vector_env_gives() -> None:
     asynchronous = AsyncVectorEnv([_make_env, _make_env], context="spawn")
     synchronous = gymnasium.vector.SyncVectorEnv([_make_env, _make_env])
@@ -121,6 +135,7 @@ def _subprocess_worker(remote: Any, seed: int) -> None:
     remote.close()
 
 
+@pytest.mark.usefixtures("no_multiprocessing_helpers_left")
 def test_infos_cross_processes_as_subproc_vec_env_sends_them() -> None:
     context = multiprocessing.get_context("spawn")  # SubprocVecEnv's default, but forkserver
     parent, child = context.Pipe()
@@ -184,6 +199,7 @@ def _make_flat_env() -> gymnasium.Env[Any, int]:
 
 
 @pytest.mark.rl
+@pytest.mark.usefixtures("no_multiprocessing_helpers_left")
 def test_stable_baselines3_subproc_vec_env_runs_the_env() -> None:
     vec_env = pytest.importorskip("stable_baselines3.common.vec_env")
     envs = vec_env.SubprocVecEnv([_make_flat_env, _make_flat_env])
