@@ -18,7 +18,7 @@ from typing import Any
 
 from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
-from dp_arena.tournament.units import TableUnit, run_unit
+from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
 
 __all__ = ["run_batch", "warm_up"]
 
@@ -40,7 +40,9 @@ def run_batch(units: Sequence[dict[str, Any]]) -> dict[str, Any]:
     global _loaded_version
     if _loaded_version is None:
         _loaded_version = code_version()
-    results = [to_json(run_unit(TableUnit.from_json(unit))) for unit in units]
+    table_units = [TableUnit.from_json(unit) for unit in units]
+    prepare_units(table_units)
+    results = [to_json(run_unit(unit)) for unit in table_units]
     return {
         "results": results,
         "code_version": _loaded_version,

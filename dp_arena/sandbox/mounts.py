@@ -66,6 +66,7 @@ class ForbiddenProgram(AgentError):
     """A command bot names a program the sandbox may not show it."""
 
 
+@functools.cache
 def python_runtime() -> tuple[Path, ...]:
     """What a Python bot needs to see: the interpreter's install, the virtual
     environment (third-party packages) and the dp_arena package itself."""
