@@ -188,12 +188,22 @@ def test_dp_arena_run_joins_a_cluster_with_ray_address_auto(
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
 
 
-def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
+def test_the_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
     event: tuple[Path, bytes], tmp_path: Path
 ) -> None:
     config, reference = event
     run_dir = tmp_path / "run"
-    finished = cli("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet")
+    finished = cli(
+        "run",
+        str(config),
+        "--run-dir",
+        str(run_dir),
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--quiet",
+    )
     assert finished.returncode == 0, finished.stderr[-3000:]
     assert "on Ray (embedded, 2 workers) after a" in finished.stdout
     assert finished.stderr == ""  # quiet: no progress, no Ray chatter
@@ -229,7 +239,17 @@ def test_the_embedded_ray_dies_with_a_driver_killed_with_sigkill(tmp_path: Path)
     run_dir = tmp_path / "run"
     variable, value = "DP_ARENA_TEST_RUN", secrets.token_hex(8)
     process = subprocess.Popen(
-        cli_command("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet"),
+        cli_command(
+            "run",
+            str(config),
+            "--run-dir",
+            str(run_dir),
+            "--executor",
+            "ray",
+            "--workers",
+            "2",
+            "--quiet",
+        ),
         cwd=cli_folder(),
         env=cli_environment({variable: value}),
         stdout=subprocess.DEVNULL,
