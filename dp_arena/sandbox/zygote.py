@@ -40,6 +40,7 @@ import argparse
 import contextlib
 import ctypes
 import fcntl
+import gc
 import io
 import json
 import os
@@ -153,6 +154,10 @@ def _warm_up() -> None:
     from dp_arena.engine import evaluate
 
     evaluate(list(range(7)))
+    # Every seat's collector would otherwise walk all of this, touching each page and so
+    # copying it (milliseconds and megabytes a seat): what the template holds is kept.
+    gc.collect()
+    gc.freeze()
 
 
 def _serve(control: socket.socket, config: _Config) -> None:
