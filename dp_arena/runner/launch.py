@@ -413,7 +413,9 @@ def continue_run(
             ray_logs = getattr(executor, "logs", None)
             if ray_logs is not None:
                 log.write(f"Ray's logs: {ray_logs} (copied to logs/ray at the end)")
-            checkpoint = CheckpointExecutor(executor, store, progress=progress, log=log)
+            checkpoint = CheckpointExecutor(
+                executor, store, progress=progress, log=log, histories=histories
+            )
             started = time.perf_counter()
             cpu_started = time.process_time()
             try:
@@ -424,6 +426,7 @@ def continue_run(
                     progress=None,
                     histories=histories,
                     code=stored_code(store),
+                    written_histories=checkpoint.history_of,
                 )
             except BaseException as error:
                 log.write(f"stopped: {type(error).__name__}: {error}")

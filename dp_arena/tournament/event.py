@@ -152,10 +152,17 @@ class Progress:
 class _RunDirObserver:
     """Writes hand histories, session checkpoints and the progress line as the event runs."""
 
-    def __init__(self, run_dir: Path, progress: Progress | None, histories: bool) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        progress: Progress | None,
+        histories: bool,
+        written: Callable[[TableUnit], str | None] | None = None,
+    ) -> None:
         self.run_dir = run_dir
         self.progress = progress
         self.histories = histories
+        self.written = written
         self.history_files: list[str] = []
         self.deals_played = 0
 
@@ -167,7 +174,10 @@ class _RunDirObserver:
         self.deals_played += len(result.deals)
         if self.histories:
             name = f"histories/s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
-            write_atomic(self.run_dir / name, session_history_text(unit, result))
+            text = self.written(unit) if self.written is not None else None
+            if text is None:  # not written where it was played: written here
+                text = session_history_text(unit, result)
+            write_atomic(self.run_dir / name, text)
             self.history_files.append(name)
         if self.progress is not None:
             self.progress.step()
@@ -262,9 +272,11 @@ def run_event(
     histories: bool = True,
     clock: Callable[[], float] = time.perf_counter,
     code: Mapping[str, Mapping[str, Any]] | None = None,
+    written_histories: Callable[[TableUnit], str | None] | None = None,
 ) -> EventRun:
     """Plan and play ``config`` into ``run_dir`` and return what happened (``code``: see
-    :func:`results_document`)."""
+    :func:`results_document`; ``written_histories``: a unit's hand history as the worker
+    that played it wrote it, if it did)."""
     if (run_dir / "results.json").exists():
         raise RunError(
             f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
@@ -277,7 +289,7 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    observer = _RunDirObserver(run_dir, progress, histories)
+    observer = _RunDirObserver(run_dir, progress, histories, written_histories)
     runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
     started = clock()
     result = event_format.play(config, plan, runtime)

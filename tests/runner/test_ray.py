@@ -128,13 +128,27 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_on_a_cluster_gives_the_serial_results(
-    ray_head: str, event: tuple[Path, bytes], tmp_path: Path, workers: int
+    ray_head: str,
+    event: tuple[Path, bytes],
+    tmp_path: Path,
+    workers: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     config, reference = event
+
+    def not_here(*args: object) -> str:
+        raise AssertionError("the driver wrote a hand history: the workers should have")
+
+    monkeypatch.setattr("dp_arena.tournament.event.session_history_text", not_here)
     outcome = start_run(
         load_config(config), tmp_path / "run", ExecutorOptions("ray", workers, ray_head), quiet=True
     )
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
+    # The workers wrote the hand histories: the very bytes the serial driver wrote.
+    serial = config.parent / "reference" / "histories"
+    written = sorted((tmp_path / "run" / "histories").iterdir())
+    assert [path.name for path in written] == sorted(path.name for path in serial.iterdir())
+    assert all(path.read_bytes() == (serial / path.name).read_bytes() for path in written)
     assert outcome.executor == f"Ray cluster at {ray_head} ({workers} workers)"
     assert outcome.units_played > 0 and outcome.worker_peaks_kib
     if workers == 1:
