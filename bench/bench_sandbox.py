@@ -1,10 +1,19 @@
 """Sandbox benchmark: the decision round trip of a sandboxed trivial bot (median and
-p99, target median < 150 µs), and deals per second of a heads-up duplicate session of
-sandboxed trivial bots against the same bots in-process."""
+p99, target median < 150 µs), deals per second of a heads-up duplicate session of
+sandboxed trivial bots against the same bots in-process, and a whole event: a regular
+tournament of 100 entrants made of the fast built-ins' own files, played serially with
+every seat sandboxed (``trusted = false``) and in-process (``trusted = true``), in
+turns, the fastest of each counting (goal: sandboxed at most 3x in-process), and once
+with every seat exec'd instead of forked from a template (``DP_ARENA_SEATS=exec``).
+``BENCH_SANDBOX_ENTRANTS`` (100) and ``BENCH_SANDBOX_ROUNDS`` (3) change it."""
 
 from __future__ import annotations
 
+import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -89,6 +98,94 @@ def _duplicate_session(make_seat) -> dict[str, float]:  # type: ignore[no-untype
     }
 
 
+EVENT_POOL = ("random", "calling-station", "aggressive", "tag")
+EVENT_GOAL = 3.0
+
+
+def _event_config(folder: Path, entrants: int, trusted: bool) -> Path:
+    from dp_arena.agents.spec import AGENTS_DIR, BUILTINS
+
+    lines = ['[event]\nname = "sandboxed"\nformat = "regular"\nseed = 2026\n']
+    for index in range(entrants):
+        builtin = EVENT_POOL[index % len(EVENT_POOL)]
+        file, name = BUILTINS[builtin].split(":")
+        lines.append(
+            f'[[entrants]]\nname = "{builtin}-{index + 1}"\nagent = "{AGENTS_DIR / file}:{name}"\n'
+            f"trusted = {'true' if trusted else 'false'}\n"
+        )
+    path = folder / f"{'trusted' if trusted else 'sandboxed'}.toml"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _event(config: Path, run_dir: Path, **environment: str) -> dict[str, float]:
+    """``dp-arena run CONFIG --executor serial`` in a fresh process: its play's seconds
+    (timing.json) and the whole command's."""
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "dp_arena.cli", "run", str(config)),
+            *("--run-dir", str(run_dir), "--executor", "serial", "--quiet"),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, **environment},
+    )
+    timing = json.loads((run_dir / "timing.json").read_text())
+    return {
+        "seconds": timing["seconds"],
+        "wall_seconds": round(time.perf_counter() - started, 3),
+        "table_deals": timing["deals_played"],
+    }
+
+
+def event_ratio() -> dict[str, object]:
+    """The 100-entrant event sandboxed and in-process, side by side (see the module)."""
+    entrants = int(os.environ.get("BENCH_SANDBOX_ENTRANTS", 100))
+    rounds = int(os.environ.get("BENCH_SANDBOX_ROUNDS", 3))
+    folder = Path(tempfile.mkdtemp(prefix="dp-arena-bench-"))
+    folder.chmod(0o755)
+    try:
+        trusted = _event_config(folder, entrants, trusted=True)
+        boxed = _event_config(folder, entrants, trusted=False)
+        in_process, sandboxed = [], []
+        for index in range(rounds):
+            in_process.append(_event(trusted, folder / f"trusted-{index}"))
+            sandboxed.append(_event(boxed, folder / f"sandboxed-{index}"))
+        execd = _event(boxed, folder / "execd", DP_ARENA_SEATS="exec")
+        same = (
+            json.loads((folder / "trusted-0" / "results.json").read_text())["standings"]
+            == (json.loads((folder / "sandboxed-0" / "results.json").read_text())["standings"])
+        )
+    finally:
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+    best_in = min(each["seconds"] for each in in_process)
+    best_boxed = min(each["seconds"] for each in sandboxed)
+    figures: dict[str, object] = {
+        "entrants": entrants,
+        "table_deals": in_process[0]["table_deals"],
+        "in_process_seconds_each_round": [each["seconds"] for each in in_process],
+        "sandboxed_seconds_each_round": [each["seconds"] for each in sandboxed],
+        "execd_seats_seconds": execd["seconds"],
+        "ratio": round(best_boxed / best_in, 2),
+        "goal": EVENT_GOAL,
+        "execd_to_forked": round(execd["seconds"] / best_boxed, 2),
+        "same_standings": same,
+        "load_average": round(os.getloadavg()[0], 2),
+    }
+    print(
+        f"regular tournament of {entrants} entrants, serial: sandboxed {best_boxed:.2f} s,"
+        f" in-process {best_in:.2f} s: {best_boxed / best_in:.1f}x (goal at most"
+        f" {EVENT_GOAL:g}x); seats exec'd instead of forked: {execd['seconds']:.2f} s"
+        f" ({execd['seconds'] / best_boxed:.1f}x the forked); same standings: {same}"
+        f" (load average {figures['load_average']})",
+        flush=True,
+    )
+    return figures
+
+
 def run() -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="dp-arena-bench-") as folder:
         Path(folder).chmod(0o755)
@@ -116,6 +213,7 @@ def run() -> dict[str, object]:
         f" (+{sandboxed['load_seconds']} s to load 4 bots),"
         f" in-process {in_process['deals_per_second']} deals/s"
     )
+    figures["event"] = event_ratio()
     return figures
 
 

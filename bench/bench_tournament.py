@@ -3,12 +3,16 @@ time and deals per second, for the whole event and per bot mix.
 
 Two fields: the fast built-ins (random, calling-station, aggressive, tag) and the same
 with the Monte-Carlo equity bot added, which costs far more per decision. Each runs as
-``dp-arena run --executor serial`` in a fresh process, as an organiser would run it.
+``dp-arena run --executor serial`` in a fresh process, as an organiser would run it;
+then each again on an embedded Ray with 2 workers (its start-up included, as an
+organiser waits for it), for the ratio serial / Ray, and with ``--executor auto`` to
+show which it picks and why.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -30,41 +34,49 @@ def _config(bots: list[str]) -> str:
     )
 
 
+def _run(config: Path, run_dir: Path, *options: str) -> tuple[float, dict[str, object]]:
+    started = time.perf_counter()
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "dp_arena.cli", "run", str(config)),
+            *("--run-dir", str(run_dir), "--quiet", *options),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
+    )
+    wall = time.perf_counter() - started
+    return wall, json.loads((run_dir / "runner.json").read_text())
+
+
 def run() -> dict[str, object]:
     figures: dict[str, object] = {"players": PLAYERS, "executor": "serial (one core)"}
     for label, bots in FIELDS.items():
         with tempfile.TemporaryDirectory(prefix="dp-arena-bench-") as folder:
             config = Path(folder) / "event.toml"
             config.write_text(_config(bots))
-            run_dir = Path(folder) / "run"
-            started = time.perf_counter()
-            subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "dp_arena.cli",
-                    "run",
-                    str(config),
-                    "--run-dir",
-                    str(run_dir),
-                    "--executor",
-                    "serial",
-                    "--quiet",
-                ],
-                check=True,
-                stdout=subprocess.DEVNULL,
+            wall, runner = _run(config, Path(folder) / "serial", "--executor", "serial")
+            ray_wall, ray = _run(
+                config, Path(folder) / "ray", "--executor", "ray", "--workers", "2"
             )
-            wall = time.perf_counter() - started
-            timing = json.loads((run_dir / "timing.json").read_text())
-        deals = timing["deals_played"]
+            _, auto = _run(config, Path(folder) / "auto")
+        deals = int(str(runner["deals_played"]))
+        seconds = float(str(runner["seconds"]))
         figures[label] = {
             "bots": bots,
             "wall_seconds": round(wall, 2),
             "table_deals": deals,
-            "deals_per_second": round(deals / timing["seconds"], 1),
+            "deals_per_second": round(deals / seconds, 1),
+            "ray_wall_seconds": round(ray_wall, 2),
+            "ray_startup_seconds": ray["startup_seconds"],
+            "serial_to_ray": round(wall / ray_wall, 2),
+            "auto": auto["executor_choice"],
         }
         print(
             f"{label:<15} {PLAYERS} players: {deals:,} table-deals in {wall:.1f} s wall"
-            f" ({deals / timing['seconds']:,.0f} deals/s while playing)"
+            f" ({deals / seconds:,.0f} deals/s while playing); embedded Ray, 2 workers:"
+            f" {ray_wall:.1f} s wall ({ray['startup_seconds']} s of it start-up), serial/Ray"
+            f" {wall / ray_wall:.2f}x; {auto['executor_choice']}",
+            flush=True,
         )
     return figures

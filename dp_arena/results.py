@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["DealRecord", "Fault", "FaultKind", "TableSessionResult", "to_json"]
+__all__ = [
+    "DealRecord",
+    "Fault",
+    "FaultKind",
+    "TableSessionResult",
+    "session_from_records",
+    "to_json",
+]
 
 
 class FaultKind(enum.StrEnum):
@@ -127,3 +135,40 @@ def to_json(record: Any) -> Any:
     if isinstance(record, dict):
         return {str(key): to_json(value) for key, value in record.items()}
     return record
+
+
+# A run directory keeps each session of an event as a part: JSON Lines of records, the
+# session's own first, then each section or mini-match followed by its tables (written by
+# dp_arena.tournament.documents; docs/results.md). Readers of any layer join them here.
+
+
+def session_from_records(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """A session's object again, from its part's records in order; ``ValueError`` when
+    they are not a part's (a first record that is no session, a table before its section
+    or mini-match, an unknown record)."""
+    session: dict[str, Any] | None = None
+    groups: list[dict[str, Any]] = []
+    for record in records:
+        kind = record.get("record")
+        fields = {key: value for key, value in record.items() if key != "record"}
+        if session is None:
+            if kind != "session":
+                raise ValueError(f"the first record is a {kind!r} record, not the session's")
+            session = fields
+            continue
+        if kind in ("section", "match"):
+            del fields["session"]
+            groups.append({**fields, "table_results": []})
+        elif kind == "table":
+            if not groups:
+                raise ValueError("a table record before any section or mini-match")
+            group_kind = "match" if "match" in groups[-1] else "section"
+            fields.pop("session", None)
+            fields.pop(group_kind, None)
+            groups[-1]["table_results"].append(fields)
+        else:
+            raise ValueError(f"an unknown record {kind!r}")
+    if session is None:
+        raise ValueError("no records")
+    session["matches" if session.get("kind") == "round-robin" else "sections"] = groups
+    return session

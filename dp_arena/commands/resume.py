@@ -1,4 +1,4 @@
-"""``dp-arena resume RUN_DIR [--executor ray|serial] [--workers N] [--ray-address ADDR]
+"""``dp-arena resume RUN_DIR [--executor auto|ray|serial] [--workers N] [--ray-address ADDR]
 [--quiet]``: continue a run that was interrupted, to the ``results.json`` an
 uninterrupted run would have written."""
 

@@ -1,5 +1,5 @@
 """``dp-arena run CONFIG [--run-dir DIR] [--registry DIR] [--allow-absent] [--executor
-ray|serial] [--workers N] [--ray-address ADDR] [--quiet]``: check that every entrant
+auto|ray|serial] [--workers N] [--ray-address ADDR] [--quiet]``: check that every entrant
 loads, run the whole event from its config, write the run directory (with its
 checkpoint store, see ``docs/running.md``) and print the summary."""
 

@@ -1,8 +1,8 @@
 """An event's own result, as the leaderboard's data: its entrants with their code, the
 final places and prizes, the session-by-session flow (sections, who advanced from each
 seat position, carryover, the round-robin points), every fault with where it happened,
-and who was benched or absent. Read from the run's ``results.json``
-(``docs/results.md``); nothing here is computed from anything else.
+and who was benched or absent. Read from the run's ``results.json`` and its sessions'
+parts (``docs/results.md``); nothing here is computed from anything else.
 
 Entrants are named by player name with their code beside (``entrants[].code``, or for
 a run that recorded none, named from the spec without its path: a spec holds the
@@ -40,7 +40,7 @@ def event_json(event: EventRecord) -> dict[str, Any]:
     entrants = [_entrant(item, codes) for item in document.get("entrants", ())]
     marks = {entrant["player"]: entrant for entrant in entrants}
     plans = {plan.get("session"): plan for plan in document.get("plan", {}).get("sessions", ())}
-    sessions = document.get("sessions", ())
+    sessions = list(event.sessions())
     faults = list(_located_faults(sessions)) or [
         {**fault, "session": None, "section": None, "table": None}
         for fault in document.get("faults", ())

@@ -2,7 +2,8 @@
 entrant's net on each deal, grouped by the deal they share), seat-position comparisons,
 faults and prizes.
 
-A run directory (``docs/results.md``) holds ``results.json``; when it also holds the
+A run directory (``docs/results.md``) holds ``results.json``, the summary, and one part
+per session, read one after the other (:func:`read_sessions`); when it also holds the
 checkpoint store ``store.sqlite`` (every table's full deal records: cards and actions),
 each net is paired with its all-in equity net (:mod:`dp_arena.ratings.equity`).
 
@@ -26,7 +27,7 @@ from typing import Any
 from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError, HandHistoryError, RunError
 from dp_arena.ratings.equity import adjusted_nets
-from dp_arena.results import Fault, TableSessionResult
+from dp_arena.results import Fault, TableSessionResult, session_from_records
 
 __all__ = [
     "Comparison",
@@ -35,6 +36,7 @@ __all__ = [
     "SeatPlay",
     "bot_identity",
     "load_run",
+    "read_sessions",
     "table_blocks",
 ]
 
@@ -108,6 +110,15 @@ class EventRecord:
     has_equity: bool
     codes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     results: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    run_dir: Path | None = field(default=None, compare=False, repr=False)
+
+    def sessions(self) -> Iterator[dict[str, Any]]:
+        """Each session's object, read from its part (or from ``results.json`` when it
+        holds them, or when the record was made without its directory)."""
+        if self.run_dir is None:
+            yield from self.results.get("sessions", ())
+            return
+        yield from read_sessions(self.run_dir, self.results)
 
     @property
     def specs(self) -> dict[str, str]:
@@ -225,7 +236,7 @@ def load_run(
         counter = _Counter(len(details), progress)
     blocks: list[DealBlock] = []
     comparisons: list[Comparison] = []
-    for index, session in enumerate(reader.get(data, "sessions", "", list)):
+    for index, session in enumerate(read_sessions(run_dir, data)):
         where = f"sessions[{index}]"
         number = reader.get(session, "session", where, int)
         plan = plan_sessions.get(number)
@@ -291,7 +302,53 @@ def load_run(
         has_equity=details is not None,
         codes=codes,
         results=data,
+        run_dir=run_dir,
     )
+
+
+def read_sessions(run_dir: Path, data: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The sessions of the run in ``run_dir`` whose ``results.json`` is ``data``, one at
+    a time, in order: each read from its part (``sessions[].part``), checked against the
+    digest the summary gives it, and joined into the session's object; a ``results.json``
+    of version 1 holds the objects themselves. :class:`RunError` names the file and the
+    line at fault."""
+    path = run_dir / RESULTS_FILE
+    reader = _Reader(path)
+    for index, entry in enumerate(reader.get(data, "sessions", "", list)):
+        if not isinstance(entry, dict) or "part" not in entry:
+            yield entry  # the session itself (version 1)
+            continue
+        where = f"sessions[{index}]"
+        name = reader.get(entry, "part", where, str)
+        digest = reader.get(entry, "sha256", where, str)
+        part = run_dir / name
+        if Path(name).is_absolute() or ".." in Path(name).parts:
+            raise reader.fail(f"{where}.part", f"not a part of the run directory: {name!r}")
+        try:
+            raw = part.read_bytes()
+        except OSError as error:
+            raise RunError(f"{part}: cannot read the session's part: {error.strerror}") from None
+        if hashlib.sha256(raw).hexdigest() != digest:
+            raise RunError(f"{part}: it is not the part {path.name} names (its SHA-256 differs)")
+        yield _joined(part, raw)
+
+
+def _joined(part: Path, raw: bytes) -> dict[str, Any]:
+    records = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        try:
+            record = json.loads(line)
+        except (ValueError, UnicodeDecodeError) as error:
+            raise RunError(f"{part}: line {number}: not valid JSON: {error}") from None
+        except RecursionError:
+            raise RunError(f"{part}: line {number}: not valid JSON: nested too deeply") from None
+        if not isinstance(record, dict):
+            raise RunError(f"{part}: line {number}: not a record (an object)")
+        records.append(record)
+    try:
+        return session_from_records(records)
+    except (KeyError, TypeError, ValueError) as error:
+        raise RunError(f"{part}: not a session's records: {error}") from None
 
 
 def _is_int(value: Any) -> bool:

@@ -26,12 +26,15 @@ __all__ = ["CheckpointExecutor", "JsonExecutor"]
 
 
 class JsonExecutor(Protocol):
-    """An executor that can hand results on as JSON data (saves a decode and re-encode)."""
+    """An executor that can hand results on as JSON data (saves a decode and re-encode),
+    each with its hand history as the worker wrote it when ``histories`` is asked for."""
 
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any]], None] | None = None,
+        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        *,
+        histories: bool = False,
     ) -> list[dict[str, Any]]: ...
 
 
@@ -46,13 +49,21 @@ class CheckpointExecutor:
         *,
         progress: RunProgress | None = None,
         log: RunLog | None = None,
+        histories: bool = False,
     ) -> None:
         self.inner = inner
         self.store = store
         self.progress = progress
         self.log = log
+        self.histories = histories  # ask workers for hand histories (a JSON executor's)
         self.units_played = 0
         self.units_from_store = 0
+        self._written: dict[tuple[int, int, int], str] = {}
+
+    def history_of(self, unit: TableUnit) -> str | None:
+        """The hand history the worker wrote for ``unit`` (once; ``None`` when it wrote
+        none, as for a unit answered from the store)."""
+        return self._written.pop(unit.key, None)
 
     def run(
         self,
@@ -80,11 +91,13 @@ class CheckpointExecutor:
         missing = [index for index, result in enumerate(results) if result is None]
         self.units_from_store += len(units) - len(missing)
 
-        def finished(position: int, data: dict[str, Any]) -> None:
+        def finished(position: int, data: dict[str, Any], history: str | None = None) -> None:
             index = missing[position]
             if results[index] is not None:  # told twice: the first result stands
                 return
             self.store.put(identifiers[index], units[index], data)
+            if history is not None:
+                self._written[units[index].key] = history
             self.units_played += 1
             deliver(index, TableSessionResult.from_json(data), from_store=False)
 
@@ -92,7 +105,7 @@ class CheckpointExecutor:
             batch = [units[index] for index in missing]
             run_json = getattr(self.inner, "run_json", None)
             if run_json is not None:
-                answered: list[Any] = run_json(batch, finished)
+                answered: list[Any] = run_json(batch, finished, histories=self.histories)
                 for position, data in enumerate(answered):
                     if results[missing[position]] is None:
                         finished(position, data)

@@ -18,6 +18,7 @@ import contextlib
 import json
 import os
 import resource
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from dp_arena import __version__
-from dp_arena.errors import ConfigError, RunError
+from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.keys import EventKey
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
@@ -38,7 +39,7 @@ from dp_arena.runner.fingerprint import (
 from dp_arena.runner.lock import RunLock, refuse_if_running
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import EventConfig, with_key
+from dp_arena.tournament.config import Entrant, EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.units import Executor, SerialExecutor
@@ -47,18 +48,29 @@ __all__ = [
     "COMMITMENT_FILE",
     "EXECUTORS",
     "KEY_FILE",
+    "ExecutorChoice",
     "ExecutorOptions",
     "RunOutcome",
     "add_executor_arguments",
+    "choose_executor",
     "continue_run",
     "executor_options",
     "start_run",
 ]
 
-EXECUTORS = ("ray", "serial")
+EXECUTORS = ("auto", "ray", "serial")
 KEY_FILE = "key"  # the secret deck key, owner-only; revealed in results.json at the end
 COMMITMENT_FILE = "commitment"  # SHA-256 of the key, to publish before the event
 MAX_WORKERS = 10_000  # an embedded Ray starts a process for each
+
+# What `auto` weighs, measured by `make bench-scale` on the project's 2-core machine
+# (docs/scaling.md): the play of a table-deal in one process, for an in-process field and
+# for a sandboxed one; an embedded Ray's start-up (the instance and its workers importing
+# the engine); and how much of each added core a Ray worker turns into speed.
+TRUSTED_DEAL_SECONDS = 0.003
+SANDBOXED_DEAL_SECONDS = 0.012
+RAY_STARTUP_SECONDS = 6.0
+RAY_EFFICIENCY = 0.85
 
 
 def _cores() -> int:
@@ -70,11 +82,11 @@ def _cores() -> int:
 
 @dataclass(frozen=True, slots=True)
 class ExecutorOptions:
-    """Where table units run: ``ray`` (embedded, or the cluster at ``ray_address``) or
-    ``serial`` (in this process). ``workers``: CPUs of an embedded Ray, or the most
-    tasks in flight on a cluster."""
+    """Where table units run: ``ray`` (embedded, or the cluster at ``ray_address``),
+    ``serial`` (in this process) or ``auto`` (:func:`choose_executor` decides). ``workers``:
+    CPUs of an embedded Ray, or the most tasks in flight on a cluster."""
 
-    executor: str = "ray"
+    executor: str = "auto"
     workers: int | None = None
     ray_address: str | None = None
 
@@ -85,8 +97,8 @@ class ExecutorOptions:
             )
         if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
             raise RunError(f"--workers must be from 1 to {MAX_WORKERS:_}, not {self.workers}")
-        if self.ray_address is not None and self.executor != "ray":
-            raise RunError("--ray-address needs --executor ray")
+        if self.ray_address is not None and self.executor == "serial":
+            raise RunError("--ray-address needs --executor ray (or auto)")
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,9 +106,11 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--executor",
         choices=EXECUTORS,
-        default="ray",
-        help="where table-sessions run: ray (default: an embedded local Ray, or the"
-        " cluster of --ray-address) or serial (in this process, for debugging)",
+        default="auto",
+        help="where table-sessions run: auto (default: the cluster of --ray-address if"
+        " given, else serial or an embedded Ray, whichever the event's size pays for),"
+        " ray (an embedded local Ray, or the cluster of --ray-address) or serial (in"
+        " this process)",
     )
     parser.add_argument(
         "--workers",
@@ -132,6 +146,7 @@ class RunOutcome:
     driver_peak_kib: int
     driver_cpu_seconds: float = 0.0
     worker_peaks_kib: dict[str, int] = field(default_factory=dict)
+    executor_choice: str = ""
 
     @property
     def deals_per_second(self) -> float | None:
@@ -159,12 +174,76 @@ class RunOutcome:
                 else ""
             )
         ]
+        if self.executor_choice.startswith("auto"):
+            lines.append(f"executor {self.executor_choice}")
         if self.units_from_store:
             lines.append(
                 f"{self.units_from_store:,} table-sessions ({self.deals_from_store:,} deals)"
                 " came from the checkpoint store"
             )
         return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutorChoice:
+    """The executor a run uses, and why (``auto`` says what it weighed)."""
+
+    options: ExecutorOptions
+    reason: str
+
+
+def choose_executor(
+    options: ExecutorOptions, config: EventConfig, totals: PlanTotals, *, cores: int | None = None
+) -> ExecutorChoice:
+    """Where ``config``'s event runs. An explicit executor is kept; ``auto`` takes the
+    cluster when an address is given, else an embedded Ray only when the play it could
+    save on this machine's cores (the event's table-deals at the measured cost of its
+    field's deals) is more than the embedded Ray's start-up, else serial."""
+    if options.executor != "auto":
+        return ExecutorChoice(options, f"--executor {options.executor}")
+    if options.ray_address is not None:
+        return ExecutorChoice(
+            ExecutorOptions("ray", options.workers, options.ray_address),
+            f"auto: a Ray cluster, given by --ray-address {options.ray_address}",
+        )
+    cores = options.workers or cores or _cores()
+    sandboxed = sum(1 for entrant in config.entrants if _sandboxed(entrant))
+    share = sandboxed / max(1, len(config.entrants))
+    per_deal = share * SANDBOXED_DEAL_SECONDS + (1 - share) * TRUSTED_DEAL_SECONDS
+    serial_seconds = totals.table_deals * per_deal
+    field = (
+        "an in-process"
+        if not sandboxed
+        else "a sandboxed"
+        if share == 1
+        else f"a {share:.0%} sandboxed"
+    )
+    speed_up = 1 + RAY_EFFICIENCY * (cores - 1)
+    saved = serial_seconds * (1 - 1 / speed_up)
+    weighed = (
+        f"{totals.table_deals:,} table-deals of {field} field, about"
+        f" {serial_seconds:,.1f} s of play in one process; {cores} cores could save about"
+        f" {saved:,.1f} s against an embedded Ray's {RAY_STARTUP_SECONDS:g} s start-up"
+    )
+    if cores < 2 or saved <= RAY_STARTUP_SECONDS:
+        return ExecutorChoice(ExecutorOptions("serial", None, None), f"auto: serial ({weighed})")
+    return ExecutorChoice(
+        ExecutorOptions("ray", options.workers, None), f"auto: embedded Ray ({weighed})"
+    )
+
+
+def _sandboxed(entrant: Entrant) -> bool:
+    """Whether an entrant's seats are sandboxed processes (not the built-ins, nor a
+    trusted Python bot)."""
+    from dp_arena.agents.spec import SpecKind, parse_spec
+
+    if entrant.spec.startswith("registry:"):
+        return True
+    try:
+        spec = parse_spec(entrant.resolved)
+    except DPArenaError:
+        return True
+    return not (spec.kind is SpecKind.BUILTIN or (entrant.trusted and spec.is_python))
 
 
 def _executor(options: ExecutorOptions, log_dir: Path) -> Executor:
@@ -320,7 +399,11 @@ def continue_run(
     try:
         totals = PlanTotals.of(get_format(config.format).plan(config))
         progress = RunProgress(totals, stream=stream, live=not quiet)
-        executor = _executor(options, run_dir / "logs")
+        choice = choose_executor(options, config, totals)
+        log.write(f"executor chosen: {choice.reason}")
+        if not quiet and choice.reason.startswith("auto"):
+            print(f"executor {choice.reason}", file=stream or sys.stderr, flush=True)
+        executor = _executor(choice.options, run_dir / "logs")
         with _running(executor):
             description = _describe(executor)
             startup = float(getattr(executor, "startup_seconds", 0.0))
@@ -330,7 +413,9 @@ def continue_run(
             ray_logs = getattr(executor, "logs", None)
             if ray_logs is not None:
                 log.write(f"Ray's logs: {ray_logs} (copied to logs/ray at the end)")
-            checkpoint = CheckpointExecutor(executor, store, progress=progress, log=log)
+            checkpoint = CheckpointExecutor(
+                executor, store, progress=progress, log=log, histories=histories
+            )
             started = time.perf_counter()
             cpu_started = time.process_time()
             try:
@@ -341,6 +426,7 @@ def continue_run(
                     progress=None,
                     histories=histories,
                     code=stored_code(store),
+                    written_histories=checkpoint.history_of,
                 )
             except BaseException as error:
                 log.write(f"stopped: {type(error).__name__}: {error}")
@@ -356,6 +442,7 @@ def continue_run(
     outcome = RunOutcome(
         event=event,
         executor=description,
+        executor_choice=choice.reason,
         startup_seconds=startup,
         units_played=checkpoint.units_played,
         units_from_store=checkpoint.units_from_store,
@@ -385,6 +472,7 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
 
     figures = {
         "executor": outcome.executor,
+        "executor_choice": outcome.executor_choice,
         "startup_seconds": round(outcome.startup_seconds, 3),
         "seconds": round(outcome.seconds, 3),
         "units_played": outcome.units_played,

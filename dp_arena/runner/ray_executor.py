@@ -211,10 +211,13 @@ class RayExecutor:
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any]], None] | None = None,
+        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        *,
+        histories: bool = False,
     ) -> list[dict[str, Any]]:
         """Results of ``units`` as JSON data, in the order of ``units``;
-        ``on_result(index, data)`` is told of each as it arrives."""
+        ``on_result(index, data, history)`` is told of each as it arrives, with its hand
+        history as the worker wrote it when ``histories`` (else ``None``)."""
         self.start()
         import ray
 
@@ -231,16 +234,19 @@ class RayExecutor:
                 while queue and len(pending) < limit:
                     start, end = queue.popleft()
                     batch = [unit.to_json() for unit in units[start:end]]
-                    pending[self._remote.remote(batch)] = (start, end)
+                    pending[self._remote.remote(batch, histories)] = (start, end)
                     self.tasks += 1
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for reference in ready:
                     start, end = pending.pop(reference)
                     payload = self._fetch(ray, reference, units[start:end])
-                    for offset, data in enumerate(payload["results"]):
+                    texts = payload.get("histories") or [None] * len(payload["results"])
+                    for offset, (data, text) in enumerate(
+                        zip(payload["results"], texts, strict=True)
+                    ):
                         results[start + offset] = data
                         if on_result is not None:
-                            on_result(start + offset, data)
+                            on_result(start + offset, data, text)
         except BaseException:
             for reference in pending:
                 ray.cancel(reference, force=True)
@@ -257,7 +263,8 @@ class RayExecutor:
     ) -> list[TableSessionResult]:
         """The :class:`~dp_arena.tournament.units.Executor` interface."""
 
-        def decoded(index: int, data: dict[str, Any]) -> None:
+        def decoded(index: int, data: dict[str, Any], history: str | None) -> None:
+            del history
             if on_result is not None:
                 on_result(index, TableSessionResult.from_json(data))
 

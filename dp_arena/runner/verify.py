@@ -360,7 +360,7 @@ def _check_sessions(
         verification.add(
             "results",
             problems,
-            "the table-sessions give results.json byte for byte"
+            "the table-sessions give results.json and every session's part byte for byte"
             + (", and every hand history" if histories else ""),
         )
 
@@ -371,6 +371,12 @@ def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
     recomputed = json.loads((again / "results.json").read_text(encoding="utf-8"))
     if original != recomputed:
         problems.append("results.json differs: " + _first_difference(recomputed, original, ""))
+    for part in sorted((again / "sessions").glob("*.jsonl")):
+        theirs = run_dir / "sessions" / part.name
+        if not theirs.is_file():
+            problems.append(f"sessions/{part.name} is missing")
+        elif theirs.read_bytes() != part.read_bytes():
+            problems.append(f"sessions/{part.name} differs from what the table-sessions give")
     names = sorted(path.name for path in (again / "histories").glob("*.phhs")) if histories else []
     for name in names:
         theirs = run_dir / "histories" / name

@@ -3,9 +3,10 @@
 :func:`run_batch` is the body of the Ray task (it lives in the installed package so
 every node of a cluster imports the same function by name). It reads each unit from
 plain JSON data, seats its bots itself, plays the unit with
-:func:`~dp_arena.tournament.units.run_unit`, and returns the results as JSON data with
-a little about the worker: its host, the folder and code version of the dp-arena it
-runs (the driver refuses results from a different one), process id and peak memory.
+:func:`~dp_arena.tournament.units.run_unit`, writes its hand history, and returns the
+results as JSON data and the histories as text, with a little about the worker: its
+host, the folder and code version of the dp-arena it runs (the driver refuses results
+from a different one), process id and peak memory.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Any
 
 from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
-from dp_arena.tournament.units import TableUnit, run_unit
+from dp_arena.tournament.histories import session_history_text
+from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
 
 __all__ = ["run_batch", "warm_up"]
 
@@ -34,15 +36,23 @@ def warm_up() -> int:
     return os.getpid()
 
 
-def run_batch(units: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def run_batch(units: Sequence[dict[str, Any]], histories: bool = True) -> dict[str, Any]:
     """Play ``units`` (each as :meth:`TableUnit.to_json` data) in order; their results as
-    JSON data, and the worker's facts."""
+    JSON data, their hand histories (PHH text, when ``histories``: the driver only writes
+    them), and the worker's facts."""
     global _loaded_version
     if _loaded_version is None:
         _loaded_version = code_version()
-    results = [to_json(run_unit(TableUnit.from_json(unit))) for unit in units]
+    table_units = [TableUnit.from_json(unit) for unit in units]
+    prepare_units(table_units)
+    results, texts = [], []
+    for unit in table_units:
+        result = run_unit(unit)
+        results.append(to_json(result))
+        texts.append(session_history_text(unit, result) if histories else None)
     return {
         "results": results,
+        "histories": texts,
         "code_version": _loaded_version,
         "host": socket.gethostname(),
         "package": package_folder(),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,10 +43,12 @@ __all__ = [
     "Isolation",
     "Limits",
     "ProcessSeat",
+    "close_seats",
     "isolation",
     "launch_for",
     "load_fault",
     "open_seat",
+    "prepare",
 ]
 
 REGISTRY_PREFIX = "registry:"
@@ -66,6 +69,7 @@ class BotLaunch:
     bot_dir: Path
     runtime: tuple[Path, ...]
     own: Path
+    runner_args: tuple[str, ...] | None = None  # a Python bot's: what its runner is given
 
 
 class FailedSeat:
@@ -106,11 +110,15 @@ class FailedSeat:
         return None
 
 
-def _runner_argv(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
-    argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.runner", target]
+def _runner_args(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
+    args = [target]
     for path in paths:
-        argv += ["--path", path]
-    return tuple(argv)
+        args += ["--path", path]
+    return tuple(args)
+
+
+def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
+    return (sys.executable, "-I", "-m", "dp_arena.sandbox.runner", *args)
 
 
 def _module_location(module: str) -> tuple[Path, Path]:
@@ -136,21 +144,13 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         path = Path(str(spec.target)).expanduser().resolve()
         if not path.is_file():
             raise AgentError(f"agent {spec.text!r}: no such file {path}")
-        return BotLaunch(
-            _runner_argv(f"{path}:{spec.class_name}"),
-            path.parent,
-            python_runtime(),
-            own_files(path),
-        )
+        args = _runner_args(f"{path}:{spec.class_name}")
+        return BotLaunch(_runner_argv(args), path.parent, python_runtime(), own_files(path), args)
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
-        return BotLaunch(
-            _runner_argv(f"{spec.target}:{spec.class_name}", (str(entry),)),
-            visible,
-            python_runtime(),
-            visible,
-        )
+        args = _runner_args(f"{spec.target}:{spec.class_name}", (str(entry),))
+        return BotLaunch(_runner_argv(args), visible, python_runtime(), visible, args)
     argv = list(spec.target)
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
     # Paths on the command line are made absolute: inside the sandbox the working
@@ -190,15 +190,8 @@ def open_seat(
     bot runs in (default: the folder of the script its command line names)."""
     limits = limits or Limits()
     try:
-        if spec.startswith(REGISTRY_PREFIX):
-            from dp_arena.registry import Registry
-
-            registry, reference = Registry.for_spec(spec)
-            stored = registry.resolve(reference)
-            spec, bot_dir = stored.spec, stored.folder
-            parsed = parse_spec(spec if stored.is_python else f"cmd:{spec}")
-        else:
-            parsed = parse_spec(spec)
+        parsed, spec, stored_dir = _parsed(spec)
+        bot_dir = stored_dir or bot_dir
         if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
             return InProcessSeat(load_agent(parsed), name)
         launch = launch_for(parsed, bot_dir=bot_dir)
@@ -209,10 +202,70 @@ def open_seat(
             runtime=launch.runtime,
             limits=limits,
             own=launch.own,
+            runner_args=launch.runner_args,
         )
         return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
     except (DPArenaError, OSError, ValueError) as error:
         return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))
+
+
+def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -> None:
+    """Get ready to seat each of ``bots`` (``(spec, trusted)`` pairs) many times in this
+    process: start the warm templates of the sandboxed Python bots among them now, side
+    by side, and keep spare seats of them made ahead from now on (see
+    :mod:`dp_arena.sandbox.template`). Nothing changes for the others; a bot that cannot
+    be prepared is left for its seat to report."""
+    from dp_arena.sandbox import template
+    from dp_arena.sandbox.isolation import template_plan
+    from dp_arena.sandbox.spawn import SPARES
+
+    limits = limits or Limits()
+    plans = []
+    for spec, trusted in dict.fromkeys(bots):
+        try:
+            parsed, _, bot_dir = _parsed(spec)
+            if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+                continue
+            launch = launch_for(parsed, bot_dir=bot_dir)
+        except (DPArenaError, OSError, ValueError):
+            continue
+        plan = template_plan(
+            launch.runner_args,
+            bot_dir=launch.bot_dir,
+            runtime=launch.runtime,
+            limits=limits,
+            own=launch.own,
+        )
+        if plan is not None:
+            plans.append(plan)
+            SPARES.allow(plan, limits)
+    template.prepare(plans, limits.load_timeout)
+
+
+def _parsed(spec: str) -> tuple[AgentSpec, str, Path | None]:
+    """The spec parsed, a registry bot's resolved to its stored spec and folder."""
+    if spec.startswith(REGISTRY_PREFIX):
+        from dp_arena.registry import Registry
+
+        registry, reference = Registry.for_spec(spec)
+        stored = registry.resolve(reference)
+        parsed = parse_spec(stored.spec if stored.is_python else f"cmd:{stored.spec}")
+        return parsed, stored.spec, stored.folder
+    return parse_spec(spec), spec, None
+
+
+def close_seats(seats: list[Seat]) -> None:
+    """Close every seat of a table: sandboxed bots are told goodbye all at once, and
+    the reaper's thread sees them exit and ends them (within the same grace as
+    :meth:`ProcessSeat.close`) while the caller goes on."""
+    for seat in seats:
+        if isinstance(seat, ProcessSeat):
+            seat.say_goodbye()
+    for seat in seats:
+        if isinstance(seat, ProcessSeat):
+            seat.close_later()
+        else:
+            seat.close()
 
 
 def load_fault(

@@ -59,9 +59,32 @@ from dp_arena.sandbox.mounts import (
     visible_paths,
 )
 
-__all__ = ["Isolation", "SandboxCommand", "detect", "kill_uid", "sandbox_command", "uid_processes"]
+__all__ = [
+    "Isolation",
+    "SandboxCommand",
+    "TemplatePlan",
+    "detect",
+    "exec_command",
+    "kill_uid",
+    "sandbox_command",
+    "seat_start",
+    "template_command",
+    "template_plan",
+    "uid_processes",
+]
 
 MODES = ("bubblewrap", "unshare", "none")
+# How a Python bot's seat process is made: forked from a warm template of its sandbox,
+# or exec'd from nothing (``DP_ARENA_SEATS`` forces one).
+SEAT_STARTS = ("fork", "exec")
+# What a template needs beyond the bot's own sandbox to make seats (see sandbox.zygote).
+TEMPLATE_CAPABILITIES = (
+    "CAP_SYS_ADMIN",
+    "CAP_NET_ADMIN",
+    "CAP_SETUID",
+    "CAP_SETGID",
+    "CAP_SETPCAP",
+)
 # Uids handed to bot processes when the dealer is root: far above any real account.
 UID_BASE = 2_000_000
 # The fd on which bubblewrap reads the syscall filter (the launcher opens it there).
@@ -69,6 +92,8 @@ SECCOMP_FD = 3
 
 _uid_lock = threading.Lock()
 _uid_counter = 0
+# Uids of closed seats whose sweep is still to come (see spawn.Monitor): not given out.
+sweeping: set[int] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +112,7 @@ class Isolation:
     syscall_filter: bool = False  # no new namespaces or mounts (seccomp)
     filter_detail: str = ""
     proc_masked: bool = False  # host-wide /proc figures replaced by constants
+    seats: str = "exec"  # Python bots' seats: forked from a warm template, or exec'd
 
     def describe(self) -> list[str]:
         """Human-readable lines, as ``dp-arena check-agent`` prints them."""
@@ -117,6 +143,7 @@ class Isolation:
                 "  host-wide /proc figures masked (load, memory, CPU counters):"
                 f" {yes_no[self.proc_masked]}"
             ),
+            f"  seats of Python bots: {_SEAT_WORDS[self.seats]}",
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -136,7 +163,17 @@ class Isolation:
             "syscall_filter": self.syscall_filter,
             "filter_detail": self.filter_detail,
             "proc_masked": self.proc_masked,
+            "seats": self.seats,
         }
+
+
+_SEAT_WORDS = {
+    "fork": (
+        "forked from a warm template of the bot's sandbox (each seat still its own"
+        " processes, namespaces, /tmp, uid and budget)"
+    ),
+    "exec": "a fresh sandbox and interpreter started for each seat",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +188,22 @@ class SandboxCommand:
     uid: int | None
     scratch: str | None = None
     seccomp_file: str | None = None
+    template: TemplatePlan | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TemplatePlan:
+    """What a warm template of a Python bot's sandbox is made of (its key: seats whose
+    plans are equal can be forked from one template): the mode, the runner's arguments,
+    the bot's folder, own files and runtime, the limits that shape the sandbox itself."""
+
+    mode: str
+    runner_args: tuple[str, ...]
+    bot_dir: Path
+    own: Path
+    runtime: tuple[Path, ...]
+    memory_bytes: int
+    filter_program: bytes | None
 
 
 def _is_root() -> bool:
@@ -159,12 +212,15 @@ def _is_root() -> bool:
 
 def next_uid() -> int:
     """A uid for one bot process: distinct from every other live bot's (the pid keeps
-    dealer processes apart, a counter keeps bots of one dealer apart)."""
+    dealer processes apart, a counter keeps bots of one dealer apart, and a uid whose
+    sweep is still to come is skipped)."""
     global _uid_counter
     with _uid_lock:
-        _uid_counter += 1
-        counter = _uid_counter
-    return UID_BASE + (((os.getpid() & 0x3FFF) << 10) | (counter & 0x3FF))
+        while True:
+            _uid_counter += 1
+            uid = UID_BASE + (((os.getpid() & 0x3FFF) << 10) | (_uid_counter & 0x3FF))
+            if uid not in sweeping:
+                return uid
 
 
 @functools.cache
@@ -174,6 +230,7 @@ def detect() -> Isolation:
     support = budget_support()
     found = replace(_detect_namespaces(), budget=support.kind, budget_detail=support.describe())
     found = _with_filter(found)
+    found = replace(found, seats=seat_start(found.mode))
     if shutil.which("prlimit") is not None:
         return found
     missing = "prlimit (util-linux) is missing: no memory, CPU, process or file limits"
@@ -200,6 +257,17 @@ def _with_filter(found: Isolation) -> Isolation:
         filter_detail=f"NO: {problem}",
         warning=f"{found.warning}; {warning}" if found.warning else warning,
     )
+
+
+def seat_start(mode: str) -> str:
+    """``fork`` where seats can be forked from a template here (a namespace mode, as
+    root), else ``exec``; ``DP_ARENA_SEATS=exec`` forces the latter."""
+    forced = os.environ.get("DP_ARENA_SEATS", "").strip().lower()
+    if forced and forced not in SEAT_STARTS:
+        raise ValueError(f"DP_ARENA_SEATS must be one of {', '.join(SEAT_STARTS)}, not {forced!r}")
+    if forced == "exec" or mode == "none" or not _is_root() or shutil.which("setpriv") is None:
+        return "exec"
+    return "fork"
 
 
 def syscall_filter() -> bytes | None:
@@ -332,11 +400,14 @@ def sandbox_command(
     runtime: Sequence[Path],
     limits: Limits,
     own: Path | None = None,
+    runner_args: Sequence[str] | None = None,
 ) -> SandboxCommand:
     """The command that runs ``argv`` in the sandbox detected here, in the working
     directory ``bot_dir``, with the bot's ``own`` files (a file or a folder; by default
-    ``bot_dir``) and ``runtime`` visible read-only."""
-    mode = detect().mode
+    ``bot_dir``) and ``runtime`` visible read-only. ``runner_args``: for a Python bot,
+    the arguments of its runner (its seat may then be forked from a template)."""
+    active = detect()
+    mode = active.mode
     bot_dir = bot_dir.resolve()
     own = own.resolve() if own is not None else bot_dir
     uid = None
@@ -346,8 +417,13 @@ def sandbox_command(
     filter_program = syscall_filter()
     needed = [*runtime, own, *(python_runtime() if filter_program else ())]
     reachable = mode != "none" or all(_world_reachable(path) for path in needed)
-    if _is_root() and shutil.which("setpriv") and reachable:
+    if _is_root() and _setpriv() and reachable:
         uid = next_uid()
+    plan = template_plan(runner_args, bot_dir=bot_dir, runtime=runtime, limits=limits, own=own)
+    if plan is not None and uid is not None:
+        # Forked from a template: the command is the runner's own, and is wrapped in a
+        # sandbox of its own (exec_command) only if no template can make the seat.
+        return SandboxCommand(tuple(argv), minimal_env(), str(bot_dir), uid, template=plan)
     return _wrap(
         mode,
         list(argv),
@@ -357,6 +433,76 @@ def sandbox_command(
         limits=limits,
         uid=uid,
         filter_program=filter_program,
+    )
+
+
+def template_plan(
+    runner_args: Sequence[str] | None,
+    *,
+    bot_dir: Path,
+    runtime: Sequence[Path],
+    limits: Limits,
+    own: Path | None = None,
+) -> TemplatePlan | None:
+    """The template a Python bot's seats are forked from here, or ``None`` when its
+    seats are exec'd (see :func:`seat_start`)."""
+    active = detect()
+    if runner_args is None or active.seats != "fork":
+        return None
+    bot_dir = bot_dir.resolve()
+    return TemplatePlan(
+        active.mode,
+        tuple(runner_args),
+        bot_dir,
+        own.resolve() if own is not None else bot_dir,
+        tuple(runtime),
+        limits.memory_bytes,
+        syscall_filter(),
+    )
+
+
+def exec_command(command: SandboxCommand, limits: Limits) -> SandboxCommand:
+    """A forked seat's command, wrapped to be exec'd in a sandbox of its own instead."""
+    plan = command.template
+    if plan is None:
+        return command
+    return _wrap(
+        plan.mode,
+        list(command.argv),
+        bot_dir=plan.bot_dir,
+        own=plan.own,
+        runtime=plan.runtime,
+        limits=limits,
+        uid=command.uid,
+        filter_program=plan.filter_program,
+    )
+
+
+@functools.cache
+def _setpriv() -> str | None:
+    return shutil.which("setpriv")
+
+
+def template_command(plan: TemplatePlan) -> SandboxCommand:
+    """The command that starts a template of ``plan``'s sandbox (:mod:`dp_arena.sandbox.zygote`):
+    the bot's own sandbox, as root with the capabilities a seat's set-up needs, without
+    limits, uid or filter (each seat sets its own)."""
+    masks = ",".join(target.removeprefix("/proc/") for _, target in proc_masks(plan.memory_bytes))
+    argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.zygote", "--masks", masks]
+    if plan.filter_program is not None:
+        argv += ["--filter", plan.filter_program.hex()]
+    for path in visible_paths(plan.own, plan.runtime):
+        if path.is_relative_to("/tmp"):  # each seat's fresh /tmp would hide it
+            argv += ["--under-tmp", str(path)]
+    return _wrap(
+        plan.mode,
+        [*argv, "--", *plan.runner_args],
+        bot_dir=plan.bot_dir,
+        own=plan.own,
+        runtime=plan.runtime,
+        limits=Limits(memory_bytes=plan.memory_bytes),
+        uid=None,
+        template=True,
     )
 
 
@@ -413,13 +559,15 @@ def _wrap(
     limits: Limits,
     uid: int | None,
     filter_program: bytes | None = None,
+    template: bool = False,
 ) -> SandboxCommand:
     launcher: list[str] = []
     if filter_program is not None and mode != "bubblewrap":
         # No bubblewrap to load the filter: a launcher installs it, then execs the bot.
         launcher = [sys.executable, "-I", "-S", seccomp.__file__, filter_program.hex()]
         runtime = (*runtime, *python_runtime())
-    inner = _limits_argv(limits) + _drop_argv(uid) + launcher + argv
+    # A template sets each seat's limits, uid and filter itself.
+    inner = argv if template else _limits_argv(limits) + _drop_argv(uid) + launcher + argv
     visible = visible_paths(own, runtime)
     env = minimal_env()
     if mode == "bubblewrap":
@@ -465,7 +613,10 @@ def _wrap(
                 outer += ["--perms", "0755", "--dir", str(ancestor)]
             outer += ["--ro-bind", str(path), str(path)]
         outer += ["--chdir", str(bot_dir)]
-        if uid is not None:
+        if template:
+            for capability in TEMPLATE_CAPABILITIES:
+                outer += ["--cap-add", capability]
+        elif uid is not None:
             outer += [
                 "--cap-add",
                 "CAP_SETUID",

@@ -31,6 +31,7 @@ import shlex
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -66,6 +67,7 @@ class ForbiddenProgram(AgentError):
     """A command bot names a program the sandbox may not show it."""
 
 
+@functools.cache
 def python_runtime() -> tuple[Path, ...]:
     """What a Python bot needs to see: the interpreter's install, the virtual
     environment (third-party packages) and the dp_arena package itself."""
@@ -222,8 +224,19 @@ def _cpuinfo() -> str:
     return re.sub(r"(?m)^(cpu MHz\s*:).*$", r"\1 0.000", text)
 
 
-@functools.cache
+# Seats are opened from several threads at once (a run's preflight, spare seats): the
+# dealer's folder and the files in it are made under one lock.
+_host_lock = threading.RLock()
+
+
 def host_folder() -> Path:
+    """This dealer's folder of files it shows bots read-only (see :func:`_host_folder`)."""
+    with _host_lock:
+        return _host_folder()
+
+
+@functools.cache
+def _host_folder() -> Path:
     """This dealer's folder of files it shows bots read-only (the ``/proc`` stand-ins,
     the syscall filter); removed at exit, and those of dealers that died are removed
     when the next one makes its own."""
@@ -244,13 +257,16 @@ def host_folder() -> Path:
 
 
 def host_file(name: str, data: bytes) -> str:
-    """A read-only file ``name`` holding ``data`` in :func:`host_folder` (written once)."""
+    """A read-only file ``name`` holding ``data`` in :func:`host_folder` (written once;
+    seats opened from several threads at once write it once between them)."""
     path = host_folder() / name
-    if not path.exists() or path.read_bytes() != data:
-        partial = path.with_name(f".{name}.{os.getpid()}")
-        partial.write_bytes(data)
-        os.chmod(partial, 0o444)
-        os.replace(partial, path)
+    with _host_lock:
+        if not path.exists() or path.read_bytes() != data:
+            handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{name}.")
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            os.chmod(partial, 0o444)
+            os.replace(partial, path)
     return str(path)
 
 
@@ -265,10 +281,15 @@ def pid_alive(pid: int) -> bool:
     return True
 
 
-@functools.cache
 def proc_masks(memory_bytes: int) -> tuple[tuple[str, str], ...]:
     """``(host file, /proc path)`` pairs to bind read-only over the sandbox's ``/proc``
-    (made once per dealer process and memory budget)."""
+    (made once per dealer process and memory budget, whatever threads ask at once)."""
+    with _host_lock:
+        return _proc_masks(memory_bytes)
+
+
+@functools.cache
+def _proc_masks(memory_bytes: int) -> tuple[tuple[str, str], ...]:
     contents = {**_CONSTANT_PROC, "meminfo": _meminfo(memory_bytes), "stat": _stat()}
     contents["cpuinfo"] = _cpuinfo()
     folder = host_folder() / str(memory_bytes)

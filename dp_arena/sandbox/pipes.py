@@ -216,7 +216,10 @@ class Pipes:
             handle(line)
             byte_budget -= len(line) + 1
 
-    def close(self) -> None:
+    def close(self, owned_elsewhere: frozenset[int] = frozenset()) -> None:
+        """Close the three fds, but those ``owned_elsewhere`` (by file objects that
+        close them themselves: a second close could hit an fd another thread opened)."""
         for fd in (self.to_bot, self.from_bot, self.stderr):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+            if fd not in owned_elsewhere:
+                with contextlib.suppress(OSError):
+                    os.close(fd)

@@ -9,11 +9,14 @@ did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import re
 import signal
 import subprocess
+import threading
 import time
+from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,9 +30,10 @@ from dp_arena.sandbox.isolation import SandboxCommand
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
 from dp_arena.sandbox.spawn import BotProcess, spawn
+from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["ProcessSeat", "log_path"]
+__all__ = ["REAPER", "ProcessSeat", "Reaper", "log_path"]
 
 # How long a bot may take to exit after its goodbye before it is killed.
 EXIT_GRACE = 0.5
@@ -66,6 +70,8 @@ class ProcessSeat:
         self._dead: SeatFault | None = None  # why the bot is gone, once it is
         self._reported_dead = False
         self._loaded = False
+        self._goodbye_sent = False
+        self._hooks: frozenset[str] | None = None  # the hooks the bot has, if it said
         # Errors and stray lines, reported at the next notification: (kind, what happened).
         self._pending: list[tuple[FaultKind, str]] = []
         self._request_id = 0
@@ -73,12 +79,13 @@ class ProcessSeat:
         self._bank = limits.time_bank
         self._started = time.monotonic()
         self.decision_seconds: list[float] = []
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: subprocess.Popen[bytes] | ForkedProcess | None = None
         self.sandbox: BotProcess | None = None
         self.pipes: Pipes | None = None
         try:
             self.sandbox = spawn(command, limits)
             self.process = self.sandbox.process
+            self.command = self.sandbox.command  # a spare made ahead has its own uid
         except OSError as error:
             self._dead = SeatFault(FaultKind.LOAD_ERROR, f"cannot start {command.argv[0]}: {error}")
             return
@@ -104,13 +111,24 @@ class ProcessSeat:
 
     def begin_session(self, context: SessionContext) -> SeatFault | None:
         self._bank = self.limits.time_bank
+        if self._unheard("begin_session"):
+            return self._notify(None)
         return self._notify(protocol.session_start(context))
 
     def begin_deal(self, start: DealStart) -> SeatFault | None:
+        if self._unheard("begin_deal"):
+            return self._notify(None)
         return self._notify(protocol.deal_start(start))
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:
+        if self._unheard("end_deal"):
+            return self._notify(None)
         return self._notify(protocol.deal_end(end))
+
+    def _unheard(self, hook: str) -> bool:
+        """Whether the bot said in its hello that it has no such hook (the Python
+        runner says which it has): its notification is then not sent at all."""
+        return self._loaded and self._hooks is not None and hook not in self._hooks
 
     def decide(self, observation: Observation) -> Action | SeatFault:
         fault = self._ready()
@@ -134,25 +152,48 @@ class ProcessSeat:
             self._bank = max(0.0, self._bank - (elapsed - self.limits.action_timeout))
         return answer
 
+    def say_goodbye(self) -> bool:
+        """Tell the bot the session is over, without waiting for it to exit (so that the
+        bots of a table exit side by side); whether it was told. :meth:`close` ends it."""
+        process = self.process
+        if self._goodbye_sent or process is None or self.pipes is None:
+            return self._goodbye_sent
+        # A bot still busy with a request it timed out on would not read the goodbye:
+        # it is killed at once rather than waited for.
+        stuck = self._request_id in self._given_up
+        if process.poll() is None and self._dead is None and not stuck:
+            with contextlib.suppress(Closed):
+                self.pipes.send(protocol.encode(protocol.goodbye()), time.monotonic() + 0.1)
+                self._goodbye_sent = True
+        return self._goodbye_sent
+
     def close(self) -> None:
         """Say goodbye, give the bot a moment to exit, then kill whatever is left of it."""
+        self.say_goodbye()
+        self._finish()
+
+    def close_later(self) -> None:
+        """Say goodbye now and leave the rest of :meth:`close` to the reaper's thread
+        (the table is done with the seat; see :class:`Reaper`)."""
+        self.say_goodbye()
+        REAPER.add(self)
+
+    def _finish(self) -> None:
+        """The end of :meth:`close`, after the goodbye: the grace, the kill, the logs."""
         process = self.process
         if process is not None and self.pipes is not None:
-            # A bot still busy with a request it timed out on would not read the
-            # goodbye: kill it at once rather than wait for nothing.
-            stuck = self._request_id in self._given_up
-            if process.poll() is None and self._dead is None and not stuck:
-                with contextlib.suppress(Closed):
-                    self.pipes.send(protocol.encode(protocol.goodbye()), time.monotonic() + 0.1)
+            if self._goodbye_sent:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     process.wait(EXIT_GRACE)
             self._kill()
             self.pipes.drain_stderr()
-            self.pipes.close()
-            for stream in (process.stdin, process.stdout, process.stderr):
-                if stream is not None:
-                    with contextlib.suppress(OSError):
-                        stream.close()
+            # The process's stream objects own their fds: each fd is closed once, by its
+            # owner (a second close could hit an fd another thread opened meanwhile).
+            streams = [s for s in (process.stdin, process.stdout, process.stderr) if s]
+            self.pipes.close(frozenset(s.fileno() for s in streams if not s.closed))
+            for stream in streams:
+                with contextlib.suppress(OSError):
+                    stream.close()
             self.pipes = None
         self.log.close()
         if self.sandbox is not None:
@@ -236,6 +277,7 @@ class ProcessSeat:
             except protocol.ProtocolViolation as error:
                 self._fail(FaultKind.LOAD_ERROR, f"bad hello: {error}")
                 return
+            self._hooks = protocol.hello_hooks(message)
             self._loaded = True
             return
 
@@ -255,13 +297,15 @@ class ProcessSeat:
         except subprocess.TimeoutExpired:
             return ""
         verdict = self.sandbox.verdict if self.sandbox is not None else None
+        verdict = verdict or getattr(self.process, "setup_error", None)
         over = f": {verdict}" if verdict else ""
         if code < 0:
             try:
                 return f" (killed by {signal.Signals(-code).name}{over})"
             except ValueError:
                 return f" (killed by signal {-code}{over})"
-        if code > 128 and self.command.argv[0] in ("bwrap", "unshare"):
+        exact = getattr(self.process, "exact_status", False)
+        if code > 128 and not exact and self.command.argv[0] in ("bwrap", "unshare"):
             # The sandbox's launcher reports a bot killed by signal N as status 128 + N.
             try:
                 return f" (killed by {signal.Signals(code - 128).name}{over})"
@@ -269,14 +313,17 @@ class ProcessSeat:
                 pass
         return f" (exit status {code}{over})"
 
-    def _notify(self, message: dict[str, Any]) -> SeatFault | None:
-        """Send a one-way message; the fault to report, if any (including errors the
-        bot reported since the last call)."""
+    def _notify(self, message: dict[str, Any] | None) -> SeatFault | None:
+        """Send a one-way message (``None``: one the bot has no hook for, which is not
+        sent); the fault to report, if any (including errors the bot reported since the
+        last call)."""
         fault = self._ready()
         if fault is not None:
             return fault
         assert self.pipes is not None
         self._drain()
+        if message is None:
+            return self._pending_fault()
         try:
             if not self.pipes.send(
                 protocol.encode(message), time.monotonic() + self.limits.action_timeout
@@ -458,6 +505,72 @@ class ProcessSeat:
             self._given_up.add(closing)
         self.log.note(f"PROTOCOL: {detail}")
         return SeatFault(FaultKind.PROTOCOL, detail)
+
+
+class Reaper:
+    """Finishes closing seats in a thread of its own: a table's seats are told goodbye
+    and the next table sits down while they exit, each within the same grace and then
+    killed, as :meth:`ProcessSeat.close` does. At most :data:`BACKLOG` seats wait here:
+    past that, closing waits (a table of bots that ignore their goodbye cannot pile up
+    processes). At exit, every seat waiting is finished."""
+
+    BACKLOG = 64
+
+    def __init__(self) -> None:
+        self._queue: deque[ProcessSeat] = deque()
+        self._lock = threading.Lock()
+        self._work = threading.Condition(self._lock)
+        self._idle = threading.Condition(self._lock)
+        self._busy = 0
+        self._thread: threading.Thread | None = None
+
+    def add(self, seat: ProcessSeat) -> None:
+        with self._lock:
+            if len(self._queue) >= self.BACKLOG:
+                full = True
+            else:
+                full = False
+                self._queue.append(seat)
+                if self._thread is None:
+                    self._thread = threading.Thread(
+                        target=self._run, name="dp-arena-reaper", daemon=True
+                    )
+                    self._thread.start()
+                    atexit.register(self.flush)
+                self._work.notify()
+        if full:
+            seat._finish()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._queue:
+                    self._work.wait()
+                seat = self._queue.popleft()
+                self._busy += 1
+            try:
+                seat._finish()
+            except Exception:  # one seat's bad end must not stop the others'
+                pass
+            finally:
+                with self._lock:
+                    self._busy -= 1
+                    if not self._queue and not self._busy:
+                        self._idle.notify_all()
+
+    def flush(self, timeout: float = 60.0) -> bool:
+        """Wait until every seat handed over is closed; whether they all were."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while self._queue or self._busy:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._idle.wait(remaining)
+        return True
+
+
+REAPER = Reaper()
 
 
 # The kinds of message a bot may send (``type`` left out means an action).

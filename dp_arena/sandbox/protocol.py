@@ -35,6 +35,7 @@ from dp_arena.engine.actions import Action
 from dp_arena.text import excerpt, printable
 
 __all__ = [
+    "HOOKS",
     "MAX_DEPTH",
     "MAX_DIGITS",
     "PROTOCOL_VERSION",
@@ -48,6 +49,7 @@ __all__ = [
     "encode",
     "goodbye",
     "hello",
+    "hello_hooks",
     "reply_action",
     "session_start",
 ]
@@ -207,6 +209,20 @@ def check_hello(message: dict[str, Any]) -> str:
     if not isinstance(name, str):
         raise ProtocolViolation(f"hello: name must be a string, not {brief(name)}")
     return printable(name, 100)
+
+
+HOOKS = ("begin_session", "begin_deal", "end_deal")
+
+
+def hello_hooks(message: dict[str, Any]) -> frozenset[str] | None:
+    """The hooks a bot's hello says it has (``hooks``, optional: the dealer then sends
+    only the notifications it listens to), or ``None`` when it does not say (every
+    notification is sent). Names other than :data:`HOOKS` are ignored; anything but a
+    list of strings is as good as not saying."""
+    hooks = message.get("hooks")
+    if not isinstance(hooks, list) or not all(isinstance(name, str) for name in hooks):
+        return None
+    return frozenset(name for name in hooks if name in HOOKS)
 
 
 def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:

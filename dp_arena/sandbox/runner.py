@@ -91,13 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     except BaseException as error:  # anything at all: the dealer must hear why
         host.error(f"loading {args.spec}: {_describe(error)}")
         return 1
-    host.send(
-        {"type": "hello", "protocol": host.protocol.PROTOCOL_VERSION, "name": type(agent).__name__}
-    )
-
     hooks = {
         name: getattr(agent, name, None) for name in ("begin_session", "begin_deal", "end_deal")
     }
+    host.send(
+        {
+            "type": "hello",
+            "protocol": host.protocol.PROTOCOL_VERSION,
+            "name": type(agent).__name__,
+            # The dealer then sends no notification the bot would only skip.
+            "hooks": sorted(name for name, hook in hooks.items() if hook is not None),
+        }
+    )
     readers = {
         "session_start": ("begin_session", "context", SessionContext.from_json),
         "deal_start": ("begin_deal", "deal", DealStart.from_json),

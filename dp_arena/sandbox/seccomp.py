@@ -32,6 +32,7 @@ without running it.
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import struct
@@ -151,7 +152,12 @@ def _assemble(code: list[tuple[int, str | int, str | int, int] | str]) -> bytes:
 def program(machine: str | None = None) -> bytes | None:
     """The filter for ``machine`` (default: this one's), or ``None`` for an
     architecture whose system call numbers the filter does not know."""
-    known = KNOWN_MACHINES.get((machine or platform.machine()).lower())
+    return _program((machine or platform.machine()).lower())
+
+
+@functools.cache
+def _program(machine: str) -> bytes | None:
+    known = KNOWN_MACHINES.get(machine)
     if known is None:
         return None
     audit_arch, numbers = known

@@ -11,7 +11,7 @@ from dp_arena.results import to_json
 from dp_arena.tournament.benching import benchings
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, Standing
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
 from dp_arena.tournament.quickplay import QuickPlayDetails
 
@@ -160,9 +160,30 @@ def _standing_lines(
     return lines
 
 
+def _benched_tables(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
+    """A session as :func:`benchings` reads it, holding only its tables with a benched
+    seat (the others bench no one: converting them would only cost time)."""
+    groups, key = (
+        (outcome.matches, "match")
+        if isinstance(outcome, RoundRobinOutcome)
+        else (outcome.sections, "section")
+    )
+    return {
+        "session": outcome.session,
+        "kind": outcome.kind,
+        "matches" if key == "match" else "sections": [
+            {
+                key: getattr(group, key),
+                "table_results": [to_json(table) for table in group.table_results if table.benched],
+            }
+            for group in groups
+        ],
+    }
+
+
 def _benched_lines(result: EventResult) -> list[str]:
     """Every benching: where, how many deals it cost, and the fault kinds that did it."""
-    benched = benchings([to_json(outcome) for outcome in result.sessions])
+    benched = benchings([_benched_tables(outcome) for outcome in result.sessions])
     if not benched:
         return []
     lines = ["", "benched (played on as absent players after faults):"]

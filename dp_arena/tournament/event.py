@@ -3,9 +3,11 @@
 ::
 
     RUN_DIR/
-      results.json          the plan, every session, standings, prizes, faults (docs/results.md);
+      results.json          the summary: the plan, standings, prizes, each entrant's totals,
+                            faults, and an index of the sessions' parts (docs/results.md);
                             byte-identical for the same config and seed
-      sessions/session-N.json  each session's outcome as soon as it is played (a checkpoint)
+      sessions/session-N.jsonl  each session's part, as soon as it is played: its
+                            sections or mini-matches and their tables, one record a line
       histories/sS-xX-tT.phhs  hand histories (PHH), one file per table-session
       logs/PLAYER/          sandboxed bots' logs, and faults.json with the bot's faults
       summary.txt           the human-readable summary
@@ -16,23 +18,32 @@ Every file is written atomically (a temporary file, then a rename).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import queue
 import re
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
 from dp_arena.errors import RunError
-from dp_arena.results import TableSessionResult, to_json
+from dp_arena.results import TableSessionResult
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import describe_result
+from dp_arena.tournament.documents import (
+    entrant_totals,
+    plain,
+    plain_session,
+    session_part_text,
+    summary_text,
+)
 from dp_arena.tournament.formats import EventFormat, Runtime, get_format
 from dp_arena.tournament.histories import session_history_text
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
@@ -51,27 +62,7 @@ __all__ = [
     "write_atomic",
 ]
 
-RESULTS_VERSION = 1
-
-
-def plain(value: Any) -> Any:
-    """JSON data of records: dataclasses, enums and tuples as :func:`~dp_arena.results.to_json`
-    does, and points (fractions) as integers, or as decimals when they are halves."""
-    return _plain_points(to_json(value))
-
-
-def _plain_points(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        if value.denominator == 1:
-            return value.numerator
-        if value.denominator & (value.denominator - 1) == 0:  # a power of two: exact as a float
-            return float(value)
-        return str(value)
-    if isinstance(value, dict):
-        return {key: _plain_points(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_plain_points(item) for item in value]
-    return value
+RESULTS_VERSION = 2
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -87,13 +78,7 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
-def session_json(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
-    """A session's outcome as JSON, its per-player pairs as objects keyed by player."""
-    data: dict[str, Any] = plain(outcome)
-    for key in ("carryover", "points", "beaten"):
-        if key in data:
-            data[key] = dict(data[key])
-    return data
+session_json = plain_session
 
 
 def _dump(data: Any) -> str:
@@ -149,15 +134,71 @@ class Progress:
             print(file=self.stream, flush=True)
 
 
+class _Writer:
+    """Writes files in a thread of its own, so that the driver goes on while the file
+    system creates them (hand histories: one file per table-session); :meth:`flush`
+    waits for every file handed over, and raises the first write's error, if any."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Path, str] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._pending = 0
+        self._done = threading.Condition()
+
+    def write(self, path: Path, text: str) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="dp-arena-writer", daemon=True)
+            self._thread.start()
+        with self._done:
+            self._pending += 1
+        self._queue.put((path, text))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                if self._error is None:
+                    write_atomic(*item)
+            except (OSError, ValueError) as error:  # told to the driver at the next flush
+                self._error = error
+            with self._done:
+                self._pending -= 1
+                self._done.notify_all()
+
+    def flush(self) -> None:
+        with self._done:
+            self._done.wait_for(lambda: self._pending == 0)
+        if self._error is not None:
+            raise self._error
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
+
+
 class _RunDirObserver:
     """Writes hand histories, session checkpoints and the progress line as the event runs."""
 
-    def __init__(self, run_dir: Path, progress: Progress | None, histories: bool) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        progress: Progress | None,
+        histories: bool,
+        written: Callable[[TableUnit], str | None] | None = None,
+    ) -> None:
         self.run_dir = run_dir
         self.progress = progress
         self.histories = histories
+        self.written = written
         self.history_files: list[str] = []
+        self.parts: list[dict[str, Any]] = []  # the summary's index of the sessions' parts
         self.deals_played = 0
+        self.writer = _Writer()
 
     def units_started(self, label: str, units: list[TableUnit]) -> None:
         if self.progress is not None:
@@ -167,7 +208,10 @@ class _RunDirObserver:
         self.deals_played += len(result.deals)
         if self.histories:
             name = f"histories/s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
-            write_atomic(self.run_dir / name, session_history_text(unit, result))
+            text = self.written(unit) if self.written is not None else None
+            if text is None:  # not written where it was played: written here
+                text = session_history_text(unit, result)
+            self.writer.write(self.run_dir / name, text)
             self.history_files.append(name)
         if self.progress is not None:
             self.progress.step()
@@ -175,8 +219,19 @@ class _RunDirObserver:
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
         if self.progress is not None:
             self.progress.finish()
-        path = self.run_dir / "sessions" / f"session-{outcome.session}.json"
-        write_atomic(path, _dump(session_json(outcome)))
+        name = f"sessions/session-{outcome.session}.jsonl"
+        text = session_part_text(plain_session(outcome))
+        write_atomic(self.run_dir / name, text)
+        data = text.encode("utf-8")
+        self.parts.append(
+            {
+                "session": outcome.session,
+                "kind": outcome.kind,
+                "part": name,
+                "records": text.count("\n"),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
 
 
 def results_document(
@@ -186,10 +241,11 @@ def results_document(
     result: EventResult,
     histories: list[str],
     code: Mapping[str, Mapping[str, Any]] | None = None,
+    parts: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """The content of ``results.json`` (see ``docs/results.md``); ``code`` is each
     player's code object as the run recorded it at the start (by default each is named
-    from its spec, without a content hash)."""
+    from its spec, without a content hash); ``parts`` indexes the sessions' parts."""
     settings = EventSettings.resolve(config, event_format.defaults)
     code = code or {}
     prizes = {standing.player: standing.prize_cents for standing in result.standings}
@@ -214,8 +270,9 @@ def results_document(
             _entrant_json(entrant, absent, code.get(entrant.player)) for entrant in config.entrants
         ],
         "plan": plan.to_json(),
-        "sessions": [session_json(outcome) for outcome in result.sessions],
+        "sessions": list(parts),
         "standings": list(result.standings),
+        "totals": entrant_totals([entrant.player for entrant in config.entrants], result.sessions),
         "prizes": {
             "pool_cents": plan.prizes.pool_cents,
             "fees_cents": plan.prizes.fee_cents * plan.entrants,
@@ -262,9 +319,11 @@ def run_event(
     histories: bool = True,
     clock: Callable[[], float] = time.perf_counter,
     code: Mapping[str, Mapping[str, Any]] | None = None,
+    written_histories: Callable[[TableUnit], str | None] | None = None,
 ) -> EventRun:
     """Plan and play ``config`` into ``run_dir`` and return what happened (``code``: see
-    :func:`results_document`)."""
+    :func:`results_document`; ``written_histories``: a unit's hand history as the worker
+    that played it wrote it, if it did)."""
     if (run_dir / "results.json").exists():
         raise RunError(
             f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
@@ -277,13 +336,21 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    observer = _RunDirObserver(run_dir, progress, histories)
+    observer = _RunDirObserver(run_dir, progress, histories, written_histories)
     runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
     started = clock()
-    result = event_format.play(config, plan, runtime)
+    try:
+        result = event_format.play(config, plan, runtime)
+        observer.writer.flush()
+    finally:
+        observer.writer.close()
     seconds = clock() - started
-    document = results_document(config, event_format, plan, result, observer.history_files, code)
-    write_atomic(run_dir / "results.json", _dump(document))
+    document = plain(
+        results_document(
+            config, event_format, plan, result, observer.history_files, code, observer.parts
+        )
+    )
+    write_atomic(run_dir / "results.json", summary_text(document))
     by_player: dict[str, list[Any]] = {}
     for fault in result.faults:
         by_player.setdefault(fault.player, []).append(fault)

@@ -1,11 +1,13 @@
-"""Hand histories of a table unit, rebuilt from its result in the process that keeps the
-run directory.
+"""Hand histories of a table unit, rebuilt from its result.
 
 A :class:`~dp_arena.results.DealRecord` holds each deal's button and actions, and the
 unit holds the rules and deck ids, so every hand can be replayed through the engine
-here rather than written by the worker that played it: workers stay pure (units in,
-results out), and the histories of a run are the same on every executor. A replay that
-does not reproduce the recorded nets is an engine bug and raises.
+wherever the unit and its result are: a Ray worker writes the history of each unit it
+played (so the driver only stores it), the driver writes those of units it played
+itself or read back from the store, and ``dp-arena verify`` writes them all again. It is
+a pure function of the unit and its result, so the histories of a run are the same on
+every executor. A replay that does not reproduce the recorded nets is an engine bug and
+raises.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from dp_arena.agents import (
 )
 from dp_arena.engine import Betting, TableRules
 from dp_arena.results import TableSessionResult
-from dp_arena.sandbox import open_seat
+from dp_arena.sandbox import close_seats, open_seat, prepare
 from dp_arena.sandbox.limits import Limits
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "SerialExecutor",
     "TableUnit",
     "open_player_seat",
+    "prepare_units",
     "run_unit",
 ]
 
@@ -186,6 +187,18 @@ def _open_seat(seat: SeatAssignment, unit: TableUnit) -> Seat:
     )
 
 
+def prepare_units(units: Sequence[TableUnit]) -> None:
+    """Get this process ready to seat the sandboxed bots of ``units`` again and again
+    (their warm templates started side by side, spare seats kept: see
+    :func:`dp_arena.sandbox.prepare`). Results do not depend on it."""
+    by_limits: dict[tuple[tuple[str, Any], ...], list[tuple[str, bool]]] = {}
+    for unit in units:
+        bots = by_limits.setdefault(unit.limits, [])
+        bots += [(seat.spec, seat.trusted) for seat in unit.seats if seat.spec is not None]
+    for limits, bots in by_limits.items():
+        prepare(bots, limits=Limits().with_changes(**dict(limits)) if limits else None)
+
+
 def run_unit(unit: TableUnit) -> TableSessionResult:
     """Seat the bots of ``unit``, play its session and return the result."""
     seats: list[Seat] = []
@@ -216,8 +229,7 @@ def run_unit(unit: TableUnit) -> TableSessionResult:
             table_index=unit.table,
         )
     finally:
-        for seat in seats:
-            seat.close()
+        close_seats(seats)
 
 
 class Executor(Protocol):
@@ -241,6 +253,7 @@ class SerialExecutor:
         on_result: Callable[[int, TableSessionResult], None] | None = None,
     ) -> list[TableSessionResult]:
         results = []
+        prepare_units(units)
         for index, unit in enumerate(units):
             result = run_unit(unit)
             if on_result is not None:

@@ -17,6 +17,7 @@ import pytest
 from dp_arena.leaderboard import LeaderboardOptions, publish
 from dp_arena.leaderboard.progress import Progress
 from dp_arena.leaderboard.publish import FILES, compute
+from tests import run_files
 from tests.ratings.chromium import find_browser, open_page
 from tests.ratings.conftest import play_event
 
@@ -97,7 +98,7 @@ def test_results_name_each_entrants_code_without_a_path(cup: Path) -> None:
 
 def test_published_files_name_entrants_never_a_path(cup: Path, tmp_path: Path) -> None:
     published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
-    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    results = run_files.results(cup)
     for name in FILES:
         text = (tmp_path / "out" / name).read_text(encoding="utf-8")
         assert "mybot" not in text and str(cup.parent.parent) not in text, name
@@ -146,7 +147,7 @@ def _benched_by_hand(results: dict) -> list[tuple[int, int, int]]:  # type: igno
 
 
 def test_benching_is_said_in_the_summary_the_data_and_the_page(cup: Path, tmp_path: Path) -> None:
-    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    results = run_files.results(cup)
     expected = _benched_by_hand(results)
     assert expected and all(out > 0 for _, _, out in expected)
     summary = (cup / "summary.txt").read_text(encoding="utf-8")
@@ -211,7 +212,7 @@ def test_publishing_shows_progress_on_a_terminal_only(cup: Path) -> None:
     compute([cup], options, Progress(pipe))
     tables = sum(
         len(group["table_results"])
-        for session in json.loads((cup / "results.json").read_text())["sessions"]
+        for session in run_files.results(cup)["sessions"]
         for group in session.get("sections") or session.get("matches")
     )
     shown = terminal.getvalue()

@@ -17,6 +17,7 @@ from dp_arena.cli import main
 from dp_arena.leaderboard import LeaderboardOptions, build_leaderboard, load_runs, publish
 from dp_arena.leaderboard.publish import FILES
 from dp_arena.ratings.duplicate import score_matrix
+from tests import run_files
 from tests.ratings.chromium import find_browser, open_page
 
 HOSTILE_PLAYER = '<script>alert("pwned")</script>'
@@ -88,16 +89,18 @@ class _Tags(HTMLParser):
 def _hostile_copy(small_run: Path, folder: Path) -> Path:
     """The fixture's results with an entrant renamed to a script and a code name that
     breaks out of an attribute (results are untrusted: names come from submitters)."""
-    folder.mkdir(parents=True)
-    text = (small_run / "results.json").read_text(encoding="utf-8")
-    text = text.replace('"caller"', json.dumps(HOSTILE_PLAYER))
-    data = json.loads(text)
-    for entrant in data["entrants"]:
-        if entrant["player"] == "aggro":
-            entrant["spec"] = HOSTILE_SPEC
-            entrant["code"] = {"kind": "file", "name": HOSTILE_SPEC, "version": None}
-            entrant["code"]["sha256"] = "ab" * 32
-    (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    run_files.copy_results(
+        small_run, folder, lambda text: text.replace('"caller"', json.dumps(HOSTILE_PLAYER))
+    )
+
+    def hostile(data: dict) -> None:  # type: ignore[type-arg]
+        for entrant in data["entrants"]:
+            if entrant["player"] == "aggro":
+                entrant["spec"] = HOSTILE_SPEC
+                entrant["code"] = {"kind": "file", "name": HOSTILE_SPEC, "version": None}
+                entrant["code"]["sha256"] = "ab" * 32
+
+    run_files.edit_results(folder, hostile)
     return folder
 
 

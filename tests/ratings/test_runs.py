@@ -13,10 +13,11 @@ import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.ratings.runs import bot_identity, load_run
+from tests import run_files
 
 
 def test_blocks_hold_every_entrants_nets(small_run: Path) -> None:
-    data = json.loads((small_run / "results.json").read_text())
+    data = run_files.results(small_run)
     event = load_run(small_run)
     assert event.has_equity and event.format == "sng-round-robin"
     (session,) = data["sessions"]
@@ -57,7 +58,7 @@ def test_equity_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
 
 
 def test_comparisons_follow_total_chips(small_run: Path) -> None:
-    data = json.loads((small_run / "results.json").read_text())
+    data = run_files.results(small_run)
     event = load_run(small_run)
     chips = {
         (match["match"], comparison["seat"], player): total
@@ -78,9 +79,7 @@ def test_comparisons_follow_total_chips(small_run: Path) -> None:
 
 
 def test_a_run_without_a_store_has_no_equity(small_run: Path, tmp_path: Path) -> None:
-    copy = tmp_path / "plain"
-    copy.mkdir()
-    shutil.copy(small_run / "results.json", copy / "results.json")
+    copy = run_files.copy_results(small_run, tmp_path / "plain")
     event = load_run(copy)
     assert not event.has_equity
     assert all(play.equity_net is None for block in event.blocks for play in block.plays)
@@ -229,10 +228,12 @@ def test_a_store_that_disagrees_with_the_results_is_refused(
 ) -> None:
     copy = tmp_path / "tampered"
     shutil.copytree(small_run, copy)
-    data = json.loads((copy / "results.json").read_text())
-    nets = data["sessions"][0]["matches"][0]["table_results"][0]["deal_nets"][0]
-    nets[0], nets[1] = nets[0] + 1, nets[1] - 1
-    (copy / "results.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def tamper(data: dict) -> None:  # type: ignore[type-arg]
+        nets = data["sessions"][0]["matches"][0]["table_results"][0]["deal_nets"][0]
+        nets[0], nets[1] = nets[0] + 1, nets[1] - 1
+
+    run_files.edit_results(copy, tamper)
     with pytest.raises(RunError, match=r"store's nets .* differ from results\.json's"):
         load_run(copy)
     assert not load_run(copy, equity=False).has_equity

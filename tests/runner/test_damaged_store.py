@@ -18,6 +18,7 @@ from dp_arena.errors import RunError
 from dp_arena.runner import ExecutorOptions, RunStore, start_run
 from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import load_config
+from tests import run_files
 
 from .helpers import write_config
 
@@ -283,11 +284,10 @@ def test_leaderboard_publish_refuses_results_with_values_of_the_wrong_type(
     edit: Callable[[dict], None],
     field: str,
 ) -> None:
-    """A prize of 1.5 cents would have been published as 1: a wrong result."""
+    """A prize of 1.5 cents would have been published as 1: a wrong result (here the
+    summary and the sessions' parts agree: the parts' digests are the changed parts')."""
     run_dir = _copy(finished_run, tmp_path)
-    data = json.loads((run_dir / "results.json").read_text())
-    edit(data)
-    (run_dir / "results.json").write_text(json.dumps(data))
+    run_files.edit_results(run_dir, edit)
     out = tmp_path / "board"
     assert main(["leaderboard", "publish", str(run_dir), "--out", str(out)]) == 2
     error = capsys.readouterr().err

@@ -128,13 +128,27 @@ def event(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_ray_on_a_cluster_gives_the_serial_results(
-    ray_head: str, event: tuple[Path, bytes], tmp_path: Path, workers: int
+    ray_head: str,
+    event: tuple[Path, bytes],
+    tmp_path: Path,
+    workers: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     config, reference = event
+
+    def not_here(*args: object) -> str:
+        raise AssertionError("the driver wrote a hand history: the workers should have")
+
+    monkeypatch.setattr("dp_arena.tournament.event.session_history_text", not_here)
     outcome = start_run(
         load_config(config), tmp_path / "run", ExecutorOptions("ray", workers, ray_head), quiet=True
     )
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
+    # The workers wrote the hand histories: the very bytes the serial driver wrote.
+    serial = config.parent / "reference" / "histories"
+    written = sorted((tmp_path / "run" / "histories").iterdir())
+    assert [path.name for path in written] == sorted(path.name for path in serial.iterdir())
+    assert all(path.read_bytes() == (serial / path.name).read_bytes() for path in written)
     assert outcome.executor == f"Ray cluster at {ray_head} ({workers} workers)"
     assert outcome.units_played > 0 and outcome.worker_peaks_kib
     if workers == 1:
@@ -188,12 +202,22 @@ def test_dp_arena_run_joins_a_cluster_with_ray_address_auto(
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
 
 
-def test_the_default_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
+def test_the_embedded_ray_gives_the_serial_results_and_leaves_nothing_running(
     event: tuple[Path, bytes], tmp_path: Path
 ) -> None:
     config, reference = event
     run_dir = tmp_path / "run"
-    finished = cli("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet")
+    finished = cli(
+        "run",
+        str(config),
+        "--run-dir",
+        str(run_dir),
+        "--executor",
+        "ray",
+        "--workers",
+        "2",
+        "--quiet",
+    )
     assert finished.returncode == 0, finished.stderr[-3000:]
     assert "on Ray (embedded, 2 workers) after a" in finished.stdout
     assert finished.stderr == ""  # quiet: no progress, no Ray chatter
@@ -229,7 +253,17 @@ def test_the_embedded_ray_dies_with_a_driver_killed_with_sigkill(tmp_path: Path)
     run_dir = tmp_path / "run"
     variable, value = "DP_ARENA_TEST_RUN", secrets.token_hex(8)
     process = subprocess.Popen(
-        cli_command("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet"),
+        cli_command(
+            "run",
+            str(config),
+            "--run-dir",
+            str(run_dir),
+            "--executor",
+            "ray",
+            "--workers",
+            "2",
+            "--quiet",
+        ),
         cwd=cli_folder(),
         env=cli_environment({variable: value}),
         stdout=subprocess.DEVNULL,

@@ -19,6 +19,7 @@ from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.verify import verify_run
 from dp_arena.tournament.config import load_config
+from tests import run_files
 
 SERIAL = ExecutorOptions("serial")
 
@@ -141,6 +142,21 @@ def test_a_changed_standing_fails_the_results(copy: Path) -> None:
 
     _edit_json(copy / "results.json", change)
     assert _failed(copy) == {"results"}
+
+
+def test_a_changed_session_part_fails_the_results(copy: Path) -> None:
+    """A table's nets changed in a session's part (its digest in the summary changed to
+    match, as a careful forger would): what the stored table-sessions give differs."""
+
+    def change(data: Any) -> None:
+        table = data["sessions"][0]["sections"][0]["table_results"][0]
+        table["deal_nets"][0] = [-net for net in table["deal_nets"][0]]
+
+    run_files.edit_results(copy, change)
+    verification = verify_run(copy)
+    assert _failed(copy) == {"results"}
+    [check] = [check for check in verification.checks if check.name == "results"]
+    assert any("sessions/session-1.jsonl differs" in problem for problem in check.problems)
 
 
 def test_a_changed_hand_history_fails(copy: Path) -> None:

@@ -26,6 +26,7 @@ from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import isolation as sandbox_isolation
 from dp_arena.sandbox.isolation import detect, uid_processes
 from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.spawn import kept_processes
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots"
 REPO = Path(__file__).resolve().parents[2]
@@ -107,12 +108,15 @@ def descendants(root: int) -> list[int]:
 
 def assert_nothing_left(seats: list[Seat], *, timeout: float = 10.0) -> None:
     """No process of any of these sandboxed bots is alive, and this test process has no
-    child left (the kill is asynchronous: allow it a moment)."""
+    child left but the ones it keeps on purpose (its warm templates, and spare seats
+    made ahead, in which no bot code has run); the kill is asynchronous: allow it a
+    moment."""
     uids = [seat.command.uid for seat in seats if getattr(seat, "command", None) is not None]
     deadline = time.monotonic() + timeout
     while True:
         leftover = [pid for uid in uids if uid is not None for pid in uid_processes(uid)]
-        leftover += descendants(os.getpid())
+        kept = kept_processes()
+        leftover += [pid for pid in descendants(os.getpid()) if pid not in kept]
         if not leftover or time.monotonic() > deadline:
             break
         time.sleep(0.05)

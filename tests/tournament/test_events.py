@@ -3,6 +3,7 @@ rules' invariants, and give the same results.json for the same config and seed."
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -11,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from dp_arena.results import TableSessionResult
+from dp_arena.results import TableSessionResult, session_from_records
 from dp_arena.tournament.config import EventConfig, parse_config
-from dp_arena.tournament.event import run_event
+from dp_arena.tournament.event import run_event, session_json
 from dp_arena.tournament.formats import Runtime, get_format
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
@@ -194,7 +195,7 @@ def test_the_run_directory(tmp_path: Path) -> None:
     assert document["prizes"]["fees_cents"] == 400
     assert (tmp_path / "run" / "summary.txt").read_text() == run.summary
     assert json.loads((tmp_path / "run" / "timing.json").read_text())["deals_played"] == 3 * 2 * 6
-    assert (tmp_path / "run" / "sessions" / "session-1.json").is_file()
+    assert (tmp_path / "run" / "sessions" / "session-1.jsonl").is_file()
     histories = sorted((tmp_path / "run" / "histories").glob("*.phhs"))
     if histories:  # PHH writing is there when dp_arena.engine.phh is
         assert len(histories) == 6 and document["histories"] == [
@@ -207,6 +208,44 @@ def test_the_run_directory(tmp_path: Path) -> None:
     assert not list((tmp_path / "run").rglob("*.tmp"))
     with pytest.raises(Exception, match="already holds a finished run"):
         run_event(config, tmp_path / "run")
+
+
+def test_the_summary_indexes_the_sessions_parts_and_totals_every_entrant(tmp_path: Path) -> None:
+    """results.json holds no table: each session is a part of its own, JSON Lines that
+    join into the session's object again, named with its digest; each entrant's totals
+    are those of its tables; and a long list is one row a line."""
+    config = _config("regular", 40, seed=3)
+    run = run_event(config, tmp_path / "run")
+    text = (tmp_path / "run" / "results.json").read_text()
+    document = json.loads(text)
+    assert "table_results" not in text and "deal_nets" not in text
+    assert [entry["session"] for entry in document["sessions"]] == [
+        outcome.session for outcome in run.result.sessions
+    ]
+    for entry, outcome in zip(document["sessions"], run.result.sessions, strict=True):
+        part = (tmp_path / "run" / entry["part"]).read_bytes()
+        assert hashlib.sha256(part).hexdigest() == entry["sha256"]
+        records = [json.loads(line) for line in part.splitlines()]
+        assert len(records) == entry["records"] and records[0]["record"] == "session"
+        assert session_from_records(records) == session_json(outcome)
+    nets: Counter[str] = Counter()
+    deals: Counter[str] = Counter()
+    for outcome in run.result.sessions:
+        groups = outcome.matches if isinstance(outcome, RoundRobinOutcome) else outcome.sections
+        for group in groups:
+            for table in group.table_results:
+                for seat, player in enumerate(table.players):
+                    if player is not None:
+                        nets[player] += sum(deal[seat] for deal in table.deal_nets)
+                        deals[player] += len(table.deal_nets)
+    totals = {row["player"]: row for row in document["totals"]}
+    assert [row["player"] for row in document["totals"]] == [e.player for e in config.entrants]
+    assert all(totals[player]["net_chips"] == nets[player] for player in totals)
+    assert all(totals[player]["deals"] == deals[player] for player in totals)
+    assert sum(row["net_chips"] for row in document["totals"]) == 0
+    lines = text.splitlines()
+    for entrant in config.entrants:  # one line each, whole
+        assert sum(f'"player": "{entrant.player}"' in line for line in lines) >= 2
 
 
 def test_every_table_of_a_section_plays_the_same_cards() -> None:

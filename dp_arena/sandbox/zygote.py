@@ -1,0 +1,471 @@
+"""A warm template of one bot's sandbox, from which each of its seats is forked.
+
+Started by the dealer (:mod:`dp_arena.sandbox.template`) inside the sandbox exactly as the
+bot itself would be (the same namespaces, read-only root, runtime, own files and
+``/proc`` stand-ins), but as the host's root with only the capabilities a seat's set-up
+needs (``CAP_SYS_ADMIN`` for namespaces and mounts, ``CAP_NET_ADMIN`` for the loopback,
+``CAP_SETUID``, ``CAP_SETGID`` and ``CAP_SETPCAP`` to drop them)::
+
+    python -I -m dp_arena.sandbox.zygote [--filter HEX] --masks NAMES [--under-tmp PATH]
+        -- SPEC [--path DIR]
+
+It imports what every Python bot's host imports (the agent API, the engine and its
+evaluator's tables, the runner) and **runs no bot code**. Then it reads requests on fd 0,
+a Unix seqpacket socket whose other end only the dealer holds: each is the seat's uid
+and limits, with four file descriptors (the seat's stdin, stdout and stderr pipes and a
+status socket). Each request becomes three fresh processes::
+
+    template ── monitor    the template's namespaces; the dealer moves it into the
+                  │          seat's budget (cgroups) before anything else happens
+                  └── init   pid 1 of new mount, PID, network, IPC, UTS and cgroup
+                      │      namespaces: a fresh /proc (and its stand-ins), /tmp and
+                      │      /dev/pts; reaps, and reports the bot's exit status
+                      └── bot  fds 0-2 only, the limits, its own uid, no capabilities,
+                               no_new_privs, the syscall filter, a reseeded random
+                               module; then the runner loads the bot
+
+What a fork shares, and why none of it is a channel between seats: memory is copied on
+write (the template holds only dp-arena's own modules: no deck, no key, no other bot's
+state, since no bot code ever ran in it); file descriptors are closed down to the three
+pipes before the bot's code runs; the uid, limits, capabilities and filter are set in
+the bot process itself; the cgroups are the seat's own (the monitor joins them before
+forking); every namespace that could carry state (mounts and ``/tmp``, PIDs and
+``/proc``, network and abstract sockets, System V IPC, ``/dev/pts``) is new for each
+seat; the random module is reseeded from the kernel. ``docs/sandbox.md`` says more.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import ctypes
+import fcntl
+import gc
+import io
+import json
+import os
+import random
+import resource
+import select
+import signal
+import socket
+import struct
+import sys
+import traceback
+from typing import Any, NoReturn
+
+__all__ = ["main"]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWCGROUP = 0x02000000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+SEAT_NAMESPACES = (
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+)
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 1, 24, 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+O_PATH = 0o10000000
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+# /proc folders bubblewrap makes read-only over a fresh /proc; each seat's /proc gets the same.
+PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
+# Exit status of a seat process whose set-up failed (before any bot code ran).
+SETUP_FAILED = 125
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_RLIMITS = {
+    "as": resource.RLIMIT_AS,
+    "cpu": resource.RLIMIT_CPU,
+    "nofile": resource.RLIMIT_NOFILE,
+    "nproc": resource.RLIMIT_NPROC,
+    "fsize": resource.RLIMIT_FSIZE,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str = "") -> None:
+    _check(
+        _libc.mount(
+            source.encode() if source is not None else None,
+            target.encode(),
+            kind.encode() if kind is not None else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def _bind_read_only(source: str, target: str) -> None:
+    _mount(source, target, None, MS_BIND | MS_REC)
+    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def _prctl(option: int, argument: int, what: str) -> None:
+    _check(_libc.prctl(option, argument, 0, 0, 0), what)
+
+
+def _send(status: socket.socket, message: dict[str, Any]) -> None:
+    with contextlib.suppress(OSError):  # the dealer is gone: nobody left to tell
+        status.send(json.dumps(message).encode())
+
+
+def _fail(status: socket.socket | None, where: str, error: BaseException) -> NoReturn:
+    """A seat's set-up failed: say why on stderr (the bot's log) and the status socket."""
+    text = f"dp-arena: cannot make the seat ({where}): {type(error).__name__}: {error}"
+    with contextlib.suppress(OSError):
+        os.write(2, (text + "\n").encode("utf-8", "replace"))
+    if status is not None:
+        _send(status, {"error": text[:500]})
+    os._exit(SETUP_FAILED)
+
+
+class _Config:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.filter = bytes.fromhex(args.filter) if args.filter else None
+        self.masks = [f"/proc/{name}" for name in args.masks.split(",") if name]
+        self.under_tmp: list[str] = args.under_tmp
+        self.runner_args: list[str] = args.runner
+        with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
+            self.last_cap = int(last.read())
+        self.template_pid = os.getpid()
+
+
+def _warm_up() -> None:
+    """Import what the runner and the bots it hosts import, and load the evaluator's
+    tables: the work every seat would otherwise repeat. No bot code runs here."""
+    import dp_arena.agents
+    import dp_arena.agents.observation
+    import dp_arena.agents.spec
+    import dp_arena.engine
+    import dp_arena.engine.cards
+    import dp_arena.sandbox.protocol
+    import dp_arena.sandbox.runner  # noqa: F401
+    from dp_arena.engine import evaluate
+
+    evaluate(list(range(7)))
+    # Every seat's collector would otherwise walk all of this, touching each page and so
+    # copying it (milliseconds and megabytes a seat): what the template holds is kept.
+    gc.collect()
+    gc.freeze()
+
+
+def _serve(control: socket.socket, config: _Config) -> None:
+    """Fork a seat for each request until the dealer closes the control socket."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
+    control.send(b'{"ready": true}')
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(control, 65536, 4)
+        except InterruptedError:
+            continue
+        if not data:
+            return
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        request = json.loads(data)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _monitor(control, config, request, fds)
+            except BaseException as error:  # never back into the template's loop
+                _fail(None, "monitor", error)
+            os._exit(0)
+        for fd in fds:
+            os.close(fd)
+        del request, data, fds
+
+
+def _keep_only(keep: list[int]) -> None:
+    """Close every file descriptor but ``keep`` (sorted)."""
+    low = 0
+    for fd in [*sorted(keep), 1 << 20]:
+        if low < fd:
+            os.closerange(low, fd)
+        low = fd + 1
+
+
+def _monitor(
+    control: socket.socket, config: _Config, request: dict[str, Any], fds: list[int]
+) -> None:
+    """The seat's first process: joins the seat's cgroups (the dealer moves it), then
+    makes the seat's namespaces and forks its init; reports if the init is killed."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
+    if os.getppid() != config.template_pid:
+        os._exit(0)
+    stdin, stdout, stderr, status_fd = fds
+    control.detach()
+    _keep_only([2, stdin, stdout, stderr, status_fd])
+    status = socket.socket(fileno=status_fd)
+    status.send(b'{"forked": true}')  # the dealer reads this process's pid from it
+    try:
+        answer = status.recv(64)
+    except OSError:
+        answer = b""
+    if answer != b"go":
+        os._exit(0)  # the dealer gave up on this seat
+    try:
+        _check(_libc.unshare(SEAT_NAMESPACES), "unshare")
+        alive_read, alive_write = os.pipe()
+        init = os.fork()
+    except OSError as error:
+        _fail(status, "namespaces", error)
+    if init == 0:
+        os.close(alive_write)
+        try:
+            _init(config, request, [stdin, stdout, stderr], status, alive_read)
+        except BaseException as error:
+            _fail(status, "init", error)
+        os._exit(0)
+    os.close(alive_read)
+    for fd in (stdin, stdout, stderr):
+        os.close(fd)
+    _, code = os.waitpid(init, 0)
+    if os.WIFSIGNALED(code):  # the init could not report: say how it ended
+        _send(status, {"exit": -os.WTERMSIG(code)})
+    os._exit(0)
+
+
+def _init(
+    config: _Config,
+    request: dict[str, Any],
+    pipes: list[int],
+    status: socket.socket,
+    alive: int,
+) -> None:
+    """Pid 1 of the seat's namespaces: its mounts, then the bot, then reaping until the
+    bot ends (every other process of the seat dies with this one)."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
+    if select.select([alive], [], [], 0)[0]:  # the monitor died before the line above
+        os._exit(0)
+    os.setsid()
+    _seat_mounts(config, request)
+    _loopback_up()
+    bot = os.fork()
+    if bot == 0:
+        os.close(alive)
+        try:
+            _become_bot(config, request, pipes, status)
+        except BaseException as error:
+            _fail(None, "bot", error)
+        if request.get("probe"):  # the dealer's check that seats can be made here
+            os._exit(0)
+        _run_bot(config)
+    for fd in (*pipes, alive):
+        os.close(fd)
+    _drop_everything(config)
+    while True:
+        try:
+            pid, code = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == bot:
+            exit_code = -os.WTERMSIG(code) if os.WIFSIGNALED(code) else os.WEXITSTATUS(code)
+            _send(status, {"exit": exit_code})
+            os._exit(0)
+
+
+def _seat_mounts(config: _Config, request: dict[str, Any]) -> None:
+    """The seat's own /proc (with the stand-ins over host-wide figures), /tmp and
+    /dev/pts, in its own mount namespace; nothing of it propagates back."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    # The stand-ins, opened before the fresh /proc covers them (a bind's source must be
+    # in this mount namespace: paths opened here are).
+    masks = [(os.open(path, O_PATH | os.O_CLOEXEC), path) for path in config.masks]
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for name in PROC_READ_ONLY:
+        path = f"/proc/{name}"
+        if os.path.exists(path):
+            _bind_read_only(path, path)
+    for fd, path in masks:
+        _bind_read_only(f"/proc/self/fd/{fd}", path)
+        os.close(fd)
+    # The bot's own files that live under /tmp, bound again over the seat's fresh /tmp.
+    kept = [(os.open(path, O_PATH | os.O_CLOEXEC), path) for path in config.under_tmp]
+    _mount(
+        "tmpfs",
+        "/tmp",
+        "tmpfs",
+        MS_NOSUID | MS_NODEV,
+        f"size={int(request['tmp_bytes'])},mode=1777",
+    )
+    for fd, path in kept:
+        _mount_point(path, is_dir=os.path.isdir(f"/proc/self/fd/{fd}"))
+        _bind_read_only(f"/proc/self/fd/{fd}", path)
+        os.close(fd)
+    if os.path.ismount("/dev/pts"):
+        _mount(
+            "devpts",
+            "/dev/pts",
+            "devpts",
+            MS_NOSUID | MS_NOEXEC,
+            "newinstance,ptmxmode=0666,mode=620",
+        )
+
+
+def _mount_point(path: str, *, is_dir: bool) -> None:
+    """An empty folder or file at ``path`` in the seat's /tmp, its missing parents made
+    0755 and root's, as bubblewrap makes them."""
+    parts = path.strip("/").split("/")
+    for depth in range(2, len(parts)):
+        folder = "/" + "/".join(parts[:depth])
+        if not os.path.isdir(folder):
+            os.mkdir(folder)
+            os.chmod(folder, 0o755)
+    if is_dir:
+        os.mkdir(path)
+        os.chmod(path, 0o755)
+    else:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
+
+
+def _loopback_up() -> None:
+    """The seat's own loopback, up (as bubblewrap leaves it): reaching nothing but itself."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        request = struct.pack("16sH14s", b"lo", 0, b"")
+        flags = struct.unpack("16sH14s", fcntl.ioctl(probe, SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
+
+
+def _clear_capabilities() -> None:
+    """Empty effective, permitted and inheritable sets (version 3: 64-bit sets)."""
+    header = _CapHeader(0x20080522, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capset(ctypes.byref(header), data), "capset")
+
+
+def _drop_bounding_set(config: _Config) -> None:
+    for capability in range(config.last_cap + 1):
+        _prctl(PR_CAPBSET_DROP, capability, "PR_CAPBSET_DROP")
+    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient capabilities")
+
+
+def _drop_everything(config: _Config) -> None:
+    """The init keeps root's uid (it must outlive the bot's) but nothing else."""
+    from dp_arena.sandbox import seccomp
+
+    _drop_bounding_set(config)
+    _clear_capabilities()
+    if config.filter is not None:
+        seccomp.install(config.filter)
+
+
+def _become_bot(
+    config: _Config, request: dict[str, Any], pipes: list[int], status: socket.socket
+) -> None:
+    """Everything between the fork and the bot's code: its three pipes and nothing
+    else, its limits, its uid, no capabilities, the filter, fresh randomness."""
+    from dp_arena.sandbox import seccomp
+
+    status.close()
+    for target, fd in enumerate(pipes):
+        os.dup2(fd, target)
+    _keep_only([0, 1, 2])
+    for name, soft, hard in request["rlimits"]:
+        resource.setrlimit(_RLIMITS[name], (soft, hard))
+    uid = int(request["uid"])
+    _drop_bounding_set(config)
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)  # leaving uid 0 empties the permitted and effective sets
+    _clear_capabilities()  # and the inheritable one
+    if config.filter is not None:
+        seccomp.install(config.filter)  # sets no_new_privs first
+    else:
+        _prctl(38, 1, "PR_SET_NO_NEW_PRIVS")
+    random.seed()  # the template's state is every seat's: each gets its own
+    _fresh_stdio()
+
+
+def _fresh_stdio() -> None:
+    """Standard streams over the seat's pipes (the template's were over its own fds)."""
+    encoding, errors = sys.stdin.encoding, sys.stdin.errors
+    sys.stdin = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding=encoding, errors=errors
+    )
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+        encoding=encoding,
+        errors=errors,
+        line_buffering=True,
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+        encoding=encoding,
+        errors="backslashreplace",
+        line_buffering=True,
+    )
+    # What an exec'd runner's are too: its standard streams, over fds 0-2.
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
+
+
+def _run_bot(config: _Config) -> NoReturn:
+    """The runner, as ``python -I -m dp_arena.sandbox.runner SPEC ...`` runs it: as the
+    ``__main__`` module (the zygote's own module is ``__main__`` no more)."""
+    import atexit
+    import runpy
+
+    sys.argv = ["-m", *config.runner_args]
+    sys.modules.pop("dp_arena.sandbox.runner", None)  # it runs as __main__, as with -m
+    try:
+        runpy.run_module("dp_arena.sandbox.runner", run_name="__main__", alter_sys=True)
+        code = 0
+    except SystemExit as exit_request:
+        code = exit_request.code if isinstance(exit_request.code, int) else 1
+    except BaseException:
+        traceback.print_exc()
+        code = 1
+    try:
+        atexit._run_exitfuncs()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.zygote")
+    parser.add_argument("--filter", default="", help="the syscall filter, in hex")
+    parser.add_argument("--masks", default="", help="/proc files with stand-ins, by name")
+    parser.add_argument(
+        "--under-tmp", action="append", default=[], help="a visible path under /tmp"
+    )
+    parser.add_argument("runner", nargs=argparse.REMAINDER, help="-- SPEC [--path DIR]")
+    args = parser.parse_args(argv)
+    if args.runner[:1] == ["--"]:
+        args.runner = args.runner[1:]
+    config = _Config(args)
+    _warm_up()
+    control = socket.socket(fileno=0)
+    _serve(control, config)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

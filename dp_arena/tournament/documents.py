@@ -1,0 +1,182 @@
+"""The JSON documents of a run directory: the summary (``results.json``) and one part per
+session (``sessions/session-N.jsonl``), made in one pass over the records.
+
+A session's part is JSON Lines, one compact object per line, keys sorted, so that a
+reader can stream it one table at a time whatever the event's size:
+
+- ``{"record": "session", ...}``: the session's own fields (who advanced, carryover,
+  round-robin points, ...), without its sections or matches;
+- ``{"record": "section", ...}`` (a session of sections) or ``{"record": "match", ...}``
+  (a round robin): each section's or mini-match's fields, without its tables;
+- ``{"record": "table", ...}``: each of its tables, right after it.
+
+Joined again (:func:`session_from_records`), the records are exactly the session's
+object as :func:`plain_session` gives it. The summary is indented JSON where that keeps
+lines short and one compact item per line where a list or object is long
+(:func:`summary_text`): an entrant, a standing, a fault is one line, so a summary of
+100,000 entrants is still a file of lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from dp_arena.results import session_from_records
+from dp_arena.tournament.outcomes import RoundRobinOutcome, SessionOutcome
+
+__all__ = [
+    "entrant_totals",
+    "plain",
+    "plain_session",
+    "session_from_records",
+    "session_part_text",
+    "session_records",
+    "summary_text",
+]
+
+# A summary's container is written on one line when it fits in this many characters.
+WIDTH = 100
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def plain(value: Any) -> Any:
+    """JSON data of records, in one pass: dataclasses as objects of their fields, enums
+    as their values, tuples as lists, dict keys as text, and points (fractions) as
+    integers, or as decimals when they are halves (quarters...), else as text."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    names = _FIELDS.get(kind, ())
+    if names == ():
+        names = _FIELDS[kind] = (
+            tuple(field.name for field in dataclasses.fields(value))
+            if dataclasses.is_dataclass(value) and not isinstance(value, type)
+            else None
+        )
+    if names is not None:
+        return {name: plain(getattr(value, name)) for name in names}
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Fraction):
+        if value.denominator == 1:
+            return value.numerator
+        if value.denominator & (value.denominator - 1) == 0:  # a power of two: exact as a float
+            return float(value)
+        return str(value)
+    return value
+
+
+def plain_session(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
+    """A session's outcome as JSON, its per-player pairs as objects keyed by player."""
+    data: dict[str, Any] = plain(outcome)
+    for key in ("carryover", "points", "beaten"):
+        if key in data:
+            data[key] = dict(data[key])
+    return data
+
+
+def session_records(session: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
+    """The records of a session's part, from its object (:func:`plain_session`)."""
+    groups_key, group_kind = (
+        ("matches", "match") if session.get("kind") == "round-robin" else ("sections", "section")
+    )
+    number = session["session"]
+    yield {"record": "session", **{k: v for k, v in session.items() if k != groups_key}}
+    for group in session.get(groups_key, ()):
+        yield {
+            "record": group_kind,
+            "session": number,
+            **{key: value for key, value in group.items() if key != "table_results"},
+        }
+        for table in group.get("table_results", ()):
+            yield {"record": "table", "session": number, group_kind: group[group_kind], **table}
+
+
+def _line(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def session_part_text(session: Mapping[str, Any]) -> str:
+    """The JSON Lines text of a session's part."""
+    return "".join(_line(record) + "\n" for record in session_records(session))
+
+
+def entrant_totals(
+    players: Sequence[str], sessions: Iterable[SessionOutcome | RoundRobinOutcome]
+) -> list[dict[str, Any]]:
+    """Each entrant's totals over the event, in entrant order: sessions and table-sessions
+    played, table-deals, chips won (the sum of its nets) and faults."""
+    counts = ("sessions", "table_sessions", "deals", "net_chips", "faults")
+    totals: dict[str, dict[str, int]] = {player: dict.fromkeys(counts, 0) for player in players}
+    for outcome in sessions:
+        tables = (
+            [table for match in outcome.matches for table in match.table_results]
+            if isinstance(outcome, RoundRobinOutcome)
+            else [table for section in outcome.sections for table in section.table_results]
+        )
+        seen: set[str] = set()
+        for table in tables:
+            for seat, player in enumerate(table.players):
+                if player is None or player not in totals:
+                    continue
+                entry = totals[player]
+                entry["table_sessions"] += 1
+                entry["deals"] += len(table.deal_nets)
+                entry["net_chips"] += sum(nets[seat] for nets in table.deal_nets)
+                seen.add(player)
+            for fault in table.faults:
+                if fault.player in totals:
+                    totals[fault.player]["faults"] += 1
+        for player in seen:
+            totals[player]["sessions"] += 1
+    return [{"player": player, **counted} for player, counted in totals.items()]
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(", ", ": "))
+
+
+def summary_text(document: Mapping[str, Any]) -> str:
+    """``document`` (plain JSON data) as the summary's text: each object or list on one
+    line when it fits in :data:`WIDTH` characters; else an object's keys one a line, and
+    a list's items one a line, each whole (a list of rows: entrants, standings, faults)."""
+    parts: list[str] = []
+    _write(document, 0, parts)
+    parts.append("\n")
+    return "".join(parts)
+
+
+def _write(value: Any, depth: int, out: list[str]) -> None:
+    if not isinstance(value, (dict, list)) or not value:
+        out.append(_compact(value))
+        return
+    room = WIDTH - 2 * depth
+    # A container with more items than the line has room for never fits: skip the try.
+    if depth and len(value) * 2 <= room:
+        compact = _compact(value)
+        if len(compact) <= room:
+            out.append(compact)
+            return
+    inner = "\n" + "  " * (depth + 1)
+    if isinstance(value, dict):
+        out.append("{")
+        for index, key in enumerate(sorted(value)):
+            out.append(("," if index else "") + inner + json.dumps(key, ensure_ascii=False) + ": ")
+            _write(value[key], depth + 1, out)
+        out.append("\n" + "  " * depth + "}")
+        return
+    out.append("[")  # a long list: one item a line, each item whole (a row)
+    for index, item in enumerate(value):
+        out.append(("," if index else "") + inner + _compact(item))
+    out.append("\n" + "  " * depth + "]")

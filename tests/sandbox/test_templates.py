@@ -1,0 +1,294 @@
+"""Seats forked from a warm template of the bot's sandbox: each is still a process tree of
+its own that shares nothing with its mirrored copy, its template or the seats before it.
+
+Hostile bots look for everything a fork could hand over (file descriptors, capabilities,
+the uid, limits, namespaces, random state, the template's memory and modules) and for
+every channel two seats of one template could share; the control runs the same bots
+without isolation, where the channels are there, so that the tests mean something.
+Forked and exec'd seats give the same results. Deadlines are generous; the tests assert
+what the bots report and fault kinds, never times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dp_arena.results import FaultKind
+from dp_arena.sandbox import isolation, open_seat, prepare
+from dp_arena.sandbox import template as template_module
+from dp_arena.sandbox.budget import proc_table
+from dp_arena.sandbox.isolation import detect, sweeping, uid_processes
+from dp_arena.sandbox.process import ProcessSeat
+from dp_arena.sandbox.spawn import MONITOR, SPARES
+from dp_arena.sandbox.template import ForkedProcess
+
+from .conftest import LIMITS, assert_nothing_left, copy_bot, play, play_mirrored
+from .test_hostile import NAMESPACE_MODES, check_everyone_else, class_bot
+
+REPO = Path(__file__).resolve().parents[2]
+TAG = f"{REPO / 'agents' / 'tag.py'}:TightAggressiveBot"
+
+
+@pytest.fixture
+def forking(sandbox_mode: str) -> Iterator[str]:
+    """The namespace mode of the test, with seats forked from templates there."""
+    if isolation().seats != "fork":
+        pytest.skip("seats are not forked from templates here (not root, or no namespaces)")
+    yield sandbox_mode
+
+
+def _facts(log_dir: Path) -> list[dict]:  # type: ignore[type-arg]
+    facts = []
+    for log in sorted(log_dir.glob("*.log")):
+        for line in log.read_text(errors="replace").splitlines():
+            if line.startswith("FACTS "):
+                facts.append(json.loads(line[len("FACTS ") :]))
+    return facts
+
+
+def _inspect_mirrored(folder: Path, log_dir: Path) -> list[dict]:  # type: ignore[type-arg]
+    results, seats = play_mirrored(
+        lambda: open_seat(
+            f"{folder / 'bot.py'}:Bot", name="hostile", limits=LIMITS, log_dir=log_dir
+        )
+    )
+    assert all(isinstance(seat, ProcessSeat) for seat in seats)
+    assert all(isinstance(seat.process, ForkedProcess) for seat in seats)  # type: ignore[attr-defined]
+    assert not [fault for result in results for fault in result.faults]
+    assert_nothing_left(seats)
+    facts = _facts(log_dir)
+    assert len(facts) == 2
+    return facts
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_a_forked_seat_holds_nothing_of_its_template(forking: str, tmp_path: Path) -> None:
+    """Only its three pipes (and the runner's copy of stdout), no capability of the
+    template's, its own uid, the limits, the filter, a PID namespace holding its init
+    and itself, and a fresh /tmp and /dev/pts."""
+    folder = copy_bot("inspector", tmp_path)
+    for facts in _inspect_mirrored(folder, tmp_path / "logs"):
+        fds = facts["fds"]
+        assert set(fds) <= {"0", "1", "2", "3"}, fds
+        assert all(target.startswith("pipe:") for target in fds.values()), fds
+        status = facts["status"]
+        for capabilities in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"):
+            assert int(status[capabilities], 16) == 0, status
+        assert status["NoNewPrivs"] == "1"
+        assert status["Seccomp"] == ("2" if isolation().syscall_filter else "0")
+        uid = facts["uid"]
+        assert uid >= 2_000_000
+        assert status["Uid"].split() == [str(uid)] * 4
+        assert status["Gid"].split() == [str(uid)] * 4
+        assert status.get("Groups", "") == ""
+        assert facts["limits"]["RLIMIT_AS"] == [LIMITS.memory_bytes] * 2
+        assert facts["limits"]["RLIMIT_NOFILE"] == [LIMITS.open_files] * 2
+        assert facts["limits"]["RLIMIT_NPROC"] == [LIMITS.processes] * 2
+        assert facts["limits"]["RLIMIT_CPU"] == [LIMITS.cpu_seconds, LIMITS.cpu_seconds + 1]
+        assert facts["limits"]["RLIMIT_CORE"] == [0, 0]
+        assert facts["pids"] == [1, 2] and facts["pid"] == 2 and facts["ppid"] == 1
+        assert facts["pts"] in ([], ["ptmx"])
+        assert facts["loadavg"] == "0.00 0.00 0.00 1/1 1\n"
+        # Its cgroups are its seat's own: the root of its cgroup namespace.
+        memory = [line for line in facts["cgroup"] if ":memory:" in line]
+        assert all(line.endswith(":/") for line in memory), facts["cgroup"]
+        assert "_serve" not in facts["main"]  # __main__ is the runner's, not the zygote's
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_mirrored_copies_forked_from_one_template_share_nothing_of_it(
+    forking: str, tmp_path: Path
+) -> None:
+    """Different uids, namespaces and random draws; the same template behind both."""
+    folder = copy_bot("inspector", tmp_path)
+    first, second = _inspect_mirrored(folder, tmp_path / "logs")
+    assert first["uid"] != second["uid"]
+    assert first["random"] != second["random"]  # reseeded after the fork
+    for name in ("mnt", "pid", "net", "ipc", "uts", "cgroup"):
+        assert first["namespaces"][name] != second["namespaces"][name], name
+    plans = [plan for plan in template_module._templates if str(folder) in plan.runner_args[0]]
+    assert len(plans) == 1  # both forked from one template
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_no_channel_between_seats_of_one_template(forking: str, tmp_path: Path) -> None:
+    """Abstract sockets, loopback ports, System V IPC, pseudo-terminals, /tmp and the
+    template's modules: each copy finds none of the other's."""
+    folder = copy_bot("channels", tmp_path)
+    results, seats = play_mirrored(class_bot(folder))
+    faults = [fault for result in results for fault in result.faults]
+    assert faults and all("RuntimeError: alone" in fault.detail for fault in faults), faults
+    # A third copy, forked after both ended, finds nothing of them either.
+    later = play([class_bot(folder)(), _station()])
+    assert later.faults and all("alone" in fault.detail for fault in later.faults)
+    check_everyone_else(results)
+    assert_nothing_left(seats)
+
+
+def test_without_isolation_the_channels_are_there_so_the_test_above_means_something(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = copy_bot("channels", tmp_path)
+    monkeypatch.setenv("DP_ARENA_SANDBOX", "none")
+    detect.cache_clear()
+    try:
+        results, seats = play_mirrored(class_bot(folder))
+    finally:
+        detect.cache_clear()
+        Path("/tmp/channel").unlink(missing_ok=True)
+        subprocess.run(["ipcrm", "-M", "0x4242"], capture_output=True, check=False)
+    second = [fault.detail for fault in results[1].faults]
+    assert second and all("SEEN" in detail for detail in second), second
+    for channel in ("abstract socket", "loopback port", "shared memory key", "file in /tmp"):
+        assert channel in second[0], second[0]
+    assert_nothing_left(seats)
+
+
+def _station():  # type: ignore[no-untyped-def]
+    from .conftest import reference_seat
+
+    return reference_seat()
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_forked_and_execd_seats_give_the_same_results(
+    forking: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def mirrored() -> list[object]:
+        results, seats = play_mirrored(lambda: open_seat(TAG, name="tag", limits=LIMITS), deals=12)
+        assert_nothing_left(seats)
+        return [(result.deals, result.faults) for result in results]
+
+    forked = mirrored()
+    monkeypatch.setenv("DP_ARENA_SEATS", "exec")
+    detect.cache_clear()
+    try:
+        assert isolation().seats == "exec"
+        seat = open_seat(TAG, name="tag", limits=LIMITS)
+        assert isinstance(seat, ProcessSeat) and not isinstance(seat.process, ForkedProcess)
+        seat.close()
+        assert mirrored() == forked
+    finally:
+        detect.cache_clear()
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_a_template_that_dies_is_replaced_and_its_seats_die_with_it(forking: str) -> None:
+    seat = open_seat(TAG, name="tag", limits=LIMITS)
+    assert isinstance(seat, ProcessSeat) and seat.wait_loaded() is None
+    zygotes = [t.zygote_pid for t in template_module._templates.values() if t.live]
+    assert zygotes and all(zygotes)
+    for pid in zygotes:
+        os.kill(pid, signal.SIGKILL)
+    result = play([seat, _station()], deals=2)  # the seat died with its template
+    assert [fault.kind for fault in result.faults][:1] == [FaultKind.CRASH]
+    seat.close()
+    again = open_seat(TAG, name="tag", limits=LIMITS)  # a new template makes the seat
+    assert isinstance(again, ProcessSeat) and isinstance(again.process, ForkedProcess)
+    assert not play([again, _station()], deals=2).faults
+    again.close()
+    assert_nothing_left([seat, again])
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_no_bot_code_runs_in_a_spare_before_its_hello(forking: str, tmp_path: Path) -> None:
+    """A spare is made ahead, but waits for the dealer's hello before its runner loads
+    the bot: the bot's module, which writes to stderr when imported, has not run."""
+    folder = tmp_path / "loud"
+    folder.mkdir()
+    folder.chmod(0o755)
+    (folder / "bot.py").write_text(
+        "import sys\nprint('IMPORTED', file=sys.stderr, flush=True)\n\n"
+        "class Bot:\n    def act(self, observation):\n"
+        "        return 'check' if observation.to_call == 0 else 'fold'\n"
+    )
+    (folder / "bot.py").chmod(0o644)
+    spec = f"{folder / 'bot.py'}:Bot"
+    prepare([(spec, False)], limits=LIMITS)
+    first = open_seat(spec, name="loud", limits=LIMITS, log_dir=tmp_path / "logs")
+    assert isinstance(first, ProcessSeat) and first.wait_loaded() is None
+    deadline = time.monotonic() + 30
+    spares: list[object] = []
+    while not spares and time.monotonic() < deadline:
+        with SPARES._lock:
+            spares = [
+                s
+                for key, ready in SPARES._ready.items()
+                for s in ready
+                if key[0].runner_args[0] == spec
+            ]
+        time.sleep(0.05)
+    assert spares, "no spare was made"
+    spare = spares[0]
+    os.set_blocking(spare.process.stderr.fileno(), False)  # type: ignore[attr-defined]
+    with pytest.raises(BlockingIOError):
+        os.read(spare.process.stderr.fileno(), 100)  # type: ignore[attr-defined]
+    second = open_seat(spec, name="loud", limits=LIMITS, log_dir=tmp_path / "logs")
+    assert isinstance(second, ProcessSeat) and second.sandbox is spare
+    assert second.wait_loaded() is None
+    first.close()
+    second.close()
+    logs = sorted((tmp_path / "logs").glob("*.log"))
+    assert [log.read_text().count("IMPORTED") for log in logs] == [1, 1]
+    assert_nothing_left([first, second])
+
+
+def test_the_uid_of_a_closed_seat_is_swept_later_and_given_out_only_after(tmp_path: Path) -> None:
+    """A process left under a closed forked seat's uid (here one made on purpose, outside
+    any sandbox) is killed by the monitor's next look; the uid waits until then."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to run a process under another uid")
+    uid = 2_999_999
+    left = subprocess.Popen(
+        ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", "sleep", "600"]
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not uid_processes(uid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert uid_processes(uid)
+        MONITOR.sweep_later(uid)
+        assert uid in sweeping
+        assert left.wait(10) == -signal.SIGKILL
+        deadline = time.monotonic() + 10
+        while uid in sweeping and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert uid not in sweeping
+        assert uid not in [pid_uid for _, pid_uid, _ in proc_table().values()]
+    finally:
+        if left.poll() is None:
+            left.kill()
+            left.wait()
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_a_template_that_cannot_start_leaves_seats_execd(
+    forking: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    broken = copy_bot("inspector", tmp_path)
+    monkeypatch.setattr(template_module, "template_command", _no_template)
+    seat = open_seat(f"{broken / 'bot.py'}:Bot", name="hostile", limits=LIMITS)
+    assert isinstance(seat, ProcessSeat) and not isinstance(seat.process, ForkedProcess)
+    assert seat.wait_loaded() is None
+    assert not play([seat, _station()], deals=2).faults
+    seat.close()
+    assert "seats are exec'd instead of forked" in capsys.readouterr().err
+    assert_nothing_left([seat])
+
+
+def _no_template(plan):  # type: ignore[no-untyped-def]
+    from dp_arena.sandbox.isolation import SandboxCommand
+
+    return SandboxCommand((sys.executable, "-c", "import sys; sys.exit(3)"), {}, "/", None)
