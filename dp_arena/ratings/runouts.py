@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[np.signedinteger[Any]]
 
-__all__ = ["outcome_counts"]
+__all__ = ["outcome_counts", "outcome_table"]
 
 _RANKS = 13
 _RANK_BASE = 13  # a runout's ranks, ascending, as one number in base 13
@@ -62,13 +62,26 @@ def outcome_counts(
     keys are per-hand ranks (0 = best; tied hands share a rank: the number of hands
     strictly better), values are how many boards give that order. The completions are
     drawn from the cards that are neither ``dead``, on the board, nor in ``holes``."""
+    ranks, counts = outcome_table(holes, known_board, dead)
+    return dict(zip(map(tuple, ranks.tolist()), counts.tolist(), strict=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def outcome_table(
+    holes: tuple[tuple[Card, Card], ...], known_board: tuple[Card, ...], dead: tuple[Card, ...]
+) -> tuple[Array, Array]:
+    """:func:`outcome_counts` as arrays (read-only): the orders that occur, a row each with
+    a column per hand (its rank), in sorted order, and how many boards give each."""
     excluded = set(dead) | set(known_board) | {card for hole in holes for card in hole}
     unseen = tuple(card for card in range(52) if card not in excluded)
     if not known_board:
         codes, weights = _counted_by_ranks(holes, unseen)
     else:
         codes, weights = _enumerated(holes, known_board, unseen), None
-    return _tally(codes, weights, len(holes))
+    ranks, counts = _tally_arrays(codes, weights, len(holes))
+    ranks.setflags(write=False)
+    counts.setflags(write=False)
+    return ranks, counts
 
 
 # -- shared ------------------------------------------------------------------------------
@@ -181,6 +194,13 @@ def _order_codes(values: Array) -> Array:
 
 def _tally(codes: Array, weights: Array | None, hands: int) -> dict[tuple[int, ...], int]:
     """Orders and how many boards give each (``weights`` per row, or one board a row)."""
+    ranks, counts = _tally_arrays(codes, weights, hands)
+    return dict(zip(map(tuple, ranks.tolist()), counts.tolist(), strict=True))
+
+
+def _tally_arrays(codes: Array, weights: Array | None, hands: int) -> tuple[Array, Array]:
+    """The orders that occur (a row of per-hand ranks each, in sorted order) and how many
+    boards give each (``weights`` per row of ``codes``, or one board a row)."""
     import numpy as np
 
     if hands**hands <= 1 << 20:
@@ -198,12 +218,10 @@ def _tally(codes: Array, weights: Array | None, hands: int) -> dict[tuple[int, .
         tally = np.rint(sums).astype(np.int64)
         assert np.array_equal(tally.astype(np.float64), sums) and (tally >= 0).all()
     present = np.flatnonzero(tally)
-    numbers = present if found_codes is None else found_codes[present]
-    found = {
-        tuple((code // hands**position) % hands for position in range(hands)): count
-        for code, count in zip(numbers.tolist(), tally[present].tolist(), strict=True)
-    }
-    return dict(sorted(found.items()))
+    numbers = present.astype(np.int64) if found_codes is None else found_codes[present]
+    ranks = (numbers[:, None] // hands ** np.arange(hands, dtype=np.int64)) % hands
+    order = np.lexsort(ranks.T[::-1])
+    return ranks[order].astype(np.int8), tally[present][order].astype(np.int64)
 
 
 # -- after the flop: every completion ------------------------------------------------------
