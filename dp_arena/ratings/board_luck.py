@@ -236,6 +236,9 @@ def _streets(
     return state, streets
 
 
+# The tables of a deal that put in the same chips ask the same question, and so does a
+# street checked through: its expectation after the cards is the next one's before.
+@functools.lru_cache(maxsize=1 << 12)
 def _expected(
     committed: tuple[int, ...],
     live: tuple[int, ...],
@@ -293,6 +296,13 @@ def _winners(
         values = [evaluate((*holes[index], *known_board)) for index in eligible]
         best = min(values)
         return ((tuple(i for i, v in zip(eligible, values, strict=True) if v == best), 1),), 1
+    if len(eligible) == 2:  # a pot between two hands, the common case: counted once
+        first, second = eligible
+        duels = _duels(holes, known_board)
+        wins, losses, ties = duels[first, second]
+        total = wins + losses + ties
+        found = (((first,), wins), ((first, second), ties), ((second,), losses))
+        return tuple((winning, count) for winning, count in found if count), total
     dead = tuple(sorted(card for hole in holes for card in hole))
     ranks, counts = outcome_table(holes, known_board, dead)
     if len(counts) <= _FEW_ORDERS:
@@ -308,14 +318,39 @@ def _winners(
     # Each order's winners as a bit mask over ``eligible``, tallied by mask.
     winning_bits = mine == mine.min(axis=1)[:, None]
     masks = winning_bits.astype(np.int64) @ (1 << np.arange(len(eligible), dtype=np.int64))
-    found, inverse = np.unique(masks, return_inverse=True)
-    tally_array = np.zeros(len(found), dtype=np.int64)
+    found_masks, inverse = np.unique(masks, return_inverse=True)
+    tally_array = np.zeros(len(found_masks), dtype=np.int64)
     np.add.at(tally_array, inverse, counts)
     winners = sorted(
         (tuple(index for bit, index in enumerate(eligible) if mask >> bit & 1), count)
-        for mask, count in zip(found.tolist(), tally_array.tolist(), strict=True)
+        for mask, count in zip(found_masks.tolist(), tally_array.tolist(), strict=True)
     )
     return tuple(winners), int(counts.sum())
+
+
+@functools.lru_cache(maxsize=1 << 13)
+def _duels(
+    holes: tuple[tuple[Card, Card], ...], known_board: tuple[Card, ...]
+) -> dict[tuple[int, int], tuple[int, int, int]]:
+    """For every pair of hands dealt (``first < second``, indices into ``holes``): over
+    every completion of ``known_board``, how often the first beats the second, loses to
+    it, and ties."""
+    import numpy as np
+
+    dead = tuple(sorted(card for hole in holes for card in hole))
+    ranks, counts = outcome_table(holes, known_board, dead)
+    # ahead[i, j]: on how many boards hand i beats hand j.
+    ahead = np.einsum("o,oij->ij", counts, ranks[:, :, None] < ranks[:, None, :]).tolist()
+    total = int(counts.sum())
+    return {
+        (first, second): (
+            ahead[first][second],
+            ahead[second][first],
+            total - ahead[first][second] - ahead[second][first],
+        )
+        for first in range(len(holes))
+        for second in range(first + 1, len(holes))
+    }
 
 
 # Below this many orders a Python loop beats NumPy's per-call cost.
