@@ -17,7 +17,9 @@ milli-big-blinds per deal with a 95% Student-t interval over blocks
 (:mod:`dp_arena.ratings.blocks`). Block scores are computed exactly from the integer
 nets, so two copies of the same deterministic bot score exactly zero, and the block
 scores of all agents sum to zero. Heads-up, an agent's score is simply its mean net
-per hand played.
+per hand played. Beside it, the **adjusted** score is the same computed from the nets
+with the luck of the board taken out (:mod:`dp_arena.ratings.board_luck`): unbiased,
+and it needs fewer deals for the same interval.
 
 Key. The decks come from the match's :class:`~dp_arena.keys.EventKey`: a secret one made
 when the config is (its commitment can be shown before the first deal and the key is in
@@ -52,6 +54,7 @@ from dp_arena.engine import Betting, HandState, TableRules
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
+from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.results import Fault, FaultKind, TableSessionResult
 
 __all__ = [
@@ -142,7 +145,9 @@ class MatchConfig:
 @dataclass(frozen=True, slots=True)
 class AgentScore:
     """One agent's result: its duplicate score in mbb per deal over ``summary.count``
-    deal blocks, its total net in chips over all its hands, and its faults by kind."""
+    deal blocks, the same with the luck of the board taken out (``adjusted``; ``None``
+    when it was not computed), its total net in chips over all its hands, and its faults
+    by kind."""
 
     index: int
     name: str
@@ -151,6 +156,7 @@ class AgentScore:
     net: int
     hands: int
     fault_counts: tuple[tuple[FaultKind, int], ...]
+    adjusted: BlockSummary | None = None
 
     @property
     def faults(self) -> int:
@@ -161,11 +167,8 @@ class AgentScore:
         return {
             "name": self.name,
             "spec": self.spec,
-            "mbb_per_deal": _rounded(summary.mean),
-            "ci95": None
-            if summary.low is None
-            else [_rounded(summary.low), _rounded(summary.high)],
-            "std_error": _rounded(summary.standard_error),
+            **_summary_json(summary),
+            "adjusted": None if self.adjusted is None else _summary_json(self.adjusted),
             "blocks": summary.count,
             "hands": self.hands,
             "net_chips": self.net,
@@ -177,7 +180,9 @@ class AgentScore:
 class MatchResult:
     """A finished match: its config, the agents' display names, who sat where
     (``seatings[table][seat]`` is an agent index), every table's result, the per-agent
-    block scores in mbb (``block_scores[agent][deal]``) and each agent's score."""
+    block scores in mbb (``block_scores[agent][deal]``; ``adjusted_block_scores`` the
+    same with the luck of the board taken out, empty when not computed) and each
+    agent's score."""
 
     config: MatchConfig
     names: tuple[str, ...]
@@ -186,6 +191,7 @@ class MatchResult:
     block_scores: tuple[tuple[float, ...], ...]
     scores: tuple[AgentScore, ...]
     faults: tuple[tuple[int, Fault], ...] = field(default=())  # (table, fault), in play order
+    adjusted_block_scores: tuple[tuple[float, ...], ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
         config = self.config
@@ -203,6 +209,7 @@ class MatchResult:
                 **config.event_key.reveal(),
                 "unit": "mbb/deal",
                 "confidence": 0.95,
+                "adjusted": "board-luck" if self.adjusted_block_scores else None,
             },
             "agents": [score.to_json() for score in self.scores],
             "seatings": [list(seating) for seating in self.seatings],
@@ -220,6 +227,14 @@ class MatchResult:
                 for table, fault in self.faults
             ],
         }
+
+
+def _summary_json(summary: BlockSummary) -> dict[str, Any]:
+    return {
+        "mbb_per_deal": _rounded(summary.mean),
+        "ci95": None if summary.low is None else [_rounded(summary.low), _rounded(summary.high)],
+        "std_error": _rounded(summary.standard_error),
+    }
 
 
 def _rounded(value: float | None) -> float | None:
@@ -244,16 +259,23 @@ def seatings(agent_count: int) -> tuple[tuple[int, ...], ...]:
 
 
 def block_scores(
-    tables: Sequence[TableSessionResult], seating: Sequence[Sequence[int]], big_blind: int
+    tables: Sequence[TableSessionResult],
+    seating: Sequence[Sequence[int]],
+    big_blind: int,
+    nets_of: Sequence[Sequence[Sequence[Fraction]]] | None = None,
 ) -> list[list[Fraction]]:
     """Exact per-agent, per-deal duplicate scores in milli-big-blinds:
     ``scores[agent][deal]`` is the mean over the agent's plays of the deal of its net
-    minus the mean net of its seat position in that deal."""
+    minus the mean net of its seat position in that deal. The nets are the recorded
+    ones, or ``nets_of[table][deal]`` (adjusted nets, one per seat)."""
     agent_count = len(seating)
     deal_count = len(tables[0].deals)
     scores = [[Fraction(0)] * deal_count for _ in range(agent_count)]
     for deal in range(deal_count):
-        nets = [table.deals[deal].nets for table in tables]
+        nets: list[Sequence[Fraction | int]] = [
+            table.deals[deal].nets if nets_of is None else nets_of[index][deal]
+            for index, table in enumerate(tables)
+        ]
         position_totals = [
             sum(nets[table][seat] for table in range(agent_count)) for seat in range(agent_count)
         ]
@@ -374,11 +396,13 @@ def play_match(
     policy: FaultPolicy = DEFAULT_POLICY,
     log_dir: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    adjusted: bool = True,
 ) -> MatchResult:
-    """Play the match and score it. Seats come from ``seat_factory(spec, name)`` (default
-    :func:`open_agent_seat` with ``trusted`` and ``log_dir``), a fresh one for every table
-    copy of every agent. ``on_progress(deals_played, deals_total)`` is told after every
-    deal at every table."""
+    """Play the match and score it (with ``adjusted``, the luck-adjusted score too).
+    Seats come from ``seat_factory(spec, name)`` (default :func:`open_agent_seat` with
+    ``trusted`` and ``log_dir``), a fresh one for every table copy of every agent.
+    ``on_progress(deals_played, deals_total)`` is told after every deal at every
+    table."""
     names = agent_names(config.specs)
     agent_count = config.agent_count
     seating = seatings(agent_count)
@@ -418,7 +442,7 @@ def play_match(
             for seat in seats:
                 seat.close()
         tables.append(result)
-    return score_match(config, names, seating, tuple(tables))
+    return score_match(config, names, seating, tuple(tables), adjusted=adjusted)
 
 
 def score_match(
@@ -426,10 +450,21 @@ def score_match(
     names: tuple[str, ...],
     seating: tuple[tuple[int, ...], ...],
     tables: tuple[TableSessionResult, ...],
+    *,
+    adjusted: bool = True,
 ) -> MatchResult:
-    """Score played tables: block scores, their summaries, nets and fault counts."""
+    """Score played tables: block scores (with ``adjusted``, luck-adjusted ones too),
+    their summaries, nets and fault counts."""
     exact = block_scores(tables, seating, config.big_blind)
     per_agent = tuple(tuple(float(score) for score in scores) for scores in exact)
+    per_agent_adjusted: tuple[tuple[float, ...], ...] = ()
+    if adjusted:
+        rules = config.rules()
+        corrected = [[corrected_nets(rules, deal) for deal in table.deals] for table in tables]
+        per_agent_adjusted = tuple(
+            tuple(float(score) for score in scores)
+            for scores in block_scores(tables, seating, config.big_blind, corrected)
+        )
     faults = tuple(
         (table_index, fault) for table_index, table in enumerate(tables) for fault in table.faults
     )
@@ -455,6 +490,9 @@ def score_match(
                 net=net,
                 hands=config.deals * len(tables),
                 fault_counts=tuple(counts.items()),
+                adjusted=summarize_blocks(per_agent_adjusted[agent]) if adjusted else None,
             )
         )
-    return MatchResult(config, names, seating, tables, per_agent, tuple(scores), faults)
+    return MatchResult(
+        config, names, seating, tables, per_agent, tuple(scores), faults, per_agent_adjusted
+    )

@@ -15,6 +15,10 @@ from pathlib import Path
 
 from dp_arena.text import printable
 
+# The keys of dp_arena.leaderboard.adjusted.ADJUSTMENTS, and none (not imported here:
+# building the parser stays light).
+ADJUSTED_CHOICES = ("board-luck", "all-in", "none")
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -80,14 +84,24 @@ def _common(parser: argparse.ArgumentParser) -> None:
         help="rating drift per game (OpenSkill tau); 0 for bots that do not change (default)",
     )
     parser.add_argument(
+        "--adjusted",
+        choices=ADJUSTED_CHOICES,
+        default="board-luck",
+        help="the adjusted score shown beside the raw one: the board-luck correction"
+        " (default), the all-in equity adjustment, or none (the raw scores only)",
+    )
+    parser.add_argument(
         "--no-equity",
-        action="store_true",
-        help="leave out the all-in equity adjustment (the raw scores only)",
+        action="store_const",
+        const="none",
+        dest="adjusted",
+        help="the same as --adjusted none",
     )
 
 
 def run(args: argparse.Namespace) -> int:
     from dp_arena.errors import DPArenaError
+    from dp_arena.leaderboard.adjusted import ADJUSTMENTS
     from dp_arena.leaderboard.markdown import render_markdown
     from dp_arena.leaderboard.model import LeaderboardOptions
     from dp_arena.leaderboard.progress import Progress
@@ -105,8 +119,10 @@ def run(args: argparse.Namespace) -> int:
             margin=args.margin,
             rating=RatingSettings(tau=args.tau),
         )
-        if args.no_equity:
-            options = replace(options, adjusted=None, not_adjusted="left out (--no-equity)")
+        if args.adjusted == "none":
+            options = replace(options, adjusted=None, not_adjusted="left out (--adjusted none)")
+        else:
+            options = replace(options, adjusted=ADJUSTMENTS[args.adjusted])
         data = compute(args.run_dirs, options, progress)
     except (DPArenaError, ValueError) as error:
         progress.finish()

@@ -19,6 +19,7 @@ from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
+from dp_arena.ratings.blocks import BlockSummary
 from dp_arena.results import Fault, FaultKind
 from dp_arena.text import printable
 
@@ -183,23 +184,28 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         "",
         (
             "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same"
-            " seat with the same cards), 95% CI over deal blocks:"
+            " seat with the same cards), 95% CI over deal blocks; luck-adjusted: the same"
+            " with the luck of every board card taken out of the nets:"
         ),
         "",
     ]
     width = max(len("agent"), *(len(printable(score.name)) for score in result.scores))
-    lines.append(f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'net chips':>10}  faults")
+    lines.append(
+        f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'luck-adj.':>10}"
+        f"  {'95% CI':>23}  {'net chips':>10}  faults"
+    )
     ranked = sorted(result.scores, key=lambda score: (-score.summary.mean, score.index))
     for score in ranked:
         summary = score.summary
-        interval = "" if summary.low is None else f"[{summary.low:+.1f}, {summary.high:+.1f}]"
+        adjusted = score.adjusted
         faults = (
             ", ".join(f"{kind.value} {count}" for kind, count in score.fault_counts if count)
             or "none"
         )
+        mean = "" if adjusted is None else f"{adjusted.mean:+.1f}"
         lines.append(
-            f"{printable(score.name):<{width}}  {summary.mean:>+10.1f}  {interval:>23}"
-            f"  {score.net:>+10}  {faults}"
+            f"{printable(score.name):<{width}}  {summary.mean:>+10.1f}  {_interval(summary):>23}"
+            f"  {mean:>10}  {_interval(adjusted):>23}  {score.net:>+10}  {faults}"
         )
     key = config.event_key
     if not key.public:
@@ -218,6 +224,12 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             )
     # Names and fault details come from bots: no line reaches the terminal unescaped.
     return "\n".join(printable(line) for line in lines)
+
+
+def _interval(summary: BlockSummary | None) -> str:
+    if summary is None or summary.low is None or summary.high is None:
+        return ""
+    return f"[{summary.low:+.1f}, {summary.high:+.1f}]"
 
 
 def fault_place(fault: Fault) -> str:

@@ -98,15 +98,18 @@ def _tick_text(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.1f}"
 
 
-def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
+def ci_chart(
+    rows: Sequence[dict[str, Any]], *, title: str, adjusted_label: str = "adjusted"
+) -> str:
     """A forest plot: per row (``name``, ``color``, ``mean``, ``low``, ``high``, optional
-    ``equity_mean``/``equity_low``/``equity_high``) a dot at the mean and a bar over the
-    interval; a vertical line at zero."""
+    ``adjusted_mean``/``adjusted_low``/``adjusted_high``) a dot at the mean and a bar over
+    the interval, the adjusted score's dashed below it (``adjusted_label`` names it in the
+    caption); a vertical line at zero."""
     row_height, left, right, top, bottom, width = 26, 210, 30, 34, 34, 760
     height = top + bottom + row_height * max(1, len(rows))
     values = [0.0]
     for row in rows:
-        for key in ("low", "high", "equity_low", "equity_high"):
+        for key in ("low", "high", "adjusted_low", "adjusted_high"):
             if row.get(key) is not None:
                 values.append(row[key])
     low, high = min(values), max(values)
@@ -151,7 +154,7 @@ def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
             stroke_width=1.5,
         )
     )
-    adjusted = any(row.get("equity_mean") is not None for row in rows)
+    adjusted = any(row.get("adjusted_mean") is not None for row in rows)
     for index, row in enumerate(rows):
         y = top + row_height * index + row_height / 2
         hue = row["color"]
@@ -166,13 +169,13 @@ def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
                 fill="#222",
             )
         )
-        if row.get("equity_mean") is not None:
+        if row.get("adjusted_mean") is not None:
             lower = y + 7
             body.append(
                 element(
                     "line",
-                    x1=x(row["equity_low"]),
-                    x2=x(row["equity_high"]),
+                    x1=x(row["adjusted_low"]),
+                    x2=x(row["adjusted_high"]),
                     y1=lower,
                     y2=lower,
                     stroke=hue,
@@ -184,7 +187,7 @@ def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
             body.append(
                 element(
                     "rect",
-                    x=x(row["equity_mean"]) - 3.5,
+                    x=x(row["adjusted_mean"]) - 3.5,
                     y=lower - 3.5,
                     width=7,
                     height=7,
@@ -212,7 +215,7 @@ def ci_chart(rows: Sequence[dict[str, Any]], *, title: str) -> str:
             )
         )
     caption = "mbb per deal (dot: mean; bar: 95% interval"
-    caption += "; dashed: all-in equity adjusted)" if adjusted else ")"
+    caption += f"; dashed: {adjusted_label})" if adjusted else ")"
     body.append(
         element(
             "text",

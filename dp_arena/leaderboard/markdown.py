@@ -188,6 +188,7 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
         ),
         "",
     ]
+    adjusted = settings["adjusted"]
     separation = [
         [
             cell(labels.get(row["better"], row["better"])),
@@ -196,21 +197,33 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
             f"{row['p_better_beats_worse']:.1%}",
             "–" if row["deals_for_gap"] is None else f"{row['deals_for_gap']:,}",
             f"{row['deals_for_margin']:,}",
+            *(
+                [
+                    "–"
+                    if row["adjusted"]["deals_for_gap"] is None
+                    else f"{row['adjusted']['deals_for_gap']:,}",
+                    f"{row['adjusted']['deals_for_margin']:,}",
+                ]
+                if adjusted["applied"]
+                else []
+            ),
         ]
         for row in data["separation"]
     ]
-    lines += _table(
-        [
-            "Higher",
-            "Next",
-            "Gap",
-            "P(order right)",
-            "Deals at the gap",
-            f"Deals at {settings['margin_mbb']:g} mbb",
-        ],
-        separation,
-        ["l", "l", "r", "r", "r", "r"],
-    )
+    headers = [
+        "Higher",
+        "Next",
+        "Gap",
+        "P(order right)",
+        "Deals at the gap",
+        f"Deals at {settings['margin_mbb']:g} mbb",
+    ]
+    if adjusted["applied"]:
+        headers += [
+            f"{cell(adjusted['label'])}: at the gap",
+            f"{cell(adjusted['label'])}: at {settings['margin_mbb']:g} mbb",
+        ]
+    lines += _table(headers, separation, ["l", "l"] + ["r"] * (len(headers) - 2))
     lines += ["", "## Events", ""]
     lines += _table(
         ["#", "Event", "Format", "Won by", "Deck key", "Deals"],

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dp_arena.leaderboard.adjusted import ALL_IN_EQUITY, AdjustedScore
+from dp_arena.leaderboard.adjusted import BOARD_LUCK, AdjustedScore
 from dp_arena.leaderboard.event import event_codes, event_json
+from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
-from dp_arena.ratings.runs import EventRecord, load_run
+from dp_arena.ratings.runs import EventRecord, NetAdjustment, load_run
 from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
 from dp_arena.ratings.uncertainty import Ranking, rank_with_uncertainty
 
@@ -61,7 +62,7 @@ class LeaderboardOptions:
     resamples: int = 1000
     confidence: float = 0.95
     margin: float = 50.0
-    adjusted: AdjustedScore | None = ALL_IN_EQUITY
+    adjusted: AdjustedScore | None = BOARD_LUCK
     not_adjusted: str = "no adjusted score was asked for"
     rating: RatingSettings = field(default_factory=RatingSettings)
 
@@ -77,18 +78,18 @@ class LeaderboardOptions:
 def load_runs(
     run_dirs: Sequence[Path],
     *,
-    equity: bool = True,
+    adjust: NetAdjustment | None = corrected_nets,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[EventRecord]:
     """The events of ``run_dirs``, in rating order (:func:`order_events`), each entrant
-    with a code (named from its spec for a run that recorded none). With ``equity``,
-    the all-in equity nets are computed; ``progress(run, done, total)`` hears of every
-    table-session adjusted."""
+    with a code (named from its spec for a run that recorded none). With ``adjust``,
+    every play's adjusted net is computed from the deal records; ``progress(run, done,
+    total)`` hears of every table-session adjusted."""
     events = []
     for run_dir in run_dirs:
         label = run_dir.resolve().name
         step = None if progress is None else _progress_of(progress, label)
-        event = load_run(run_dir, equity=equity, progress=step)
+        event = load_run(run_dir, adjust=adjust, progress=step)
         events.append(replace(event, codes=event_codes(event)))
     labels = [event.label for event in events]
     for label in labels:
@@ -184,7 +185,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             "order": list(ranking.names),
             "p_beats": [[_round(value) for value in row] for row in ranking.beats],
         },
-        "separation": _separation_json(ranking, options.margin),
+        "separation": _separation_json(ranking, adjusted_ranking, options.margin),
         "ratings": _ratings_json(ratings),
         "distributions": _distributions_json(matrix, ranking.names),
         "competitors": _competitors_json(events, results, ranking.names, competitor),
@@ -321,9 +322,12 @@ def _bot_of(events: Sequence[EventRecord], player: str) -> str:
     return player
 
 
-def _separation_json(ranking: Ranking, margin: float) -> list[dict[str, Any]]:
+def _separation_json(
+    ranking: Ranking, adjusted: Ranking | None, margin: float
+) -> list[dict[str, Any]]:
     """Each pair of neighbours in the ranking: their gap, how sure the order is, and the
-    deals an event would need to separate them (at their gap and at ``margin``)."""
+    deals an event would need to separate them (at their gap and at ``margin``), by the
+    raw score and, when there is one, by the ``adjusted`` score (``None`` otherwise)."""
     rows = []
     for better, worse in zip(ranking.entries, ranking.entries[1:], strict=False):
         gap = better.mean - worse.mean
@@ -337,6 +341,14 @@ def _separation_json(ranking: Ranking, margin: float) -> list[dict[str, Any]]:
                 if gap > 0
                 else None,
                 "deals_for_margin": ranking.deals_to_separate(better.name, worse.name, margin),
+                "adjusted": None
+                if adjusted is None
+                else {
+                    "deals_for_gap": adjusted.deals_to_separate(better.name, worse.name, gap)
+                    if gap > 0
+                    else None,
+                    "deals_for_margin": adjusted.deals_to_separate(better.name, worse.name, margin),
+                },
             }
         )
     return rows

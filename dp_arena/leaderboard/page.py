@@ -200,9 +200,11 @@ def _pairwise_table(data: dict[str, Any]) -> str:
 
 def _separation_table(data: dict[str, Any]) -> str:
     margin = data["settings"]["margin_mbb"]
+    adjusted = data["settings"]["adjusted"]
     labels = {row["name"]: row["label"] for row in data["ranking"]}
-    rows = [
-        [
+    rows = []
+    for row in data["separation"]:
+        cells = [
             Cell(labels.get(row["better"], row["better"]), css="name"),
             Cell(labels.get(row["worse"], row["worse"]), css="name"),
             Cell(_mbb(row["gap_mbb"]), row["gap_mbb"]),
@@ -210,10 +212,17 @@ def _separation_table(data: dict[str, Any]) -> str:
             Cell("–" if row["deals_for_gap"] is None else f"{row['deals_for_gap']:,}"),
             Cell(f"{row['deals_for_margin']:,}", row["deals_for_margin"]),
         ]
-        for row in data["separation"]
-    ]
+        if adjusted["applied"]:
+            other = row["adjusted"]
+            cells.append(
+                Cell("–" if other["deals_for_gap"] is None else f"{other['deals_for_gap']:,}")
+            )
+            cells.append(Cell(f"{other['deals_for_margin']:,}", other["deals_for_margin"]))
+        rows.append(cells)
     headers: list[str | tuple[str, str]] = [("Higher", "name"), ("Next", "name"), "Gap"]
     headers += ["P(order right)", "Deals at the gap", f"Deals at {margin:g} mbb"]
+    if adjusted["applied"]:
+        headers += [f"{adjusted['label']}: at the gap", f"{adjusted['label']}: at {margin:g} mbb"]
     return table(headers, rows)
 
 
@@ -375,8 +384,8 @@ def render_page(data: dict[str, Any]) -> str:
         entry |= {"low": row["ci"][0], "high": row["ci"][1]}
         if adjusted["applied"]:
             other = row["adjusted"]
-            entry |= {"equity_mean": other["mbb_per_deal"]}
-            entry |= {"equity_low": other["ci"][0], "equity_high": other["ci"][1]}
+            entry |= {"adjusted_mean": other["mbb_per_deal"]}
+            entry |= {"adjusted_low": other["ci"][0], "adjusted_high": other["ci"][1]}
         ci_rows.append(entry)
     series = [
         (
@@ -398,10 +407,11 @@ def render_page(data: dict[str, Any]) -> str:
         for index, details in enumerate(data["competitors"])
     )
     history = history_chart(series, events=len(events), title="Rating (μ − 3σ) after each event")
+    adjusted_label = (adjusted["label"] or "adjusted").lower()
     scores = f"""<h2 id="scores">Duplicate scores</h2>
 <p class="lead">{text(_score_lead(data))}</p>
 {_ranking_table(data)}
-{ci_chart(ci_rows, title="Duplicate score with 95% interval")}"""
+{ci_chart(ci_rows, title="Duplicate score with 95% interval", adjusted_label=adjusted_label)}"""
     if single:
         event = events[0]
         lead = _event_lead(event)

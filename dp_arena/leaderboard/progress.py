@@ -1,5 +1,5 @@
 """What a long publication is doing, on a terminal: one line on stderr, rewritten in
-place at most ten times a second (``all-in equity, run-1: 812/2,040 table-sessions
+place at most ten times a second (``Luck-adjusted, run-1: 812/2,040 table-sessions
 [4 s]``); nothing at all when the stream is not a terminal (a log, a pipe, CI)."""
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def compute(
 
         progress.stage("reading the runs")
     events = load_runs(
-        run_dirs, equity=adjusted is not None and adjusted.needs_store, progress=counted
+        run_dirs, adjust=None if adjusted is None else adjusted.nets, progress=counted
     )
     if progress is not None:
         progress.stage(f"bootstrap ({options.resamples:,} resamples) and ratings")

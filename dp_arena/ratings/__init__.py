@@ -1,7 +1,8 @@
 """Rankings and ratings computed from results: block statistics (:mod:`.blocks`), run
 directories read into deal blocks (:mod:`.runs`), duplicate scores (:mod:`.duplicate`),
-the all-in equity adjustment (:mod:`.equity`), rankings with bootstrap uncertainty
-(:mod:`.uncertainty`) and OpenSkill ratings across events (:mod:`.skill`).
+the board-luck correction (:mod:`.board_luck`) and the all-in equity adjustment
+(:mod:`.equity`), rankings with bootstrap uncertainty (:mod:`.uncertainty`) and OpenSkill
+ratings across events (:mod:`.skill`).
 
 NumPy and OpenSkill are imported only by the functions that use them.
 """
@@ -18,12 +19,14 @@ from dp_arena.ratings.blocks import (
     student_t_quantile,
     summarize_blocks,
 )
+from dp_arena.ratings.board_luck import board_luck, board_luck_nets, corrected_nets
 from dp_arena.ratings.duplicate import ScoreMatrix, play_scores, score_matrix
-from dp_arena.ratings.equity import adjusted_nets
+from dp_arena.ratings.equity import adjusted_nets, all_in_nets
 from dp_arena.ratings.runs import (
     Comparison,
     DealBlock,
     EventRecord,
+    NetAdjustment,
     SeatPlay,
     bot_identity,
     load_run,
@@ -38,6 +41,7 @@ __all__ = [
     "Comparison",
     "DealBlock",
     "EventRecord",
+    "NetAdjustment",
     "Ranked",
     "Ranking",
     "RatingSettings",
@@ -45,10 +49,14 @@ __all__ = [
     "ScoreMatrix",
     "SeatPlay",
     "adjusted_nets",
+    "all_in_nets",
+    "board_luck",
+    "board_luck_nets",
     "bootstrap_interval",
     "bootstrap_means",
     "bootstrap_partial_means",
     "bot_identity",
+    "corrected_nets",
     "deals_needed",
     "load_run",
     "percentile",

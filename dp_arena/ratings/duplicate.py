@@ -9,8 +9,9 @@ over the blocks it played. Scores are exact fractions until they are summarised,
 the scores of a seat position sum to exactly zero.
 
 A seat position that only one entrant played (the others were absent players) compares
-nobody, so its play is not scored. With ``equity=True`` the nets by all-in equity
-(:mod:`dp_arena.ratings.equity`) are scored instead of the real ones.
+nobody, so its play is not scored. With ``adjusted=True`` the plays' adjusted nets (the
+board-luck correction, :mod:`dp_arena.ratings.board_luck`, or another adjustment of the
+deal records) are scored instead of the real ones.
 
 >>> from dp_arena.ratings.runs import DealBlock, SeatPlay
 >>> block = DealBlock("e", 1, 1, 0, 40, (
@@ -31,7 +32,7 @@ from dp_arena.ratings.runs import DealBlock, SeatPlay
 __all__ = ["ScoreMatrix", "play_scores", "score_matrix"]
 
 
-def play_scores(block: DealBlock, *, equity: bool = False) -> Iterator[tuple[SeatPlay, Fraction]]:
+def play_scores(block: DealBlock, *, adjusted: bool = False) -> Iterator[tuple[SeatPlay, Fraction]]:
     """Every scored play of ``block`` with its duplicate score in mbb (exact)."""
     by_seat: dict[int, list[SeatPlay]] = {}
     for play in block.plays:
@@ -40,7 +41,7 @@ def play_scores(block: DealBlock, *, equity: bool = False) -> Iterator[tuple[Sea
         plays = by_seat[seat]
         if len(plays) < 2:
             continue
-        nets = [_net(play, equity) for play in plays]
+        nets = [_net(play, adjusted) for play in plays]
         total = sum(nets)
         count = len(nets)
         # (net - total / count) x 1000 / big blind, normalised once per play.
@@ -50,12 +51,12 @@ def play_scores(block: DealBlock, *, equity: bool = False) -> Iterator[tuple[Sea
             yield play, Fraction(difference.numerator * 1000, difference.denominator * scale)
 
 
-def _net(play: SeatPlay, equity: bool) -> Fraction | int:
-    if not equity:
+def _net(play: SeatPlay, adjusted: bool) -> Fraction | int:
+    if not adjusted:
         return play.net
-    if play.equity_net is None:
-        raise ValueError(f"no equity net for {play.player!r}: the run kept no deal records")
-    return play.equity_net
+    if play.adjusted_net is None:
+        raise ValueError(f"no adjusted net for {play.player!r}: the run kept no deal records")
+    return play.adjusted_net
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +89,7 @@ def score_matrix(
     blocks: Iterable[DealBlock],
     competitor: Callable[[str], str],
     *,
-    equity: bool = False,
+    adjusted: bool = False,
 ) -> ScoreMatrix:
     """The block scores of every competitor: ``competitor(player)`` names the one a play
     counts for (the bot, to rank bots; the player itself, to rank entrants). A
@@ -97,7 +98,7 @@ def score_matrix(
     keys = []
     for index, block in enumerate(blocks):
         keys.append(block.key)
-        for play, score in play_scores(block, equity=equity):
+        for play, score in play_scores(block, adjusted=adjusted):
             totals.setdefault(competitor(play.player), {}).setdefault(index, []).append(score)
     names = tuple(sorted(totals))
     columns = []

@@ -44,16 +44,18 @@ All in on the river, nothing is left to chance and the real nets stand:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from dp_arena.engine import Action, Card, HandState, Street, TableRules, parse_cards
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.runouts import outcome_counts
+from dp_arena.results import DealRecord
 
 __all__ = [
     "adjusted_nets",
+    "all_in_nets",
     "expected_payoffs",
     "outcome_counts",
     "pot_payoffs",
@@ -69,9 +71,15 @@ def replay(
     board: str,
     actions: Sequence[str],
     absent: Sequence[int] = (),
+    on_street: Callable[[Street, HandState], None] | None = None,
 ) -> HandState:
     """The finished hand of a deal record: cards as text (``"AsKd"`` per seat, the board
-    as dealt) and the compact action log (``"3:raise 120"``, ``"0:fold"``)."""
+    as dealt) and the compact action log (``"3:raise 120"``, ``"0:fold"``).
+
+    ``on_street(street, state)`` hears of every street whose cards came (the flop, the
+    turn, the river), with the hand as it stood when they came: the chips committed then,
+    who had folded. A hand that went all in before the river reports the rest of its
+    streets at its last action."""
     try:
         holes = tuple(_pair(parse_cards(text)) for text in hole_cards)
         board_cards = parse_cards(board)
@@ -91,6 +99,7 @@ def replay(
         board=(*board_cards, *filler),
         absent=absent,
     )
+    reached = Street.PREFLOP
     for text in actions:
         seat_text, _, action_text = text.partition(":")
         words = action_text.split()
@@ -110,6 +119,12 @@ def replay(
             state.apply(action)
         except DPArenaError as error:
             raise HandHistoryError(f"action {text!r} refused: {error}") from None
+        if on_street is not None and state.street > reached:
+            # The showdown comes after the river: every street up to the river came.
+            now = min(state.street, Street.RIVER)
+            for street in range(reached + 1, now + 1):
+                on_street(Street(street), state)
+            reached = now
     if not state.is_complete:
         raise HandHistoryError("the actions end before the hand does")
     return state
@@ -119,6 +134,19 @@ def _pair(cards: tuple[Card, ...]) -> tuple[Card, Card]:
     if len(cards) != 2:
         raise ValueError(f"a hand holds two cards, not {len(cards)}")
     return cards[0], cards[1]
+
+
+def all_in_nets(rules: TableRules, record: DealRecord) -> tuple[Fraction, ...]:
+    """The all-in equity nets of one deal record (:func:`adjusted_nets` of its fields)."""
+    return adjusted_nets(
+        rules,
+        button=record.button,
+        hole_cards=record.hole_cards,
+        board=record.board,
+        actions=record.actions,
+        absent=record.absent,
+        nets=record.nets,
+    )
 
 
 def adjusted_nets(

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[np.signedinteger[Any]]
 
-__all__ = ["outcome_counts"]
+__all__ = ["outcome_counts", "outcome_table"]
 
 _RANKS = 13
 _RANK_BASE = 13  # a runout's ranks, ascending, as one number in base 13
@@ -62,13 +62,26 @@ def outcome_counts(
     keys are per-hand ranks (0 = best; tied hands share a rank: the number of hands
     strictly better), values are how many boards give that order. The completions are
     drawn from the cards that are neither ``dead``, on the board, nor in ``holes``."""
+    ranks, counts = outcome_table(holes, known_board, dead)
+    return dict(zip(map(tuple, ranks.tolist()), counts.tolist(), strict=True))
+
+
+@functools.lru_cache(maxsize=4096)
+def outcome_table(
+    holes: tuple[tuple[Card, Card], ...], known_board: tuple[Card, ...], dead: tuple[Card, ...]
+) -> tuple[Array, Array]:
+    """:func:`outcome_counts` as arrays (read-only): the orders that occur, a row each with
+    a column per hand (its rank), in sorted order, and how many boards give each."""
     excluded = set(dead) | set(known_board) | {card for hole in holes for card in hole}
     unseen = tuple(card for card in range(52) if card not in excluded)
     if not known_board:
         codes, weights = _counted_by_ranks(holes, unseen)
     else:
         codes, weights = _enumerated(holes, known_board, unseen), None
-    return _tally(codes, weights, len(holes))
+    ranks, counts = _tally_arrays(codes, weights, len(holes))
+    ranks.setflags(write=False)
+    counts.setflags(write=False)
+    return ranks, counts
 
 
 # -- shared ------------------------------------------------------------------------------
@@ -181,6 +194,13 @@ def _order_codes(values: Array) -> Array:
 
 def _tally(codes: Array, weights: Array | None, hands: int) -> dict[tuple[int, ...], int]:
     """Orders and how many boards give each (``weights`` per row, or one board a row)."""
+    ranks, counts = _tally_arrays(codes, weights, hands)
+    return dict(zip(map(tuple, ranks.tolist()), counts.tolist(), strict=True))
+
+
+def _tally_arrays(codes: Array, weights: Array | None, hands: int) -> tuple[Array, Array]:
+    """The orders that occur (a row of per-hand ranks each, in sorted order) and how many
+    boards give each (``weights`` per row of ``codes``, or one board a row)."""
     import numpy as np
 
     if hands**hands <= 1 << 20:
@@ -198,12 +218,10 @@ def _tally(codes: Array, weights: Array | None, hands: int) -> dict[tuple[int, .
         tally = np.rint(sums).astype(np.int64)
         assert np.array_equal(tally.astype(np.float64), sums) and (tally >= 0).all()
     present = np.flatnonzero(tally)
-    numbers = present if found_codes is None else found_codes[present]
-    found = {
-        tuple((code // hands**position) % hands for position in range(hands)): count
-        for code, count in zip(numbers.tolist(), tally[present].tolist(), strict=True)
-    }
-    return dict(sorted(found.items()))
+    numbers = present.astype(np.int64) if found_codes is None else found_codes[present]
+    ranks = (numbers[:, None] // hands ** np.arange(hands, dtype=np.int64)) % hands
+    order = np.lexsort(ranks.T[::-1])
+    return ranks[order].astype(np.int8), tally[present][order].astype(np.int64)
 
 
 # -- after the flop: every completion ------------------------------------------------------
@@ -293,57 +311,71 @@ def _counted_by_ranks(
     import numpy as np
 
     tables = _tables()
-    available = np.zeros((_RANKS, 4), dtype=np.int64)
+    free = [0, 0, 0, 0]  # per suit, the ranks of its unseen cards as a bit mask
+    per_rank = [0] * _RANKS  # unseen cards of each rank
     for card in unseen:
-        available[card >> 2, card & 3] = 1
-    per_rank = available.sum(axis=1)
+        free[card & 3] |= 1 << (card >> 2)
+        per_rank[card >> 2] += 1
     boards = _multisets(5)
-    ways = np.prod(boards.ways_by_rank[np.arange(_RANKS), per_rank], axis=0)
+    ways = _board_ways(tuple(per_rank))
     nonflush = np.empty((len(boards), len(holes)), dtype=np.int32)
     for index, hole in enumerate(holes):
         nonflush[:, index] = _preflop_nonflush(_rank_key(hole))
     by_ranks = _order_codes(nonflush)
     # The boards on which someone can make a flush, a block of rows per suit and number
-    # of board cards of that suit; each block's flush values are filled in below.
-    blocks: list[tuple[Array, Array, list[tuple[int, Array]]]] = []
+    # of board cards of that suit (rows: suited subset x rest, subset by subset); each
+    # block's flush values are filled in below.
+    row_blocks: list[Array] = []
+    weight_blocks: list[Array] = []
+    fills: list[tuple[int, int, Array, int]] = []  # hand, first row, flush per subset, rests
+    start = 0
     for suit in range(4):
         held = [sum(card & 3 == suit for card in hole) for hole in holes]
-        free_ranks = np.flatnonzero(available[:, suit])
-        other_cards = per_rank - available[:, suit]  # unseen cards of each rank, other suits
+        # Unseen cards of each rank in the other suits.
+        others = tuple(count - (free[suit] >> rank & 1) for rank, count in enumerate(per_rank))
         for suited in (3, 4, 5):
             flushing = [index for index, count in enumerate(held) if count + suited >= 5]
-            if suited > len(free_ranks) or not flushing:
+            if not flushing:
                 continue
             layout = _suited_boards(suited)
-            chosen = [free_ranks[column] for column in _combinations(len(free_ranks), suited)]
-            # Each subset's place among the subsets of all 13 ranks (colex order).
-            subsets = sum(layout.choose[ranks, place + 1] for place, ranks in enumerate(chosen))
-            rest_ways = np.prod(tables.binomial[other_cards[None, :], layout.rest_counts], axis=1)
-            keep = np.flatnonzero(rest_ways)
-            if not len(keep):
+            subsets = layout.within(free[suit])
+            rest_ways, rests = layout.rests(others)
+            if not len(subsets) or not len(rests):
                 continue
-            fills = []
+            row_blocks.append(layout.rows[subsets[:, None], rests[None, :]].ravel())
+            weight_blocks.append(np.tile(rest_ways, len(subsets)))
+            masks = layout.masks[subsets]
             for index in flushing:
                 hole_mask = sum(1 << (card >> 2) for card in holes[index] if card & 3 == suit)
-                flush = tables.flush_values[layout.masks[subsets] | hole_mask]
-                fills.append((index, np.repeat(flush, len(keep))))
-            rows = layout.rows[subsets][:, keep].ravel()
-            blocks.append((rows, np.tile(rest_ways[keep], len(subsets)), fills))
-    if not blocks:
+                fills.append((index, start, tables.flush_values[masks | hole_mask], len(rests)))
+            start += len(subsets) * len(rests)
+    if not row_blocks:
         return by_ranks, ways
-    rows = np.concatenate([block[0] for block in blocks])
-    moved = np.concatenate([block[1] for block in blocks])
+    rows = np.concatenate(row_blocks)
+    moved = np.concatenate(weight_blocks)
     real = nonflush[rows]
-    start = 0
-    for block_rows, _, fills in blocks:
-        for index, flush in fills:
-            real[start : start + len(block_rows), index] = flush
-        start += len(block_rows)
+    # Each hand that can flush on a block's boards is valued by its flush there (the
+    # board's suited ranks and its own), the same for every rest of the board.
+    for index, first, flush, repeats in fills:
+        values = flush if repeats == 1 else np.repeat(flush, repeats)
+        real[first : first + len(values), index] = values
     # Those boards' count leaves their order by ranks and goes to their real order.
     removed = np.bincount(rows, weights=moved.astype(np.float64), minlength=len(ways))
     left = ways - np.rint(removed).astype(np.int64)
     assert (left >= 0).all()
     return np.concatenate([by_ranks, _order_codes(real)]), np.concatenate([left, moved])
+
+
+@functools.lru_cache(maxsize=4096)
+def _board_ways(per_rank: tuple[int, ...]) -> Array:
+    """How many five-card boards show each multiset of ranks (:func:`_multisets` (5)),
+    with ``per_rank`` unseen cards of each rank: a product of binomial coefficients."""
+    import numpy as np
+
+    boards = _multisets(5)
+    ways: Array = np.prod(boards.ways_by_rank[np.arange(_RANKS), list(per_rank)], axis=0)
+    ways.setflags(write=False)
+    return ways
 
 
 @functools.lru_cache(maxsize=128)  # 91 pairs of hole ranks
@@ -373,9 +405,29 @@ class _SuitedBoards:
         self.rows: Array = boards.index(keys[:, None] + rest.keys[None, :])
         self.masks: Array = np.array([sum(1 << rank for rank in ranks) for ranks in subsets])
         self.rest_counts: Array = rest.counts
-        self.choose: Array = np.array(
-            [[_choose(n, k) for k in range(6)] for n in range(_RANKS)], dtype=np.int64
-        )
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 (three layouts, kept for the process)
+    def within(self, free: int) -> Array:
+        """The subsets (their indices) whose ranks all lie in the rank mask ``free``."""
+        import numpy as np
+
+        found: Array = np.flatnonzero((self.masks & ~free) == 0)
+        found.setflags(write=False)
+        return found
+
+    @functools.lru_cache(maxsize=8192)  # noqa: B019 (three layouts, kept for the process)
+    def rests(self, others: tuple[int, ...]) -> tuple[Array, Array]:
+        """With ``others`` unseen cards of each rank outside the suit: how many ways each
+        rest multiset can be drawn, for the multisets that can (and their indices)."""
+        import numpy as np
+
+        binomial = _tables().binomial
+        ways = np.prod(binomial[np.array(others)[None, :], self.rest_counts], axis=1)
+        possible: Array = np.flatnonzero(ways)
+        kept: Array = ways[possible]
+        possible.setflags(write=False)
+        kept.setflags(write=False)
+        return kept, possible
 
 
 @functools.lru_cache(maxsize=3)

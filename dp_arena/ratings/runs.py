@@ -5,7 +5,9 @@ faults and prizes.
 A run directory (``docs/results.md``) holds ``results.json``, the summary, and one part
 per session, read one after the other (:func:`read_sessions`); when it also holds the
 checkpoint store ``store.sqlite`` (every table's full deal records: cards and actions),
-each net is paired with its all-in equity net (:mod:`dp_arena.ratings.equity`).
+each net is paired with its adjusted net, a function of the deal record: by default the
+board-luck correction (:mod:`dp_arena.ratings.board_luck`), or the all-in equity
+adjustment (:func:`dp_arena.ratings.equity.all_in_nets`).
 
 A **block** is one deal of one section of one session (a mini-match of a round robin is
 a section): every table of the section played it with the same cards in the same
@@ -26,13 +28,14 @@ from typing import Any
 
 from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError, HandHistoryError, RunError
-from dp_arena.ratings.equity import adjusted_nets
-from dp_arena.results import Fault, TableSessionResult, session_from_records
+from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.results import DealRecord, Fault, TableSessionResult, session_from_records
 
 __all__ = [
     "Comparison",
     "DealBlock",
     "EventRecord",
+    "NetAdjustment",
     "SeatPlay",
     "bot_identity",
     "load_run",
@@ -42,17 +45,20 @@ __all__ = [
 
 RESULTS_FILE = "results.json"
 
+NetAdjustment = Callable[[TableRules, DealRecord], tuple[Fraction, ...]]
+"""A deal's adjusted nets (exact, one per seat) from the table's rules and its record."""
+
 
 @dataclass(frozen=True, slots=True)
 class SeatPlay:
-    """One entrant's play of one deal: where it sat, its net in chips, and its net by
-    all-in equity (``None`` when the run kept no deal records)."""
+    """One entrant's play of one deal: where it sat, its net in chips, and its adjusted
+    net (``None`` when the run kept no deal records or none was asked for)."""
 
     player: str
     table: int
     seat: int
     net: int
-    equity_net: Fraction | None = None
+    adjusted_net: Fraction | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +100,8 @@ class EventRecord:
     ordering events), if known. ``entrants`` pairs each player with its agent spec as
     written, ``codes`` maps players to their code objects (``{}`` for a run that
     recorded none), ``prizes`` pairs each player with its prize in cents; ``results`` is
-    the whole ``results.json``, as read."""
+    the whole ``results.json``, as read; ``has_adjusted`` says whether every play has its
+    adjusted net."""
 
     label: str
     name: str
@@ -107,7 +114,7 @@ class EventRecord:
     comparisons: tuple[Comparison, ...]
     faults: tuple[Fault, ...]
     prizes: tuple[tuple[str, int], ...]
-    has_equity: bool
+    has_adjusted: bool
     codes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     results: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     run_dir: Path | None = field(default=None, compare=False, repr=False)
@@ -191,11 +198,14 @@ class _Reader:
 
 
 def load_run(
-    run_dir: Path, *, equity: bool = True, progress: Callable[[int, int], None] | None = None
+    run_dir: Path,
+    *,
+    adjust: NetAdjustment | None = corrected_nets,
+    progress: Callable[[int, int], None] | None = None,
 ) -> EventRecord:
-    """Read ``run_dir``. With ``equity``, nets by all-in equity are computed from the
-    checkpoint store when the directory has one (``has_equity`` says whether it did);
-    ``progress(done, total)`` hears of every table-session adjusted."""
+    """Read ``run_dir``. With ``adjust``, every play's adjusted net is computed from the
+    checkpoint store's deal records when the directory has one (``has_adjusted`` says
+    whether it did); ``progress(done, total)`` hears of every table-session adjusted."""
     path = run_dir / RESULTS_FILE
     try:
         raw = path.read_bytes()
@@ -230,7 +240,7 @@ def load_run(
         for index, ((player, _), entrant) in enumerate(zip(entrants, listed, strict=True))
         if "code" in entrant
     }
-    details = _store_results(run_dir) if equity else None
+    details = _store_results(run_dir) if adjust is not None else None
     counter = None
     if details is not None and progress is not None:
         counter = _Counter(len(details), progress)
@@ -266,7 +276,16 @@ def load_run(
         for section_number, group, group_where in groups:
             tables = reader.get(group, "table_results", group_where, list)
             blocks += _section_blocks(
-                reader, label, number, section_number, plan, tables, group_where, details, counter
+                reader,
+                label,
+                number,
+                section_number,
+                plan,
+                tables,
+                group_where,
+                details,
+                adjust,
+                counter,
             )
             if kind == "round-robin":
                 comparisons += _match_comparisons(
@@ -299,7 +318,7 @@ def load_run(
         comparisons=tuple(comparisons),
         faults=faults,
         prizes=tuple(sorted((str(player), cents) for player, cents in prizes.items())),
-        has_equity=details is not None,
+        has_adjusted=details is not None,
         codes=codes,
         results=data,
         run_dir=run_dir,
@@ -399,6 +418,7 @@ def _section_blocks(
     tables: Sequence[Any],
     where: str,
     details: Mapping[tuple[int, int, int], TableSessionResult] | None,
+    adjust: NetAdjustment | None,
     counter: _Counter | None = None,
 ) -> list[DealBlock]:
     big_blind = reader.get(plan, "big_blind", f"plan.sessions[{session}]", int)
@@ -421,12 +441,14 @@ def _section_blocks(
                     f"{table_where}.deal_nets[{deal_index}]",
                     f"expected {len(players)} nets that sum to zero, found {deal!r:.200}",
                 )
-        equity = None
-        if details is not None:
-            equity = _equity_nets(reader, plan, session, section, number, players, nets, details)
+        adjusted = None
+        if details is not None and adjust is not None:
+            adjusted = _adjusted_nets(
+                reader, plan, session, section, number, players, nets, details, adjust
+            )
             if counter is not None:
                 counter.step()
-        rows.append((number, players, nets, equity))
+        rows.append((number, players, nets, adjusted))
     deal_count = min((len(nets) for _, _, nets, _ in rows), default=0)
     if any(len(nets) != deal_count for _, _, nets, _ in rows):
         raise reader.fail(where, "its tables played different numbers of deals")
@@ -438,9 +460,9 @@ def _section_blocks(
                 table=number,
                 seat=seat,
                 net=nets[deal][seat],
-                equity_net=None if equity is None else equity[deal][seat],
+                adjusted_net=None if adjusted is None else adjusted[deal][seat],
             )
-            for number, players, nets, equity in rows
+            for number, players, nets, adjusted in rows
             for seat, player in enumerate(players)
             if player is not None
         )
@@ -448,7 +470,7 @@ def _section_blocks(
     return blocks
 
 
-def _equity_nets(
+def _adjusted_nets(
     reader: _Reader,
     plan: Mapping[str, Any],
     session: int,
@@ -457,6 +479,7 @@ def _equity_nets(
     players: Sequence[str | None],
     nets: Sequence[Sequence[int]],
     details: Mapping[tuple[int, int, int], TableSessionResult],
+    adjust: NetAdjustment,
 ) -> list[tuple[Fraction, ...]]:
     where = f"store.sqlite: session {session}, section {section}, table {table}"
     result = details.get((session, section, table))
@@ -485,17 +508,7 @@ def _equity_nets(
                 f" {list(record.nets)} differ from results.json's {list(recorded)}"
             )
         try:
-            adjusted.append(
-                adjusted_nets(
-                    rules,
-                    button=record.button,
-                    hole_cards=record.hole_cards,
-                    board=record.board,
-                    actions=record.actions,
-                    absent=record.absent,
-                    nets=record.nets,
-                )
-            )
+            adjusted.append(adjust(rules, record))
         except (HandHistoryError, ValueError) as error:
             raise RunError(f"{reader.path.parent}: {where}, deal {record.deal}: {error}") from None
     return adjusted
@@ -573,12 +586,12 @@ def table_blocks(
     *,
     session: int = 1,
     section: int = 1,
-    equity: bool = False,
+    adjust: NetAdjustment | None = None,
 ) -> list[DealBlock]:
     """The blocks of mirrored tables that played the same deals (a duplicate match, or a
     section played outside an event): deal ``d`` of every table is one block, players are
-    the tables' player names (absent seats of each deal left out). With ``equity`` the
-    all-in equity nets are computed from the deal records."""
+    the tables' player names (absent seats of each deal left out). With ``adjust`` every
+    play's adjusted net is computed from its deal record."""
     if not tables:
         return []
     deal_count = len(tables[0].deals)
@@ -589,19 +602,7 @@ def table_blocks(
         plays = []
         for number, table in enumerate(tables, start=1):
             record = table.deals[deal]
-            adjusted = (
-                adjusted_nets(
-                    rules,
-                    button=record.button,
-                    hole_cards=record.hole_cards,
-                    board=record.board,
-                    actions=record.actions,
-                    absent=record.absent,
-                    nets=record.nets,
-                )
-                if equity
-                else None
-            )
+            adjusted = None if adjust is None else adjust(rules, record)
             for seat, player in enumerate(record.players):
                 if seat in record.absent:
                     continue
@@ -611,7 +612,7 @@ def table_blocks(
                         table=number,
                         seat=seat,
                         net=record.nets[seat],
-                        equity_net=None if adjusted is None else adjusted[seat],
+                        adjusted_net=None if adjusted is None else adjusted[seat],
                     )
                 )
         blocks.append(DealBlock(label, session, section, deal, rules.big_blind, tuple(plays)))

@@ -63,10 +63,10 @@ def match_rules(
 
 
 def match_blocks(match: LadderMatch, adjusted: AdjustedScore | None) -> tuple[DealBlock, ...]:
-    """The deal blocks of one match (with the all-in equity nets when the adjusted score
-    needs the deal records)."""
-    equity = adjusted is not None and adjusted.needs_store
-    return tuple(table_blocks(f"match-{match.id}", match.tables, match.rules, equity=equity))
+    """The deal blocks of one match (with the adjusted score's nets of every deal record
+    when there is one)."""
+    adjust = None if adjusted is None else adjusted.nets
+    return tuple(table_blocks(f"match-{match.id}", match.tables, match.rules, adjust=adjust))
 
 
 def _comparisons(match: LadderMatch) -> tuple[Comparison, ...]:
@@ -112,7 +112,7 @@ def _event(match: LadderMatch) -> EventRecord:
         comparisons=_comparisons(match),
         faults=(),
         prizes=(),
-        has_equity=False,
+        has_adjusted=False,
     )
 
 

@@ -203,6 +203,7 @@ def test_json_shape() -> None:
         "predictable": True,
         "unit": "mbb/deal",
         "confidence": 0.95,
+        "adjusted": "board-luck",
     }
     assert [agent["name"] for agent in data["agents"]] == ["IllegalBot", "tag", "random"]
     for agent in data["agents"]:
@@ -212,6 +213,7 @@ def test_json_shape() -> None:
             "mbb_per_deal",
             "ci95",
             "std_error",
+            "adjusted",
             "blocks",
             "hands",
             "net_chips",
@@ -220,6 +222,9 @@ def test_json_shape() -> None:
         assert agent["blocks"] == 6 and agent["hands"] == 18
         low, high = agent["ci95"]
         assert low <= agent["mbb_per_deal"] <= high
+        adjusted = agent["adjusted"]
+        assert set(adjusted) == {"mbb_per_deal", "ci95", "std_error"}
+        assert adjusted["ci95"][0] <= adjusted["mbb_per_deal"] <= adjusted["ci95"][1]
         assert set(agent["faults"]) == {kind.value for kind in FaultKind}
     assert sum(agent["net_chips"] for agent in data["agents"]) == 0
     assert data["seatings"] == [[0, 1, 2], [2, 0, 1], [1, 2, 0]]

@@ -216,7 +216,7 @@ def test_publishing_shows_progress_on_a_terminal_only(cup: Path) -> None:
         for group in session.get("sections") or session.get("matches")
     )
     shown = terminal.getvalue()
-    assert f"All-in adjusted, cup-run: {tables:,}/{tables:,} table-sessions" in shown
+    assert f"Luck-adjusted, cup-run: {tables:,}/{tables:,} table-sessions" in shown
     assert "bootstrap (50 resamples) and ratings ..." in shown
     assert shown.endswith("\r\x1b[K")  # the line is cleared for what the command prints
     assert pipe.getvalue() == ""

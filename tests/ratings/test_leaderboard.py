@@ -224,10 +224,17 @@ def test_command_line(small_run: Path, tmp_path: Path, capsys: pytest.CaptureFix
     assert "wrote" in captured.out
     assert main(["leaderboard", "show", str(small_run), "--resamples", "200", "--no-equity"]) == 0
     shown = capsys.readouterr().out
-    assert "| Rank | Entrants | Code |" in shown and "All-in adjusted" not in shown
+    assert "| Rank | Entrants | Code |" in shown
+    assert "Luck-adjusted" not in shown and "All-in adjusted" not in shown
     # Nothing was written: no link to a file that is not there; and the real reason.
     assert "index.html" not in shown and "leaderboard.json" not in shown
-    assert "No adjusted score: left out (--no-equity)." in shown
+    assert "No adjusted score: left out (--adjusted none)." in shown
+    assert (
+        main(["leaderboard", "show", str(small_run), "--resamples", "50", "--adjusted", "all-in"])
+        == 0
+    )
+    shown = capsys.readouterr().out
+    assert "All-in adjusted" in shown and "Luck-adjusted" not in shown
     assert main(["leaderboard", "show", str(tmp_path / "nowhere")]) == 2
     assert "is not a finished run directory" in capsys.readouterr().err
 

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import RunError
+from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.ratings.equity import all_in_nets
 from dp_arena.ratings.runs import bot_identity, load_run
 from tests import run_files
 
@@ -19,7 +22,7 @@ from tests import run_files
 def test_blocks_hold_every_entrants_nets(small_run: Path) -> None:
     data = run_files.results(small_run)
     event = load_run(small_run)
-    assert event.has_equity and event.format == "sng-round-robin"
+    assert event.has_adjusted and event.format == "sng-round-robin"
     (session,) = data["sessions"]
     expected_blocks = sum(
         len(match["table_results"][0]["deal_nets"]) for match in session["matches"]
@@ -33,28 +36,54 @@ def test_blocks_hold_every_entrants_nets(small_run: Path) -> None:
             assert table["players"][play.seat] == play.player
             assert table["deal_nets"][block.deal][play.seat] == play.net
         assert len(block.plays) == 6  # 3 heads-up tables, nobody absent
-        # The equity nets of each table sum to zero, like the real ones.
+        # The adjusted nets of each table sum to zero, like the real ones.
         for table in {play.table for play in block.plays}:
-            assert sum(play.equity_net for play in block.plays if play.table == table) == 0  # type: ignore[misc]
+            assert sum(play.adjusted_net for play in block.plays if play.table == table) == 0  # type: ignore[misc]
 
 
-def test_equity_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
+def test_all_in_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
     from dp_arena.runner.store import RunStore
 
-    event = load_run(small_run)
+    event = load_run(small_run, adjust=all_in_nets)
     with RunStore.open(small_run) as store:
         records = {(s, x, t): result for s, x, t, result in store.results()}
     changed = 0
     for block in event.blocks:
         for play in block.plays:
             record = records[(block.session, block.section, play.table)].deals[block.deal]
-            if play.equity_net != Fraction(play.net):
+            if play.adjusted_net != Fraction(play.net):
                 changed += 1
                 # Only a deal that went to a showdown with an incomplete board before the
                 # last action can change: the record shows both hands reached the end.
                 assert len(record.board) == 10  # five cards
                 assert not any(action.endswith("fold") for action in record.actions)
     assert changed > 0  # the fixture's aggressive bot does go all in
+
+
+def test_corrected_nets_differ_only_where_board_cards_came(small_run: Path) -> None:
+    from dp_arena.runner.store import RunStore
+
+    event = load_run(small_run)
+    plan = json.loads((small_run / "results.json").read_text())["plan"]["sessions"][0]
+    rules = TableRules(
+        seat_count=2,
+        small_blind=plan["small_blind"],
+        big_blind=plan["big_blind"],
+        betting=Betting(plan["betting"]),
+        cap=plan["cap"],
+    )
+    with RunStore.open(small_run) as store:
+        records = {(s, x, t): result for s, x, t, result in store.results()}
+    changed = kept = 0
+    for block in event.blocks:
+        for play in block.plays:
+            record = records[(block.session, block.section, play.table)].deals[block.deal]
+            assert play.adjusted_net == corrected_nets(rules, record)[play.seat]
+            if not record.board:  # nobody saw a flop: nothing to correct
+                assert play.adjusted_net == play.net
+                kept += 1
+            changed += play.adjusted_net != play.net
+    assert changed > kept > 0
 
 
 def test_comparisons_follow_total_chips(small_run: Path) -> None:
@@ -81,8 +110,8 @@ def test_comparisons_follow_total_chips(small_run: Path) -> None:
 def test_a_run_without_a_store_has_no_equity(small_run: Path, tmp_path: Path) -> None:
     copy = run_files.copy_results(small_run, tmp_path / "plain")
     event = load_run(copy)
-    assert not event.has_equity
-    assert all(play.equity_net is None for block in event.blocks for play in block.plays)
+    assert not event.has_adjusted
+    assert all(play.adjusted_net is None for block in event.blocks for play in block.plays)
     assert event.label == "plain"
 
 
@@ -236,7 +265,7 @@ def test_a_store_that_disagrees_with_the_results_is_refused(
     run_files.edit_results(copy, tamper)
     with pytest.raises(RunError, match=r"store's nets .* differ from results\.json's"):
         load_run(copy)
-    assert not load_run(copy, equity=False).has_equity
+    assert not load_run(copy, adjust=None).has_adjusted
 
 
 def test_bot_identity() -> None:

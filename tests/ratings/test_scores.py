@@ -13,6 +13,7 @@ import pytest
 
 from dp_arena.match import MatchConfig, block_scores, play_match
 from dp_arena.ratings.blocks import bootstrap_means, bootstrap_partial_means
+from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.duplicate import play_scores, score_matrix
 from dp_arena.ratings.runs import DealBlock, SeatPlay, table_blocks
 from dp_arena.ratings.uncertainty import deals_needed, rank_with_uncertainty
@@ -76,7 +77,7 @@ def test_matrix_pools_a_bots_plays_per_block_and_means_over_its_blocks() -> None
     assert matrix.plays == (1, 3, 2, 2)
 
 
-def test_equity_scores_use_the_equity_nets() -> None:
+def test_adjusted_scores_use_the_adjusted_nets() -> None:
     block = DealBlock(
         "e",
         1,
@@ -85,9 +86,9 @@ def test_equity_scores_use_the_equity_nets() -> None:
         20,
         (SeatPlay("a", 1, 0, 1000, Fraction(600)), SeatPlay("b", 2, 0, -1000, Fraction(-600))),
     )
-    assert [score for _, score in play_scores(block, equity=True)] == [30_000, -30_000]
-    with pytest.raises(ValueError, match="no equity net"):
-        list(play_scores(_block(0, ("a", 1, 0, 0), ("b", 2, 0, 0)), equity=True))
+    assert [score for _, score in play_scores(block, adjusted=True)] == [30_000, -30_000]
+    with pytest.raises(ValueError, match="no adjusted net"):
+        list(play_scores(_block(0, ("a", 1, 0, 0), ("b", 2, 0, 0)), adjusted=True))
 
 
 # -- the bootstrap ----------------------------------------------------------------------
@@ -256,6 +257,8 @@ def test_two_copies_of_a_deterministic_bot_tie_exactly() -> None:
     matrix = score_matrix(table_blocks("m", result.tables, config.rules()), lambda player: player)
     assert matrix.names == ("tag#1", "tag#2")
     assert matrix.mean("tag#1") == matrix.mean("tag#2") == 0
+    # They play the same cards the same way: the luck-adjusted nets cancel too.
+    assert all(score == 0 for scores in result.adjusted_block_scores for score in scores)
     ranking = rank_with_uncertainty(matrix, seed=0, resamples=200)
     assert [entry.rank for entry in ranking.entries] == [1, 1]
     assert ranking.p_beats("tag#1", "tag#2") == 0.5
@@ -281,3 +284,14 @@ def test_scores_agree_with_the_match_commands_own_scoring() -> None:
     for agent, name in enumerate(result.names):
         assert matrix.column(name) == tuple(float(score) for score in expected[agent])
         assert matrix.mean(name) == sum(expected[agent]) / config.deals
+    # The same for the luck-adjusted scores, read through the blocks of the deal records.
+    adjusted = score_matrix(
+        table_blocks("m", result.tables, config.rules(), adjust=corrected_nets),
+        lambda player: player,
+        adjusted=True,
+    )
+    for agent, name in enumerate(result.names):
+        assert adjusted.column(name) == result.adjusted_block_scores[agent]
+        summary = result.scores[agent].adjusted
+        assert summary is not None and summary.mean == pytest.approx(float(adjusted.mean(name)))
+    assert sum(adjusted.mean(name) for name in result.names) == 0

@@ -95,7 +95,7 @@ def _event(
         ),
         faults=(),
         prizes=(),
-        has_equity=False,
+        has_adjusted=False,
     )
 
 
@@ -132,12 +132,12 @@ def test_several_entrants_of_one_bot_play_once_at_their_mean_place() -> None:
 
 
 def test_rerating_the_stored_results_gives_the_same_ratings(small_run: Path) -> None:
-    first = rate_events([load_run(small_run, equity=False)])
-    second = rate_events([load_run(small_run, equity=False)])
+    first = rate_events([load_run(small_run, adjust=None)])
+    second = rate_events([load_run(small_run, adjust=None)])
     assert first == second
     # Rating event by event, keeping only the state between them, gives the same ratings
     # as rating all the events at once.
-    event = load_run(small_run, equity=False)
+    event = load_run(small_run, adjust=None)
     copies = [replace(event, label=f"copy-{index}", digest=f"{index}") for index in range(3)]
     together = rate_events(copies)
     state: dict[str, BotRating] = {}

@@ -7,15 +7,23 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from dp_arena.match import MatchConfig, play_match, score_match, seatings
+from dp_arena.match import MatchConfig, block_scores, play_match, score_match, seatings
+from dp_arena.ratings import board_luck
 from dp_arena.server.db import Database, normalise_url
 from dp_arena.server.ladder import match_units, verify_match
 from dp_arena.server.models import Base
 from dp_arena.server.pairing import PairStats, choose_pair, pair_value
-from dp_arena.server.standings import LadderMatch, compute_standings, default_adjusted, match_blocks
+from dp_arena.server.standings import (
+    LadderMatch,
+    compute_standings,
+    default_adjusted,
+    leaderboard_json,
+    match_blocks,
+)
 from dp_arena.tournament.units import SerialExecutor
 
 
@@ -79,6 +87,76 @@ def test_standings_are_zero_sum_and_rank_the_better_bot_first() -> None:
     assert tag.ci95 is not None and tag.ci95[0] <= tag.mbb_per_deal <= tag.ci95[1]
     beats = standings.beats("tag@1", "station@1")
     assert beats is not None and beats > 0.5
+
+
+def test_the_ladder_adjusts_by_the_board_luck_of_every_street_beside_the_raw_score() -> None:
+    adjusted = default_adjusted()
+    assert adjusted is not None and adjusted.key == "board-luck"
+    matches = []
+    for number, seed in enumerate((4, 5), start=1):
+        config = MatchConfig(("tag", "aggressive"), deals=15, seed=seed)
+        tables = tuple(SerialExecutor().run(match_units(config, ("tag@1", "aggro@1"))))
+        matches.append(LadderMatch(number, config.rules(), tables))
+    blocks = {match.id: match_blocks(match, adjusted) for match in matches}
+    standings = compute_standings(matches, blocks, adjusted=adjusted, resamples=200)
+    # Again from the hands alone: each deal's real nets less every street's luck (the
+    # street-by-street account), scored as dp-arena match scores a duplicate match.
+    raw: dict[str, list[float]] = {"tag@1": [], "aggro@1": []}
+    corrected: dict[str, list[float]] = {"tag@1": [], "aggro@1": []}
+    streets = 0
+    for match in matches:
+        nets_of = []
+        for table in match.tables:
+            accounts = [
+                board_luck(
+                    match.rules,
+                    button=deal.button,
+                    hole_cards=deal.hole_cards,
+                    board=deal.board,
+                    actions=deal.actions,
+                    absent=deal.absent,
+                )
+                for deal in table.deals
+            ]
+            for account, deal in zip(accounts, table.deals, strict=True):
+                assert account.real == tuple(deal.nets)
+                lucks = [street.luck for street in account.streets]
+                assert account.nets == tuple(
+                    net - sum(luck[seat] for luck in lucks) for seat, net in enumerate(deal.nets)
+                )
+                streets += len(account.streets)
+            nets_of.append([account.nets for account in accounts])
+        names = [match.tables[0].players[seat] for seat in range(2)]
+        scored = block_scores(match.tables, seatings(2), match.rules.big_blind)
+        scored_adjusted = block_scores(match.tables, seatings(2), match.rules.big_blind, nets_of)
+        for index, name in enumerate(names):
+            raw[name] += [float(score) for score in scored[index]]
+            corrected[name] += [float(score) for score in scored_adjusted[index]]
+    assert streets > 0  # some boards came: there was luck to take out
+    for name in raw:
+        standing = standings.by_ref[name]
+        assert standing.mbb_per_deal == pytest.approx(sum(raw[name]) / len(raw[name]))
+        assert standing.adjusted_mbb == pytest.approx(sum(corrected[name]) / len(corrected[name]))
+        assert standing.adjusted_ci95 is not None
+    assert raw["tag@1"] != corrected["tag@1"]
+    tag, aggro = standings.by_ref["tag@1"], standings.by_ref["aggro@1"]
+    assert tag.adjusted_mbb is not None and aggro.adjusted_mbb is not None
+    assert tag.adjusted_mbb == pytest.approx(-aggro.adjusted_mbb)
+    # The API's leaderboard shows both, and names the adjustment.
+    board = leaderboard_json(
+        standings,
+        [
+            {"id": 1, "name": "tag", "version": "1", "ref": "tag@1", "author": "a"},
+            {"id": 2, "name": "aggro", "version": "1", "ref": "aggro@1", "author": "b"},
+        ],
+        matches=2,
+        updated="now",
+    )
+    assert board["adjusted"]["key"] == "board-luck"
+    for line in board["bots"]:
+        standing = standings.by_ref[line["ref"]]
+        assert line["mbb_per_deal"] == pytest.approx(standing.mbb_per_deal, abs=0.001)
+        assert line["adjusted"]["mbb_per_deal"] == pytest.approx(standing.adjusted_mbb, abs=0.001)
 
 
 def test_new_bots_play_first_then_the_least_certain_pair() -> None:
