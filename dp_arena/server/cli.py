@@ -188,8 +188,13 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     tournament.add_argument("config", type=Path, metavar="CONFIG")
     _db_argument(tournament)
     tournament.add_argument(
-        "--executor", choices=("serial", "ray"), default="serial", help="as dp-arena run"
+        "--executor",
+        choices=("serial", "ray"),
+        default="serial",
+        help="where its tables run (default: %(default)s), as for dp-arena run",
     )
+    tournament.add_argument("--workers", type=int, metavar="N", help="Ray workers")
+    tournament.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster")
     verify = actions.add_parser(
         "verify-match", help="check a finished match's decks and hands against its revealed key"
     )
@@ -221,7 +226,14 @@ def run_server(args: argparse.Namespace) -> int:
         if args.action == "tournament":
             from dp_arena.server.tournaments import run_tournament
 
-            return run_tournament(database, settings, args.config, executor=args.executor)
+            return run_tournament(
+                database,
+                settings,
+                args.config,
+                executor=args.executor,
+                workers=args.workers,
+                ray_address=args.ray_address,
+            )
         with database.session() as session:
             if args.action == "add-author":
                 author, token = crud.add_author(session, args.name)
