@@ -265,6 +265,18 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
     assert any(HOSTILE in fault["detail"] for fault in event["faults"])
     _no_markup(page.text)
     assert str(arena.data) not in page.text
+    # Its hands are in the replay viewer, served beside it; each fault links to its hand.
+    pages = event["hands"]["pages"]
+    assert pages and all(item["file"] for item in pages)
+    assert f'<a href="{pages[0]["file"]}">' in page.text
+    linked = next(fault["hand"] for fault in event["faults"] if fault["hand"])
+    assert f'href="{linked}"' in page.text
+    viewer = arena.server.get(f"/tournaments/{number}/{linked.split('#')[0]}")
+    assert viewer.status_code == 200 and viewer.headers["content-type"].startswith("text/html")
+    assert 'id="hands"' in viewer.text
+    # Nothing outside the published folder is served from it.
+    for outside in ("..%2F..%2F..%2Farena.db", "hands%2F..%2F..%2Frun%2Fkey", "../run/key"):
+        assert arena.server.get(f"/tournaments/{number}/{outside}").status_code == 404
 
 
 def test_a_tournament_with_too_few_entrants_is_refused_in_the_formats_words(
