@@ -84,6 +84,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="per author (default: %(default)s)",
     )
     parser.add_argument(
+        "--requests-per-minute",
+        type=int,
+        default=1200,
+        metavar="N",
+        help="per client address, every request (default: %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--writes-per-minute",
+        type=int,
+        default=120,
+        metavar="N",
+        help="per client address, requests other than GET and HEAD (default: %(default)s;"
+        " 0: no limit)",
+    )
+    parser.add_argument(
         "--check-states",
         type=int,
         default=200,
@@ -120,6 +135,8 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         data_dir=None if args.data is None else args.data.absolute(),
         max_upload_bytes=args.max_upload_bytes,
         uploads_per_hour=args.uploads_per_hour,
+        requests_per_minute=args.requests_per_minute,
+        writes_per_minute=args.writes_per_minute,
         ladder=not args.no_ladder,
         ladder_deals=args.ladder_deals,
         betting=args.betting,
