@@ -48,6 +48,9 @@ class Mallory:
 Mallory.__name__ = HOSTILE  # what the bot's hello calls it
 '''
 
+# Its version label (bot.toml's ``version``) breaks out of an attribute.
+LABEL = '"><img src=x onerror=alert(2)>'
+
 # Markup that a page showing the text as text never holds: the payload's own tags.
 RAW = ("<img src=x", '<script>alert("pwned")')
 ESCAPED = "&lt;img src=x onerror=alert(1)&gt;"
@@ -102,7 +105,9 @@ def arena(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena]:
         ids = {
             "calla": _upload(server, tokens["alice"], bot_folder(bots, "calla", CALLER, "Caller")),
             "mallory": _upload(
-                server, tokens["mallory"], bot_folder(bots, "mallory", MALLORY, "Mallory")
+                server,
+                tokens["mallory"],
+                bot_folder(bots, "mallory", MALLORY, "Mallory", version=LABEL),
             ),
         }
         yield Arena(server, db, data, root, tokens, ids)
@@ -293,3 +298,74 @@ def test_a_tournament_with_too_few_entrants_is_refused_in_the_formats_words(
     )
     assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
     assert arena.server.get("/tournaments").text.count('<tr><td class="name">') == before
+
+
+def test_every_page_shows_the_hostile_strings_as_text(arena: Arena) -> None:
+    _match_with_faults(arena)  # a finished match, with the hostile bot's faults
+    matches = arena.server.get("/api/matches").json()["matches"]
+    paths = [
+        "/",
+        "/matches",
+        *(f"/matches/{match['id']}" for match in matches),
+        "/bots/mallory",
+        "/bots/calla",
+        *(f"/submissions/{number}" for number in arena.ids.values()),
+        "/tournaments",
+        "/login",
+        "/no-such-page",
+    ]
+    api = arena.server.get("/api/leaderboard").json()
+    assert {bot["version"] for bot in api["bots"]} >= {LABEL}  # the data keeps it as it is
+    with httpx.Client(base_url=arena.server.url, timeout=30) as browser:
+        form = browser.get("/login")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', form.text).group(1)  # type: ignore[union-attr]
+        signed_in = browser.post("/login", data={"token": arena.tokens["mallory"], "csrf": csrf})
+        assert signed_in.status_code == 303
+        pages = {path: browser.get(path) for path in [*paths, "/account"]}
+    shown = 0
+    for path, answer in pages.items():
+        assert answer.status_code in (200, 404), path
+        text = re.sub(r'<script type="application/json" id="hands">.*?</script>', "", answer.text)
+        for raw in (*RAW, LABEL):
+            assert raw not in text, (path, raw)
+        shown += ESCAPED in text or "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in text
+    assert "&#34;&gt;&lt;img src=x onerror=alert(2)&gt;" in pages["/"].text  # the label
+    assert pages["/account"].status_code == 200 and "mallory" in pages["/account"].text
+    assert shown >= 5
+    browser_path = find_browser()
+    if browser_path is None:
+        pytest.skip("no chromium here: the pages were checked as text only")
+    for path in ("/", "/bots/mallory"):
+        seen = open_page(
+            browser_path,
+            arena.server.url + path,
+            {"images": "document.images.length", "text": "document.body.textContent"},
+            width=1100,
+            height=800,
+        )
+        (arena.root / f"page{path.replace('/', '-')}.png").write_bytes(seen.screenshot)
+        assert seen.values["images"] == 0 and LABEL in seen.values["text"]
+        assert seen.dialogs == [] and seen.errors == []
+
+
+def test_the_same_archive_again_is_not_a_new_version(arena: Arena) -> None:
+    again = bot_folder(arena.root / "again", "calla", CALLER, "Caller")
+    answer = httpx.post(
+        f"{arena.server.url}/api/bots",
+        content=zip_folder(again),
+        headers={
+            "Authorization": f"Bearer {arena.tokens['alice']}",
+            "Content-Type": "application/zip",
+        },
+        timeout=30,
+    )
+    assert answer.status_code == 202
+    checked = arena.server.wait_for(
+        f"/api/bots/{answer.json()['id']}", lambda bot: bot["status"] != "checking"
+    )
+    assert checked["status"] == "rejected" and checked["reason"] == "unchanged"
+    assert checked["message"] == "the same content as calla@1, accepted before"
+    board = arena.server.get("/api/bots").json()["bots"]
+    assert [bot["ref"] for bot in board if bot["name"] == "calla"] == ["calla@1"]
+    page = arena.server.get("/bots/calla")
+    assert "unchanged" in page.text and "calla@2" not in page.text
