@@ -202,7 +202,14 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     tournament = actions.add_parser(
         "tournament", help="play a tournament config over the accepted bots and publish it"
     )
-    tournament.add_argument("config", type=Path, metavar="CONFIG")
+    tournament.add_argument("config", type=Path, metavar="CONFIG", nargs="?")
+    tournament.add_argument(
+        "--resume",
+        type=int,
+        metavar="ID",
+        help="go on with tournament ID, cut short (its finished table-sessions and its key"
+        " kept), then publish it; instead of CONFIG",
+    )
     _db_argument(tournament)
     tournament.add_argument(
         "--executor",
@@ -241,16 +248,15 @@ def run_server(args: argparse.Namespace) -> int:
             print(f"{database.display_url}: at revision {database.revision()}")
             return 0
         if args.action == "tournament":
-            from dp_arena.server.tournaments import run_tournament
+            from dp_arena.runner.launch import ExecutorOptions
+            from dp_arena.server.tournaments import resume_tournament, run_tournament
 
-            return run_tournament(
-                database,
-                settings,
-                args.config,
-                executor=args.executor,
-                workers=args.workers,
-                ray_address=args.ray_address,
-            )
+            options = ExecutorOptions(args.executor, args.workers, args.ray_address)
+            if (args.config is None) == (args.resume is None):
+                raise ConfigError("give a tournament CONFIG, or --resume ID (not both)")
+            if args.resume is not None:
+                return resume_tournament(database, settings, args.resume, options)
+            return run_tournament(database, settings, args.config, options)
         with database.session() as session:
             if args.action == "add-author":
                 author, token = crud.add_author(session, args.name)

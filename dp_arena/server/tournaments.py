@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import sys
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.server import crud
@@ -26,7 +27,10 @@ from dp_arena.server.settings import ServerSettings
 from dp_arena.text import printable
 from dp_arena.tournament.config import EventConfig
 
-__all__ = ["run_tournament", "server_config"]
+if TYPE_CHECKING:
+    from dp_arena.runner.launch import ExecutorOptions
+
+__all__ = ["resume_tournament", "run_tournament", "server_config"]
 
 
 def server_config(
@@ -60,38 +64,80 @@ def server_config(
 
 
 def run_tournament(
-    database: Database,
-    settings: ServerSettings,
-    config_path: Path,
-    *,
-    executor: str,
-    workers: int | None = None,
-    ray_address: str | None = None,
+    database: Database, settings: ServerSettings, config_path: Path, options: ExecutorOptions
 ) -> int:
     """Play ``config_path`` over the accepted bots, publish it, record it; an exit status."""
-    from dp_arena.leaderboard import publish
-    from dp_arena.runner.launch import ExecutorOptions, event_key_for, start_run
+    from dp_arena.runner.launch import event_key_for, start_run
 
     try:
         text = config_path.read_text(encoding="utf-8")
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{config_path}: cannot read the config: {error}") from None
-    options = ExecutorOptions(executor, workers, ray_address)
     with database.session() as session:
         refs = [str(entry.ref) for entry in crud.current_entries(session)]
     config = server_config(data, refs, source=config_path, registry=settings.data.registry)
+    # No file holds this config (the organiser's, with the server's bots for entrants):
+    # a resume checks the one the run stored, and every bot's hash, but no file again.
+    config = replace(config, source=None)
     key = event_key_for(config)
     with database.session() as session:
         row = crud.add_tournament(session, config.name, text, "", commitment=key.commitment)
         tournament_id = row.id
+        row.run_dir = str(_run_dir(settings, tournament_id))
     # Printed before the first deal: the organiser may publish it, and once the page
     # reveals the key anyone can check that it was the key committed to.
     print(f"tournament {tournament_id} ({config.name}): {key.describe()}", flush=True)
-    run_dir = settings.data.tournaments / f"{tournament_id}" / "run"
+    run_dir = _run_dir(settings, tournament_id)
+    return _finish(
+        database,
+        settings,
+        tournament_id,
+        lambda: start_run(config, run_dir, options, quiet=True, key=key),
+    )
+
+
+def resume_tournament(
+    database: Database, settings: ServerSettings, tournament_id: int, options: ExecutorOptions
+) -> int:
+    """Go on with a tournament cut short (the command killed, the machine restarted) from
+    the table-sessions its run directory holds, with the key it committed to; publish
+    it and record it. An exit status."""
+    from dp_arena.runner.resume import is_finished, resume_run
+
+    with database.session() as session:
+        row = crud.tournament(session, tournament_id)
+        if row is None:
+            raise ConfigError(f"there is no tournament {tournament_id}")
+        if row.status == "published":
+            raise ConfigError(f"tournament {tournament_id} is published already")
+        name = row.name
+        row.status, row.message, row.finished_at = "running", None, None
+    run_dir = _run_dir(settings, tournament_id)
+    print(f"tournament {tournament_id} ({name}): resumed from {run_dir}", flush=True)
+
+    def play() -> object:
+        if is_finished(run_dir):  # played to the end, cut short while publishing
+            return None
+        return resume_run(run_dir, options, quiet=True)
+
+    return _finish(database, settings, tournament_id, play)
+
+
+def _run_dir(settings: ServerSettings, tournament_id: int) -> Path:
+    return settings.data.tournaments / f"{tournament_id}" / "run"
+
+
+def _finish(
+    database: Database, settings: ServerSettings, tournament_id: int, play: Callable[[], object]
+) -> int:
+    """Play (``play``), publish and record tournament ``tournament_id``; an exit status."""
+    from dp_arena.leaderboard import publish
+
+    run_dir = _run_dir(settings, tournament_id)
     out = settings.data.tournaments / f"{tournament_id}" / "published"
     try:
-        start_run(config, run_dir, options, quiet=True, key=key)
+        play()
         publish([run_dir], out)
     except (DPArenaError, ValueError) as error:
         with database.session() as session:
@@ -105,5 +151,6 @@ def run_tournament(
         assert done is not None
         done.status, done.run_dir, done.published_dir = "published", str(run_dir), str(out)
         done.finished_at = now()
-    print(f"tournament {tournament_id} ({config.name}) published: /tournaments/{tournament_id}/")
+        name = done.name
+    print(f"tournament {tournament_id} ({name}) published: /tournaments/{tournament_id}/")
     return 0

@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import os
 import re
+import signal
 import sqlite3
 import subprocess
 import time
@@ -369,3 +371,47 @@ def test_the_same_archive_again_is_not_a_new_version(arena: Arena) -> None:
     assert [bot["ref"] for bot in board if bot["name"] == "calla"] == ["calla@1"]
     page = arena.server.get("/bots/calla")
     assert "unchanged" in page.text and "calla@2" not in page.text
+
+
+def test_a_tournament_cut_short_is_resumed_with_its_key(arena: Arena) -> None:
+    config = arena.root / "long.toml"
+    config.write_text(CUP.replace("round_robin_deals = 4", "round_robin_deals = 150"), "utf-8")
+    playing = subprocess.Popen(
+        [*CLI, "server", "tournament", str(config), "--db", arena.db, "--data", str(arena.data)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    assert playing.stdout is not None
+    announced = re.search(
+        r"tournament (\d+) .*commitment ([0-9a-f]{64})", playing.stdout.readline()
+    )
+    assert announced is not None
+    number, commitment = int(announced.group(1)), announced.group(2)
+    run_dir = arena.data / "tournaments" / str(number) / "run"
+    # kill -9 once its first table-session is stored.
+    deadline = time.monotonic() + 120
+    while not list((run_dir / "sessions").glob("*")) and not (run_dir / "store.sqlite").exists():
+        assert time.monotonic() < deadline and playing.poll() is None
+        time.sleep(0.05)
+    time.sleep(1.0)
+    os.killpg(playing.pid, signal.SIGKILL)
+    playing.wait(30)
+    playing.stdout.close()
+    assert not (run_dir / "results.json").exists(), "it finished before it could be cut short"
+    assert (number, "running", commitment) in _stored_while_running(arena)
+    done = cli(
+        "server", "tournament", "--resume", str(number), "--db", arena.db, "--data", str(arena.data)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"tournament {number} (Server cup) published" in done.stdout
+    assert (number, "published", commitment) in _stored_while_running(arena)
+    verified = cli("verify", str(run_dir), "--commitment", commitment)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    page = arena.server.get(f"/tournaments/{number}/leaderboard.json").json()
+    assert page["events"][0]["commitment"] == commitment
+    again = cli(
+        "server", "tournament", "--resume", str(number), "--db", arena.db, "--data", str(arena.data)
+    )
+    assert again.returncode == 2 and "is published already" in again.stderr
