@@ -1,7 +1,8 @@
 """``dp-arena leaderboard``: rankings with uncertainty and ratings from finished runs.
 
 ``dp-arena leaderboard publish RUN_DIR... --out leaderboards/NAME`` writes
-``leaderboard.json``, ``README.md`` and ``index.html`` (see ``docs/rankings.md``);
+``leaderboard.json``, ``README.md`` and ``index.html``, with the replay pages of the
+hands in ``hands/`` (see ``docs/rankings.md``);
 ``dp-arena leaderboard show RUN_DIR...`` prints the same ranking as a Markdown table
 without writing anything.
 """
@@ -38,6 +39,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     publish.add_argument(
         "--title", help="the leaderboard's title (default: the event's name, or the events')"
+    )
+    publish.add_argument(
+        "--hands",
+        type=int,
+        metavar="N",
+        help="render the replay pages of at most N hands, linked from the page; 0: none"
+        " (default: 10,000)",
     )
     show = actions.add_parser(
         "show",
@@ -102,6 +110,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dp_arena.errors import DPArenaError
     from dp_arena.leaderboard.adjusted import ADJUSTMENTS
+    from dp_arena.leaderboard.hands import DEFAULT_MAX_HANDS, add_hand_pages
     from dp_arena.leaderboard.markdown import render_markdown
     from dp_arena.leaderboard.model import LeaderboardOptions
     from dp_arena.leaderboard.progress import Progress
@@ -133,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         print(render_markdown(data, links=False), end="")
         return 0
     try:
+        max_hands = DEFAULT_MAX_HANDS if args.hands is None else args.hands
+        pages: tuple[Path, ...] = ()
+        if max_hands > 0:
+            pages = add_hand_pages(data, args.run_dirs, args.out, max_hands=max_hands)
         files = write_leaderboard(data, args.out)
     except OSError as error:
         print(f"{command}: cannot write {args.out}: {error.strerror or error}", file=sys.stderr)
@@ -146,4 +159,6 @@ def run(args: argparse.Namespace) -> int:
     )
     for path in files:
         print(f"wrote {path}")
+    if pages:
+        print(f"wrote {len(pages):,} replay page(s) of the hands in {args.out / 'hands'}")
     return 0

@@ -33,14 +33,15 @@ def place(first: Any, last: Any) -> str:
 @dataclass(frozen=True, slots=True)
 class Cell:
     """A table cell: ``shown`` as text (escaped), sorted by ``value`` when given, with
-    optional CSS classes, an optional link target inside the page and an optional
-    ``note`` in smaller type after it."""
+    optional CSS classes, an optional link target inside the page (``link``) or to a
+    file beside it (``href``, relative), and an optional ``note`` in smaller type after it."""
 
     shown: Any
     value: Any = None
     css: str = ""
     link: str | None = None
     note: str | None = None
+    href: str | None = None
 
     def html(self) -> str:
         css = f' class="{self.css}"' if self.css else ""
@@ -48,6 +49,8 @@ class Cell:
         content = text(self.shown)
         if self.link is not None:
             content = f'<a href="#{text(self.link)}">{content}</a>'
+        elif self.href is not None:
+            content = f'<a href="{text(self.href)}">{content}</a>'
         if self.note:
             content += f' <span class="note">{text(self.note)}</span>'
         return f"<td{css}{value}>{content}</td>"

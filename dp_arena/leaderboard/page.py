@@ -28,6 +28,7 @@ from dp_arena.leaderboard.page_event import (
     benched_part,
     faults_part,
     flow_part,
+    hands_part,
     standings_part,
 )
 
@@ -348,6 +349,9 @@ def _event_story(event: dict[str, Any], *, level: str) -> str:
     ]
     if absent:
         parts += [f"<{level}>Absent</{level}>", absent]
+    hands = hands_part(event.get("hands"))
+    if hands:
+        parts += [f"<{level}>Hands</{level}>", hands]
     return "\n".join(parts)
 
 

@@ -1,17 +1,26 @@
 """The parts of the page that tell one event's own story, from its part of the
 leaderboard's data (:func:`~dp_arena.leaderboard.event.event_json`): final places and
 prizes, the session-by-session flow, faults with their reasons, benched and absent
-entrants. Every value is escaped (:mod:`dp_arena.leaderboard.html`)."""
+entrants, the replay pages of its hands. Every value is escaped
+(:mod:`dp_arena.leaderboard.html`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from dp_arena.leaderboard.charts import text
 from dp_arena.leaderboard.html import Cell, money, place, table
 
-__all__ = ["absent_part", "benched_part", "faults_part", "flow_part", "standings_part"]
+__all__ = [
+    "absent_part",
+    "benched_part",
+    "faults_part",
+    "flow_part",
+    "hands_part",
+    "standings_part",
+]
 
 
 def standings_part(event: Mapping[str, Any]) -> str:
@@ -227,7 +236,7 @@ def faults_part(
             Cell(fault["player"], css="name"),
             Cell(fault["kind"]),
             Cell(_where(fault)),
-            Cell("–" if fault["deal"] is None else int(fault["deal"]) + 1),
+            Cell("–" if fault["deal"] is None else int(fault["deal"]) + 1, href=fault.get("hand")),
             Cell(fault.get("street") or "–"),
             Cell(fault.get("detail") or "", css="detail"),
             Cell(fault.get("substituted") or "–"),
@@ -257,6 +266,39 @@ def _where(fault: Mapping[str, Any]) -> str:
     if fault.get("session") is None:
         return "–"
     return f"session {fault['session']}, section {fault['section']}, table {fault['table']}"
+
+
+def hands_part(hands: Mapping[str, Any] | None) -> str:
+    """The replay pages of the event's hands, one per table-session (empty when none
+    were written)."""
+    if not hands or not hands["pages"]:
+        return ""
+    rows = [
+        [
+            Cell(Path(page["history"]).name.split(".")[0], href=page["file"]),
+            Cell("–" if page["hands"] is None else f"{page['hands']:,}", page["hands"]),
+        ]
+        for page in hands["pages"]
+    ]
+    about = (
+        "Every hand, street by street: each table-session's hands in the replay viewer"
+        " (step with the arrow keys, hand to hand with Page Up and Page Down, or jump to"
+        " the biggest pots). A fault's deal above opens its hand."
+    )
+    missing = len(hands["pages"]) - hands["rendered"]
+    more = ""
+    if missing:
+        more = (
+            f'<p class="muted">{missing:,} table-session(s) have no page here: at most'
+            f" {hands['max_hands']:,} hand(s) are rendered for one publication;"
+            " <code>dp-arena replay --html</code> renders any history file of the run.</p>"
+        )
+    listing = table(["Table-session", "Hands"], rows)
+    count = len(hands["pages"])
+    return (
+        f"<p>{text(about)}</p><details><summary>{count:,} table-session{'s' * (count != 1)}"
+        f"</summary>{listing}</details>{more}"
+    )
 
 
 def benched_part(benched: Sequence[Mapping[str, Any]]) -> str:

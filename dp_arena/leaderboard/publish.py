@@ -1,7 +1,9 @@
-"""Publishing: finished runs in, ``leaderboard.json``, ``README.md`` and ``index.html`` out.
+"""Publishing: finished runs in, ``leaderboard.json``, ``README.md`` and ``index.html`` out,
+and beside them the replay pages of the hands (``hands/``, see
+:mod:`dp_arena.leaderboard.hands`), linked from the page.
 
-The three files are rendered from the same data and written atomically; for the same
-runs and options they are byte-identical, wherever and whenever they are published.
+The files are rendered from the same data and written atomically; for the same runs and
+options they are byte-identical, wherever and whenever they are published.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dp_arena.leaderboard.hands import DEFAULT_MAX_HANDS, add_hand_pages
 from dp_arena.leaderboard.markdown import render_markdown
 from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
 from dp_arena.leaderboard.page import render_page
@@ -77,7 +80,11 @@ def publish(
     out: Path,
     options: LeaderboardOptions | None = None,
     progress: Progress | None = None,
+    *,
+    max_hands: int = DEFAULT_MAX_HANDS,
 ) -> Published:
-    """Compute the leaderboard of ``run_dirs`` and write it into ``out``."""
+    """Compute the leaderboard of ``run_dirs`` and write it into ``out``, with the replay
+    pages of at most ``max_hands`` of their hands (0: none)."""
     data = compute(run_dirs, options or LeaderboardOptions(), progress)
-    return Published(out, data, write_leaderboard(data, out))
+    pages = add_hand_pages(data, run_dirs, out, max_hands=max_hands) if max_hands > 0 else ()
+    return Published(out, data, (*write_leaderboard(data, out), *pages))

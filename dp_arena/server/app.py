@@ -1,5 +1,5 @@
 """The ASGI application: routes over the core, the workers that check uploads and play
-the ladder, and the headers every answer carries.
+the ladder, the limits per client address, and the headers every answer carries.
 
 :func:`create_app` builds a Starlette application for one database and data folder.
 Its lifespan migrates the database, then starts the checker and the ladder threads
@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dp_arena.server.checks import Checker
 from dp_arena.server.db import Database
 from dp_arena.server.ladder import Ladder
+from dp_arena.server.limits import RateLimit, Rates
 from dp_arena.server.settings import ServerSettings
 
 __all__ = ["Server", "create_app", "server_of"]
@@ -118,14 +119,28 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
                 ladder.stop()
             database.close()
 
+    rates = Rates(settings.requests_per_minute, settings.writes_per_minute)
     app = Starlette(
         routes=routes(),
-        middleware=[Middleware(SecurityHeaders)],
+        # The limits inside the headers: a refusal carries them too.
+        middleware=[Middleware(SecurityHeaders), Middleware(RateLimit, rates, _rate_limited)],
         lifespan=lifespan,
         exception_handlers={404: _not_found, 405: _not_allowed},
     )
     app.state.server = server
     return app
+
+
+def _rate_limited(request: Request, wait: int) -> Response:
+    """The answer to a client over its address's limit; nothing is read for it (no
+    session, no database)."""
+    from dp_arena.server.routes.common import wants_json
+
+    message = f"too many requests from your address; try again in {wait} s"
+    headers = {"retry-after": str(wait)}
+    if wants_json(request):
+        return JSONResponse({"error": "rate_limited", "message": message}, 429, headers=headers)
+    return PlainTextResponse(message + "\n", 429, headers=headers)
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

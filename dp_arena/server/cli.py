@@ -84,6 +84,21 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="per author (default: %(default)s)",
     )
     parser.add_argument(
+        "--requests-per-minute",
+        type=int,
+        default=1200,
+        metavar="N",
+        help="per client address, every request (default: %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--writes-per-minute",
+        type=int,
+        default=120,
+        metavar="N",
+        help="per client address, requests other than GET and HEAD (default: %(default)s;"
+        " 0: no limit)",
+    )
+    parser.add_argument(
         "--check-states",
         type=int,
         default=200,
@@ -120,6 +135,8 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         data_dir=None if args.data is None else args.data.absolute(),
         max_upload_bytes=args.max_upload_bytes,
         uploads_per_hour=args.uploads_per_hour,
+        requests_per_minute=args.requests_per_minute,
+        writes_per_minute=args.writes_per_minute,
         ladder=not args.no_ladder,
         ladder_deals=args.ladder_deals,
         betting=args.betting,
@@ -185,11 +202,23 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     tournament = actions.add_parser(
         "tournament", help="play a tournament config over the accepted bots and publish it"
     )
-    tournament.add_argument("config", type=Path, metavar="CONFIG")
+    tournament.add_argument("config", type=Path, metavar="CONFIG", nargs="?")
+    tournament.add_argument(
+        "--resume",
+        type=int,
+        metavar="ID",
+        help="go on with tournament ID, cut short (its finished table-sessions and its key"
+        " kept), then publish it; instead of CONFIG",
+    )
     _db_argument(tournament)
     tournament.add_argument(
-        "--executor", choices=("serial", "ray"), default="serial", help="as dp-arena run"
+        "--executor",
+        choices=("serial", "ray"),
+        default="serial",
+        help="where its tables run (default: %(default)s), as for dp-arena run",
     )
+    tournament.add_argument("--workers", type=int, metavar="N", help="Ray workers")
+    tournament.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster")
     verify = actions.add_parser(
         "verify-match", help="check a finished match's decks and hands against its revealed key"
     )
@@ -219,9 +248,15 @@ def run_server(args: argparse.Namespace) -> int:
             print(f"{database.display_url}: at revision {database.revision()}")
             return 0
         if args.action == "tournament":
-            from dp_arena.server.tournaments import run_tournament
+            from dp_arena.runner.launch import ExecutorOptions
+            from dp_arena.server.tournaments import resume_tournament, run_tournament
 
-            return run_tournament(database, settings, args.config, executor=args.executor)
+            options = ExecutorOptions(args.executor, args.workers, args.ray_address)
+            if (args.config is None) == (args.resume is None):
+                raise ConfigError("give a tournament CONFIG, or --resume ID (not both)")
+            if args.resume is not None:
+                return resume_tournament(database, settings, args.resume, options)
+            return run_tournament(database, settings, args.config, options)
         with database.session() as session:
             if args.action == "add-author":
                 author, token = crud.add_author(session, args.name)

@@ -351,9 +351,16 @@ def points_of(session: Session, submission_ids: Sequence[int]) -> Sequence[Ladde
 # -- tournaments ---------------------------------------------------------------------------
 
 
-def add_tournament(session: Session, name: str, config: str, run_dir: str) -> Tournament:
+def add_tournament(
+    session: Session, name: str, config: str, run_dir: str, *, commitment: str | None = None
+) -> Tournament:
     tournament = Tournament(
-        name=name, status="running", config=config, run_dir=run_dir, created_at=now()
+        name=name,
+        status="running",
+        config=config,
+        run_dir=run_dir,
+        commitment=commitment,
+        created_at=now(),
     )
     session.add(tournament)
     session.flush()

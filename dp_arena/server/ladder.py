@@ -188,6 +188,8 @@ class Ladder:
             self.recover()
             self.refresh_standings(None)
             with self._executor() as executor:
+                where = getattr(executor, "description", "serial (in the ladder's thread)")
+                log.info("the ladder's tables run on %s", where)
                 while not self._stop.is_set():
                     match_id = self.next_match()
                     if match_id is None:

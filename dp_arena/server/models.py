@@ -175,7 +175,8 @@ class Snapshot(Base):
 
 
 class Tournament(Base):
-    """A tournament config played over the accepted bots and published on the server."""
+    """A tournament config played over the accepted bots and published on the server;
+    ``commitment`` is its deck key's, stored before the first deal."""
 
     __tablename__ = "tournaments"
 
@@ -185,6 +186,7 @@ class Tournament(Base):
     config: Mapped[str] = mapped_column(Text)
     run_dir: Mapped[str] = mapped_column(Text)
     published_dir: Mapped[str | None] = mapped_column(Text, default=None)
+    commitment: Mapped[str | None] = mapped_column(String(64), default=None)
     created_at: Mapped[str] = mapped_column(String(32))
     finished_at: Mapped[str | None] = mapped_column(String(32), default=None)
     message: Mapped[str | None] = mapped_column(Text, default=None)

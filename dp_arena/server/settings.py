@@ -67,10 +67,11 @@ class DataDir:
 class ServerSettings:
     """How a server runs. Limits: ``max_upload_bytes`` per archive,
     ``uploads_per_hour`` per author, ``max_checking`` submissions of one author waiting
-    for their check at once. The ladder: ``ladder`` on or off, ``ladder_deals`` per
-    match, the table (``betting``, blinds, ``cap``), the executor (``serial`` or
-    ``ray``, ``workers``, ``ray_address``) and ``ladder_pause`` seconds between
-    matches. ``check_states``: random states of the conformance check (as ``submit``).
+    for their check at once, ``requests_per_minute`` and ``writes_per_minute`` per client
+    address (0: none; :mod:`dp_arena.server.limits`). The ladder: ``ladder`` on or off,
+    ``ladder_deals`` per match, the table (``betting``, blinds, ``cap``), the executor
+    (``serial`` or ``ray``, ``workers``, ``ray_address``) and ``ladder_pause`` seconds
+    between matches. ``check_states``: random states of the conformance check (as ``submit``).
     ``behind_proxy``: trust ``X-Forwarded-Proto`` for secure cookies."""
 
     db_url: str = DEFAULT_URL
@@ -78,6 +79,8 @@ class ServerSettings:
     max_upload_bytes: int = 16 * 1024 * 1024
     uploads_per_hour: int = 30
     max_checking: int = 5
+    requests_per_minute: int = 1200
+    writes_per_minute: int = 120
     ladder: bool = True
     ladder_deals: int = 200
     betting: str = "no-limit"
@@ -100,6 +103,11 @@ class ServerSettings:
             raise ConfigError("--max-upload-bytes must be at least 1024", field="max_upload")
         if self.uploads_per_hour < 1:
             raise ConfigError("--uploads-per-hour must be at least 1", field="uploads_per_hour")
+        if self.requests_per_minute < 0 or self.writes_per_minute < 0:
+            raise ConfigError(
+                "--requests-per-minute and --writes-per-minute are at least 0 (0: no limit)",
+                field="requests_per_minute",
+            )
         if self.executor not in ("serial", "ray"):
             raise ConfigError("--executor must be serial or ray", field="executor")
         if self.ray_address is not None and self.executor != "ray":

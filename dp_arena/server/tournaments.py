@@ -1,65 +1,145 @@
 """Tournaments over the ladder's bots: an organiser's event config played with the
 accepted bots as its entrants (each bot's current version, pinned), through the runner
 as ``dp-arena run`` plays it, then published as ``dp-arena leaderboard publish``
-publishes it, and served by the server under ``/tournaments/ID/``."""
+publishes it, and served by the server under ``/tournaments/ID/``.
+
+The config's own ``[[entrants]]`` give way to the server's bots; the built-in field it
+draws (``[field]``) stays. The deck key is made here, before anything is played: a new
+secret key unless the config names a public seed. Its commitment is stored with the
+tournament and printed before the first deal; the published page reveals the key once
+the event is over.
+"""
 
 from __future__ import annotations
 
 import sys
 import tomllib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dp_arena.errors import ConfigError, DPArenaError
-from dp_arena.registry import Registry, pinned_spec
 from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import now
 from dp_arena.server.settings import ServerSettings
 from dp_arena.text import printable
-from dp_arena.tournament.config import Entrant
+from dp_arena.tournament.config import EventConfig
 
-__all__ = ["run_tournament"]
+if TYPE_CHECKING:
+    from dp_arena.runner.launch import ExecutorOptions
+
+__all__ = ["resume_tournament", "run_tournament", "server_config"]
+
+
+def server_config(
+    data: Mapping[str, Any], refs: Sequence[str], *, source: Path, registry: Path
+) -> EventConfig:
+    """The config ``data`` (as read from TOML) with the registry bots ``refs``
+    (``name@version``) as its entrants, each sandboxed and named by its bot's name, and
+    validated as any config is. :class:`ConfigError` when the format cannot be played
+    by that many entrants says so first, in the format's own words."""
+    from dp_arena.tournament.config import parse_config
+    from dp_arena.tournament.formats import FORMATS, get_format
+
+    if not refs:
+        raise ConfigError("a tournament needs at least one accepted bot on the server")
+    event = data.get("event")
+    format_name = event.get("format") if isinstance(event, Mapping) else None
+    field = data.get("field")
+    count = field.get("count", 0) if isinstance(field, Mapping) else 0
+    if isinstance(format_name, str) and format_name in FORMATS and type(count) is int:
+        problem = get_format(format_name).check_players(len(refs) + count)
+        if problem is not None:
+            bots = f"{len(refs)} accepted bot{'s' * (len(refs) != 1)}"
+            drawn = f" and its [field] {count} built-in bots" if count else ""
+            raise ConfigError(
+                f"{problem}: the server has {bots}{drawn}; draw more built-in bots with the"
+                " config's [field] (count and from)",
+                field="entrants",
+            )
+    entrants = [{"name": ref.split("@")[0], "agent": f"registry:{ref}"} for ref in sorted(refs)]
+    return parse_config({**data, "entrants": entrants}, source=source, registry=registry)
 
 
 def run_tournament(
-    database: Database, settings: ServerSettings, config_path: Path, *, executor: str
+    database: Database, settings: ServerSettings, config_path: Path, options: ExecutorOptions
 ) -> int:
     """Play ``config_path`` over the accepted bots, publish it, record it; an exit status."""
-    from dp_arena.leaderboard import publish
-    from dp_arena.runner.launch import ExecutorOptions, start_run
-    from dp_arena.tournament.config import load_config
+    from dp_arena.runner.launch import event_key_for, start_run
 
     try:
         text = config_path.read_text(encoding="utf-8")
-        tomllib.loads(text)
+        data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{config_path}: cannot read the config: {error}") from None
-    registry = Registry(settings.data.registry)
     with database.session() as session:
-        entries = crud.current_entries(session)
-        specs = {
-            str(entry.name): pinned_spec(registry.root, registry.resolve(str(entry.ref)))
-            for entry in entries
-        }
-    if len(specs) < 2:
-        raise ConfigError("a tournament needs at least two accepted bots on the server")
-    config = load_config(config_path)
-    # The config's own entrants give way to the server's bots; the built-in field it
-    # draws (its last field_count entrants) stays.
-    field = (
-        config.entrants[len(config.entrants) - config.field_count :] if config.field_count else ()
-    )
-    config = replace(config, entrants=(*_entrants(specs), *field))
+        refs = [str(entry.ref) for entry in crud.current_entries(session)]
+    config = server_config(data, refs, source=config_path, registry=settings.data.registry)
+    # No file holds this config (the organiser's, with the server's bots for entrants):
+    # a resume checks the one the run stored, and every bot's hash, but no file again.
+    config = replace(config, source=None)
+    key = event_key_for(config)
     with database.session() as session:
-        row = crud.add_tournament(session, config.name, text, "")
+        row = crud.add_tournament(session, config.name, text, "", commitment=key.commitment)
         tournament_id = row.id
-    run_dir = settings.data.tournaments / f"{tournament_id}" / "run"
+        row.run_dir = str(_run_dir(settings, tournament_id))
+    # Printed before the first deal: the organiser may publish it, and once the page
+    # reveals the key anyone can check that it was the key committed to.
+    print(f"tournament {tournament_id} ({config.name}): {key.describe()}", flush=True)
+    run_dir = _run_dir(settings, tournament_id)
+    return _finish(
+        database,
+        settings,
+        tournament_id,
+        lambda: start_run(config, run_dir, options, quiet=True, key=key),
+    )
+
+
+def resume_tournament(
+    database: Database, settings: ServerSettings, tournament_id: int, options: ExecutorOptions
+) -> int:
+    """Go on with a tournament cut short (the command killed, the machine restarted) from
+    the table-sessions its run directory holds, with the key it committed to; publish
+    it and record it. An exit status."""
+    from dp_arena.runner.resume import is_finished, resume_run
+
+    with database.session() as session:
+        row = crud.tournament(session, tournament_id)
+        if row is None:
+            raise ConfigError(f"there is no tournament {tournament_id}")
+        if row.status == "published":
+            raise ConfigError(f"tournament {tournament_id} is published already")
+        name = row.name
+        row.status, row.message, row.finished_at = "running", None, None
+    run_dir = _run_dir(settings, tournament_id)
+    print(f"tournament {tournament_id} ({name}): resumed from {run_dir}", flush=True)
+
+    def play() -> object:
+        if is_finished(run_dir):  # played to the end, cut short while publishing
+            return None
+        return resume_run(run_dir, options, quiet=True)
+
+    return _finish(database, settings, tournament_id, play)
+
+
+def _run_dir(settings: ServerSettings, tournament_id: int) -> Path:
+    return settings.data.tournaments / f"{tournament_id}" / "run"
+
+
+def _finish(
+    database: Database, settings: ServerSettings, tournament_id: int, play: Callable[[], object]
+) -> int:
+    """Play (``play``), publish and record tournament ``tournament_id``; an exit status."""
+    from dp_arena.leaderboard import publish
+
+    run_dir = _run_dir(settings, tournament_id)
     out = settings.data.tournaments / f"{tournament_id}" / "published"
     try:
-        start_run(config, run_dir, ExecutorOptions(executor), quiet=True)
+        play()
         publish([run_dir], out)
-    except DPArenaError as error:
+    except (DPArenaError, ValueError) as error:
         with database.session() as session:
             failed = crud.tournament(session, tournament_id)
             assert failed is not None
@@ -71,13 +151,6 @@ def run_tournament(
         assert done is not None
         done.status, done.run_dir, done.published_dir = "published", str(run_dir), str(out)
         done.finished_at = now()
-    print(f"tournament {tournament_id} ({config.name}) published: /tournaments/{tournament_id}/")
+        name = done.name
+    print(f"tournament {tournament_id} ({name}) published: /tournaments/{tournament_id}/")
     return 0
-
-
-def _entrants(specs: dict[str, str]) -> list[Entrant]:
-    """The accepted bots as entrants, each pinned to its current version; sandboxed."""
-    return [
-        Entrant(player=name, spec=f"registry:{name}", trusted=False, resolved=spec)
-        for name, spec in sorted(specs.items())
-    ]

@@ -9,6 +9,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -262,3 +263,61 @@ def test_the_page_reads_at_desktop_and_phone_width(
     assert report.values["standings"] == len(data["events"][0]["entrants"]) == 12
     assert report.values["winner"] == data["events"][0]["standings"][0]["player"]
     assert report.values["pairwise_in_a_box"] == "scroll"  # a wide table scrolls in its box
+
+
+def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_path: Path) -> None:
+    published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
+    results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
+    [event] = published.data["events"]
+    pages = event["hands"]["pages"]
+    # One page per table-session's history, every hand of it.
+    assert [page["history"] for page in pages] == results["histories"]
+    for page in pages:
+        history = (cup / page["history"]).read_text(encoding="utf-8")
+        assert page["hands"] == history.count("\nvariant = ")
+        assert (tmp_path / "out" / page["file"]).is_file()
+    assert event["hands"]["rendered"] == len(pages)
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert f'<a href="{pages[0]["file"]}">' in index
+    # Each fault's deal links to the hand it happened in.
+    faults = [fault for fault in event["faults"] if fault["session"] is not None]
+    assert faults and all(fault["hand"] for fault in faults)
+    first = faults[0]
+    page, number = first["hand"].split("#hand-")
+    shown = (tmp_path / "out" / page).read_text(encoding="utf-8")
+    hands = json.loads(
+        re.search(r'id="hands">(.*?)</script>', shown, re.DOTALL).group(1)  # type: ignore[union-attr]
+    )
+    where = f"session {first['session']}, section {first['section']}, table {first['table']}"
+    deal = first["deal"] + 1
+    assert hands[int(number) - 1]["title"].endswith(f"{where}, deal {first['deal'] + 1}")
+    assert first["player"] in hands[int(number) - 1]["players"]
+    # The same runs elsewhere give the same pages, byte for byte.
+    copy = tmp_path / "elsewhere" / cup.name
+    shutil.copytree(cup, copy)
+    publish([copy], tmp_path / "again", LeaderboardOptions(resamples=200))
+    for item in pages:
+        assert (tmp_path / "out" / item["file"]).read_bytes() == (
+            tmp_path / "again" / item["file"]
+        ).read_bytes()
+    if BROWSER is not None:  # the fault's link opens its hand
+        report = open_page(
+            BROWSER,
+            f"{(tmp_path / 'out' / page).resolve().as_uri()}#hand-{number}",
+            {"title": "document.querySelector('[data-role=title]').textContent"},
+            width=1000,
+            height=800,
+        )
+        assert report.errors == []
+        assert report.values["title"].startswith(f"{where}, deal {deal} ")
+
+
+def test_at_most_so_many_hands_are_rendered(cup: Path, tmp_path: Path) -> None:
+    published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200), max_hands=1)
+    hands = published.data["events"][0]["hands"]
+    assert hands["rendered"] == 1 and hands["pages"][0]["hands"] == 1
+    assert [page["file"] for page in hands["pages"][1:]] == [None] * (len(hands["pages"]) - 1)
+    index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "at most 1 hand(s) are rendered for one publication" in index
+    none = publish([cup], tmp_path / "none", LeaderboardOptions(resamples=200), max_hands=0)
+    assert "hands" not in none.data["events"][0] and not (tmp_path / "none" / "hands").exists()

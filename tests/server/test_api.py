@@ -126,6 +126,53 @@ def test_the_rate_limit_answers_429(tmp_path: Path) -> None:
         running.stop()
 
 
+def test_each_client_address_has_its_own_limits(tmp_path: Path) -> None:
+    """Behind a proxy (the test is it, from 127.0.0.1), each client the proxy names has
+    its own budget: a burst of a quarter of a minute's requests, then 429; writes
+    have a smaller one, spent before any token is looked at."""
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    running = Server(
+        db,
+        tmp_path / "data",
+        tmp_path / "server.log",
+        "--no-ladder",
+        "--behind-proxy",
+        "--requests-per-minute",
+        "20",
+        "--writes-per-minute",
+        "5",
+    )
+    running.start()
+
+    def get(client: str, path: str = "/api/leaderboard") -> httpx.Response:
+        return running.get(path, headers={"X-Forwarded-For": client})
+
+    try:
+        codes = [get("203.0.113.1").status_code for _ in range(6)]
+        assert codes == [200] * 5 + [429]
+        limited = get("203.0.113.1")
+        assert limited.status_code == 429 and limited.json()["error"] == "rate_limited"
+        assert int(limited.headers["retry-after"]) >= 1
+        assert limited.headers["x-frame-options"] == "DENY"  # the headers of every answer
+        page = get("203.0.113.1", "/")
+        assert page.status_code == 429 and page.headers["content-type"].startswith("text/plain")
+        # Another client is not held back by the first.
+        assert get("203.0.113.2").status_code == 200
+        # Writes: refused at the sixth, before the (missing) token is checked.
+        posts = [
+            httpx.post(
+                f"{running.url}/api/bots",
+                content=b"PK",
+                headers={"X-Forwarded-For": "203.0.113.3", "Content-Type": "application/zip"},
+                timeout=30,
+            ).status_code
+            for _ in range(6)
+        ]
+        assert posts == [401] * 5 + [429]
+    finally:
+        running.stop()
+
+
 def test_headers_on_every_answer(server: tuple[Server, str, str, Path]) -> None:
     running, _, _, _ = server
     for path in ("/", "/api/leaderboard", "/login", "/no-such-page"):

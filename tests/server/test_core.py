@@ -189,9 +189,36 @@ def test_the_migrations_make_the_models_schema(tmp_path: Path) -> None:
     database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
     database.migrate()
     database.migrate()  # a second time changes nothing
-    assert database.revision() == "0001"
+    assert database.revision() == "0002"
     with database.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
+    database.close()
+
+
+def test_a_database_of_the_first_schema_is_upgraded_with_its_rows(tmp_path: Path) -> None:
+    from alembic import command
+    from sqlalchemy import text
+
+    from dp_arena.server.db import _alembic_config
+
+    database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+    with database.engine.begin() as connection:
+        command.upgrade(_alembic_config(connection), "0001")
+    with database.engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO tournaments (name, status, config, run_dir, created_at)"
+                " VALUES ('cup', 'published', '', '/r', '2026-01-01T00:00:00Z')"
+            )
+        )
+    database.migrate()
+    assert database.revision() == "0002"
+    with database.engine.connect() as connection:
+        rows = connection.execute(text("SELECT name, commitment FROM tournaments")).all()
+    assert [tuple(row) for row in rows] == [("cup", None)]
+    with database.engine.begin() as connection:
+        command.downgrade(_alembic_config(connection), "0001")
+    assert database.revision() == "0001"
     database.close()
 
 

@@ -107,8 +107,17 @@
     var keys = {ArrowRight: "step", ArrowLeft: "back", PageDown: "next-hand", PageUp: "prev-hand"};
     if (keys[event.key] && event.target.tagName !== "SELECT") { event.preventDefault(); go(keys[event.key]); }
   });
-  var wanted = /^#hand-(\d+)$/.exec(window.location.hash);
-  if (wanted && hands[Number(wanted[1]) - 1]) { handIndex = Number(wanted[1]) - 1; }
+  // #hand-N opens the N-th hand, when the page loads and whenever a link changes it.
+  function fromHash() {
+    var wanted = /^#hand-(\d+)$/.exec(window.location.hash);
+    if (!wanted || !hands[Number(wanted[1]) - 1]) { return false; }
+    handIndex = Number(wanted[1]) - 1; frameIndex = 0;
+    return true;
+  }
+  window.addEventListener("hashchange", function () {
+    if (fromHash()) { draw(); root.scrollIntoView(); }
+  });
+  fromHash();
   fill();
   draw();
 }());

@@ -67,9 +67,11 @@ def matches_page(request: Request) -> Response:
     return page(request, "matches.html", {"matches": matches, "older": older})
 
 
-def _hands(data: dict[str, Any]) -> list[dict[str, Any]]:
+def _hands(data: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[tuple[int, int], int]]:
+    """The viewer's hands of a match, and (table, deal) -> the hand's number (from 1)."""
     rules = match_rules(2, data["small_blind"], data["big_blind"], data["betting"], data["cap"])
     hands = []
+    numbers: dict[tuple[int, int], int] = {}
     for table_data in data["tables"]:
         table = TableSessionResult.from_json(table_data)
         for record in table.deals:
@@ -78,7 +80,8 @@ def _hands(data: dict[str, Any]) -> list[dict[str, Any]]:
                 hands.append(record_view(record, rules, title=title))
             except (DPArenaError, ValueError):
                 continue
-    return hands
+            numbers[table.table, record.deal] = len(hands)
+    return hands, numbers
 
 
 def match_page(request: Request) -> Response:
@@ -89,7 +92,9 @@ def match_page(request: Request) -> Response:
             return error(request, 404, "not_found", "no such match")
         submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
         data = views.match_json(match, submissions, crud.authors(session))
-    hands = _hands(data) if data["status"] == crud.FINISHED else []
+    hands, numbers = _hands(data) if data["status"] == crud.FINISHED else ([], {})
+    for fault in data["faults"]:  # each fault links to its hand in the viewer
+        fault["hand"] = numbers.get((fault.get("table"), fault.get("deal")))
     return page(
         request,
         "match.html",
@@ -340,7 +345,7 @@ def routes() -> list[BaseRoute]:
         Route("/submissions/{id:int}/withdraw", withdraw_form, methods=["POST"]),
         Route("/tournaments", tournaments_page),
         Route("/tournaments/{id:int}/", tournament_file),
-        Route("/tournaments/{id:int}/{file:str}", tournament_file),
+        Route("/tournaments/{id:int}/{file:path}", tournament_file),
         Route("/static/{file:str}", static_file),
         Route("/login", login_form, methods=["GET"]),
         Route("/login", login, methods=["POST"]),

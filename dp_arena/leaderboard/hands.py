@@ -1,0 +1,130 @@
+"""Hand replay pages beside a published leaderboard: one page per table-session's hand
+history (``hands/RUN/sS-xX-tT.html``: the viewer of ``dp-arena replay --html``, which
+needs nothing beside it), listed on the event's page, and every fault listed there
+linked to the hand it happened in (``...html#hand-N``).
+
+:func:`add_hand_pages` writes the pages and records them in the leaderboard's data
+(``events[].hands``, ``events[].faults[].hand``), so that the page and
+``leaderboard.json`` both say where they are. At most ``max_hands`` hands are rendered
+for one publication (a large event has millions); the table-sessions past the limit are
+listed without a page, and ``dp-arena replay --html`` renders any of them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dp_arena.engine.phh import load_histories, read_text, replay_hand
+from dp_arena.errors import HandHistoryError
+from dp_arena.leaderboard.replay import hand_view, render_replay_page
+from dp_arena.tournament.event import write_atomic
+
+__all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages"]
+
+DEFAULT_MAX_HANDS = 10_000
+HANDS_FOLDER = "hands"
+
+# A history as results.json lists it: a file of the run's histories/ folder, no more.
+_HISTORY = re.compile(r"histories/([A-Za-z0-9][A-Za-z0-9._-]{0,99})\.phhs?")
+_WHERE = ("_session", "_section", "_table", "_deal")
+
+
+def add_hand_pages(
+    data: dict[str, Any],
+    run_dirs: Sequence[Path],
+    out: Path,
+    *,
+    max_hands: int = DEFAULT_MAX_HANDS,
+) -> tuple[Path, ...]:
+    """Write the replay pages of ``run_dirs``' hands into ``out/hands/`` and record them
+    in ``data`` (changed in place); the pages written."""
+    folders = {run_dir.resolve().name: run_dir for run_dir in run_dirs}
+    budget = max(0, max_hands)
+    written: list[Path] = []
+    for event in data["events"]:
+        run_dir = folders.get(event["label"])
+        listed = _histories(run_dir)
+        pages: list[dict[str, Any]] = []
+        links: dict[tuple[Any, ...], str] = {}
+        for relative in listed:
+            entry: dict[str, Any] = {"history": relative, "file": None, "hands": None}
+            pages.append(entry)
+            if budget <= 0 or run_dir is None:
+                continue
+            views, where = _views(run_dir / relative)
+            if not views:
+                continue
+            views, where = views[:budget], where[:budget]
+            budget -= len(views)
+            stem = Path(relative).name.split(".")[0]
+            target = f"{HANDS_FOLDER}/{event['label']}/{stem}.html"
+            title = f"{event['name']}: hands of {stem}"
+            path = out / target
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, render_replay_page(views, title=title))
+            path.chmod(0o644)  # published to be read by anyone
+            written.append(path)
+            entry |= {"file": target, "hands": len(views)}
+            for number, key in enumerate(where, start=1):
+                if key is not None:
+                    links.setdefault(key, f"{target}#hand-{number}")
+        for fault in event["faults"]:
+            key = tuple(fault.get(name) for name in ("session", "section", "table", "deal"))
+            fault["hand"] = links.get(key)
+        event["hands"] = {
+            "pages": pages,
+            "rendered": sum(1 for page in pages if page["file"] is not None),
+            "max_hands": max_hands,
+        }
+    return tuple(written)
+
+
+def _histories(run_dir: Path | None) -> list[str]:
+    """The run's history files, as its results.json lists them (safe names only)."""
+    if run_dir is None:
+        return []
+    try:
+        listed = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))["histories"]
+    except (OSError, ValueError, RecursionError, KeyError, TypeError):
+        return []
+    if not isinstance(listed, list):
+        return []
+    return [name for name in listed if isinstance(name, str) and _HISTORY.fullmatch(name)]
+
+
+def _views(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int, ...] | None]]:
+    """The viewer's hands of one history file, and where each was dealt (session,
+    section, table, deal from 0), as the run wrote them; a hand that does not replay is
+    left out."""
+    try:
+        hands = load_histories(read_text(path), file=path.name)
+    except HandHistoryError:
+        return [], []
+    views: list[dict[str, Any]] = []
+    where: list[tuple[int, ...] | None] = []
+    for hand in hands:
+        try:
+            state = replay_hand(hand).state
+        except HandHistoryError:
+            continue
+        fields = hand.fields
+        names = fields.get("players")
+        if not (isinstance(names, list) and len(names) == state.seat_count):
+            names = [f"p{index + 1}" for index in range(state.seat_count)]
+        values = [fields.get(name) for name in _WHERE]
+        key: tuple[int, ...] | None = None
+        title = hand.where
+        if all(type(value) is int for value in values):
+            key = tuple(int(str(value)) for value in values)
+            session, section, table, deal = key
+            title = f"session {session}, section {section}, table {table}, deal {deal + 1}"
+        try:
+            views.append(hand_view(state, [str(name) for name in names], title=title))
+        except ValueError:  # not a finished hand
+            continue
+        where.append(key)
+    return views, where
