@@ -52,6 +52,7 @@ HAND_STATE_FIELDS = (
     "actor",
     "available",
     "big_blind_seat",
+    "big_blind_unmatched",
     "board",
     "button",
     "committed",
