@@ -42,7 +42,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -58,6 +57,7 @@ from dp_arena.sandbox.mounts import (
     system_entries,
     visible_paths,
 )
+from dp_arena.sandbox.uids import next_uid
 
 __all__ = [
     "Isolation",
@@ -85,15 +85,8 @@ TEMPLATE_CAPABILITIES = (
     "CAP_SETGID",
     "CAP_SETPCAP",
 )
-# Uids handed to bot processes when the dealer is root: far above any real account.
-UID_BASE = 2_000_000
 # The fd on which bubblewrap reads the syscall filter (the launcher opens it there).
 SECCOMP_FD = 3
-
-_uid_lock = threading.Lock()
-_uid_counter = 0
-# Uids of closed seats whose sweep is still to come (see spawn.Monitor): not given out.
-sweeping: set[int] = set()
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,19 +201,6 @@ class TemplatePlan:
 
 def _is_root() -> bool:
     return os.geteuid() == 0
-
-
-def next_uid() -> int:
-    """A uid for one bot process: distinct from every other live bot's (the pid keeps
-    dealer processes apart, a counter keeps bots of one dealer apart, and a uid whose
-    sweep is still to come is skipped)."""
-    global _uid_counter
-    with _uid_lock:
-        while True:
-            _uid_counter += 1
-            uid = UID_BASE + (((os.getpid() & 0x3FFF) << 10) | (_uid_counter & 0x3FF))
-            if uid not in sweeping:
-                return uid
 
 
 @functools.cache

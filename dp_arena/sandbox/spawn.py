@@ -42,7 +42,6 @@ from dp_arena.sandbox.isolation import (
     exec_command,
     kill_uid,
     sandbox_command,
-    sweeping,
 )
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.template import (
@@ -52,6 +51,7 @@ from dp_arena.sandbox.template import (
     release_seat,
     template_processes,
 )
+from dp_arena.sandbox.uids import sweeping
 
 __all__ = [
     "MONITOR",

@@ -38,9 +38,10 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
-from dp_arena.sandbox.isolation import TemplatePlan, next_uid, template_command
+from dp_arena.sandbox.isolation import TemplatePlan, template_command
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import host_folder
+from dp_arena.sandbox.uids import next_uid
 
 __all__ = [
     "MAX_IDLE",

@@ -26,10 +26,11 @@ from dp_arena.results import FaultKind
 from dp_arena.sandbox import isolation, open_seat, prepare
 from dp_arena.sandbox import template as template_module
 from dp_arena.sandbox.budget import proc_table
-from dp_arena.sandbox.isolation import detect, sweeping, uid_processes
+from dp_arena.sandbox.isolation import detect, uid_processes
 from dp_arena.sandbox.process import ProcessSeat
 from dp_arena.sandbox.spawn import MONITOR, SPARES
 from dp_arena.sandbox.template import ForkedProcess
+from dp_arena.sandbox.uids import sweeping
 
 from .conftest import LIMITS, assert_nothing_left, copy_bot, play, play_mirrored
 from .test_hostile import NAMESPACE_MODES, check_everyone_else, class_bot
