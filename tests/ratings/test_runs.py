@@ -83,7 +83,7 @@ def test_corrected_nets_differ_only_where_board_cards_came(small_run: Path) -> N
                 assert play.adjusted_net == play.net
                 kept += 1
             changed += play.adjusted_net != play.net
-    assert changed > kept > 0
+    assert changed > 0 and kept > 0  # the fixture has deals of both kinds
 
 
 def test_comparisons_follow_total_chips(small_run: Path) -> None:
