@@ -1,6 +1,7 @@
 """The board-luck correction: each street's luck averages exactly zero over every card
 that could have come (every card enumerated, exact fractions), whatever is played after
-it; hand-computed cases; the all-in equity adjustment as its special case."""
+it; the all-in equity adjustment is its special case. (Hands worked by hand are the
+module's doctests.)"""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from dp_arena.engine import (
     parse_cards,
 )
 from dp_arena.ratings.board_luck import board_luck
+from dp_arena.ratings.equity import adjusted_nets
 
 # A policy: (state, random source) -> the action to take.
 Policy = Callable[[HandState, random.Random], Action]
@@ -177,3 +179,57 @@ def test_the_luck_of_the_flop_averages_zero_over_every_flop_ten_handed() -> None
 @pytest.mark.parametrize(("seats", "seed"), [(2, 8), (6, 9)])
 def test_the_luck_of_the_flop_averages_zero_over_every_flop(seats: int, seed: int) -> None:
     _luck_over_every_card(Street.FLOP, seats, seed)
+
+
+def _shoving(state: HandState, rng: random.Random) -> Action:
+    """Like the loose policy, but all in now and then: hands end all in on every street."""
+    legal = state.legal_actions()
+    if legal.can_raise and rng.random() < 0.12:
+        assert legal.max_raise_to is not None
+        return Action.raise_to(legal.max_raise_to)
+    return _loose(state, rng)
+
+
+@pytest.mark.parametrize("seats", [2, 3, 6])
+def test_the_all_in_equity_adjustment_is_the_special_case_of_the_last_decision(
+    seats: int,
+) -> None:
+    """Over random hands: the corrected nets are the all-in equity nets (the real nets
+    when the betting went on to the river or ended in folds) less the luck of every
+    street whose cards came before the last decision."""
+    rng = random.Random(seats)
+    rules = _rules(seats)
+    ended = set()
+    for _ in range(60):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        holes = [format_cards(deck[2 * seat : 2 * seat + 2]) for seat in range(seats)]
+        board = format_cards(deck[2 * seats : 2 * seats + 5])
+        button = rng.randrange(seats)
+        actions = _play(rules, holes, board, button, _shoving, rng)
+        state = HandState(
+            rules,
+            button=button,
+            stacks=(1000,) * seats,
+            hole_cards=[parse_cards(hole) for hole in holes],  # type: ignore[misc]
+            board=parse_cards(board),
+        )
+        last = Street.PREFLOP
+        for text in actions:
+            last = state.street
+            _apply(state, text)
+        shown = format_cards(state.visible_board)  # as a deal record keeps it
+        account = board_luck(rules, button=button, hole_cards=holes, board=shown, actions=actions)
+        equity = adjusted_nets(rules, button=button, hole_cards=holes, board=shown, actions=actions)
+        before_last = [street.luck for street in account.streets if street.street <= last]
+        assert account.nets == tuple(
+            net - sum((luck[seat] for luck in before_last), Fraction(0))
+            for seat, net in enumerate(equity)
+        )
+        live = state.folded.count(False)
+        ended.add((last, live >= 2 and last < Street.RIVER))
+    # All in before the flop (the all-in equity net itself), later, and played out.
+    assert (Street.PREFLOP, True) in ended and any(
+        street > Street.PREFLOP and all_in for street, all_in in ended
+    )
+    assert any(not all_in for _, all_in in ended)

@@ -46,11 +46,11 @@ class PrivateBot:
 
 
 def _coverage(matches: int, deals: int, seed: int) -> tuple[float, float, float]:
-    """The share of raw and of luck-adjusted intervals covering zero, and the largest
-    |z| of a match's mean adjusted-minus-raw score (over the matches' agents)."""
+    """The share of raw and of luck-adjusted intervals covering zero, and the |z| of the
+    first agent's mean adjusted-minus-raw block score over every match."""
     rng = random.Random(seed)
     raw = adjusted = total = 0
-    shifts = []
+    shifts: list[float] = []
     for _ in range(matches):
         config = MatchConfig(
             tuple(f"copy-{index}" for index in range(COPIES)),
@@ -61,22 +61,20 @@ def _coverage(matches: int, deals: int, seed: int) -> tuple[float, float, float]
             config,
             seat_factory=lambda _, name: InProcessSeat(PrivateBot(rng.getrandbits(64)), name),
         )
-        for agent, score in enumerate(result.scores):
+        for score in result.scores:
             luck = score.adjusted
             assert luck is not None and score.summary.low is not None and luck.low is not None
             total += 1
             raw += score.summary.low <= 0 <= score.summary.high  # type: ignore[operator]
             adjusted += luck.low <= 0 <= luck.high  # type: ignore[operator]
-            shifts.append(
-                [
-                    a - r
-                    for a, r in zip(
-                        result.adjusted_block_scores[agent], result.block_scores[agent], strict=True
-                    )
-                ]
-            )
-    # Unbiased: over every play, the adjusted minus the raw score averages zero.
-    differences = [value for shift in shifts for value in shift]
+        # One agent only: the agents' shifts of a block sum to zero (both scores do), so
+        # pooled over every agent their mean would be zero whatever the correction did.
+        shifts += [
+            a - r
+            for a, r in zip(result.adjusted_block_scores[0], result.block_scores[0], strict=True)
+        ]
+    # Unbiased: the first agent's adjusted minus raw score averages zero.
+    differences = shifts
     mean = sum(differences) / len(differences)
     variance = sum((value - mean) ** 2 for value in differences) / (len(differences) - 1)
     z = abs(mean) / (variance / len(differences)) ** 0.5
