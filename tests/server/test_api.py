@@ -223,3 +223,65 @@ def test_forms_need_their_csrf_token(server: tuple[Server, str, str, Path]) -> N
         other.post("/login", data={"token": bob, "csrf": value})
         own = _csrf(other.get("/account").text)
         assert other.post(withdraw, data={"csrf": own}).status_code == 403
+
+
+def _sign_in(server: Server, token: str, headers: dict[str, str], prefix: str) -> httpx.Response:
+    """Sign in as a browser behind the proxy would: the cookies it was given (a Secure
+    cookie of path /arena, which httpx would not send to http://.../login) sent back."""
+    form = server.get("/login", headers=headers)
+    assert form.status_code == 200
+    assert f'action="{prefix}/login"' in form.text  # the form posts back through the proxy
+    cookie = form.headers["set-cookie"].split(";")[0]
+    return httpx.post(
+        f"{server.url}/login",
+        data={"token": token, "csrf": _csrf(form.text)},
+        headers={**headers, "Cookie": cookie},
+        timeout=30,
+    )
+
+
+def test_behind_a_reverse_proxy(tmp_path: Path) -> None:
+    """Mounted at /arena by a proxy that strips the prefix and says the client came over
+    HTTPS: every link carries the prefix and the session cookie is Secure. The same
+    headers from a machine that is not the trusted proxy change nothing."""
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    token = add_author(db, "dora", tmp_path / "data")
+    https = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "198.51.100.7"}
+    running = Server(
+        db,
+        tmp_path / "data",
+        tmp_path / "server.log",
+        "--no-ladder",
+        "--behind-proxy",
+        "--root-path",
+        "/arena",
+    )
+    running.start()
+    try:
+        front = running.get("/", headers=https)
+        assert front.status_code == 200
+        links = re.findall(r'(?:href|action)="(/[^"]*)"', front.text)
+        assert links and all(link.startswith("/arena/") for link in links), links
+        signed_in = _sign_in(running, token, https, "/arena")
+        assert signed_in.status_code == 303
+        assert signed_in.headers["location"].startswith("/arena/")
+        cookie = signed_in.headers["set-cookie"].lower()
+        assert "secure" in cookie and "path=/arena" in cookie
+    finally:
+        running.stop()
+    untrusted = Server(
+        db,
+        tmp_path / "data",
+        tmp_path / "server2.log",
+        "--no-ladder",
+        "--behind-proxy",
+        "--forwarded-allow-ips",
+        "192.0.2.1",
+    )
+    untrusted.start()
+    try:
+        signed_in = _sign_in(untrusted, token, https, "")
+        assert signed_in.status_code == 303
+        assert "secure" not in signed_in.headers["set-cookie"].lower()
+    finally:
+        untrusted.stop()
