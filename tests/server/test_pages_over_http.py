@@ -415,3 +415,55 @@ def test_a_tournament_cut_short_is_resumed_with_its_key(arena: Arena) -> None:
         "server", "tournament", "--resume", str(number), "--db", arena.db, "--data", str(arena.data)
     )
     assert again.returncode == 2 and "is published already" in again.stderr
+
+
+CRASHER = f'''import os
+import sys
+
+from dp_arena.engine import Action, ActionKind
+
+
+class Crasher:
+    """Passes its check; at any other table it writes markup to stderr and dies."""
+
+    def act(self, observation):
+        if observation.context.event != "check-agent":
+            sys.stderr.write({HOSTILE!r})
+            sys.stderr.flush()
+            os._exit(3)
+        if observation.can(ActionKind.CALL):
+            return Action.call()
+        return Action.check()
+'''
+
+
+def test_a_bot_that_dies_at_a_tournament_is_benched_and_said_so(arena: Arena) -> None:
+    crasher = _upload(
+        arena.server,
+        arena.tokens["mallory"],
+        bot_folder(arena.root / "crash", "crasher", CRASHER, "Crasher"),
+    )
+    try:
+        config = arena.root / "crash.toml"
+        config.write_text(CUP.replace("count = 2", "count = 1"), encoding="utf-8")
+        done = cli("server", "tournament", str(config), "--db", arena.db, "--data", str(arena.data))
+        assert done.returncode == 0, done.stdout + done.stderr
+        number = int(re.search(r"tournament (\d+) ", done.stdout).group(1))  # type: ignore[union-attr]
+        published = arena.server.get(f"/tournaments/{number}/leaderboard.json").json()
+        [event] = published["events"]
+        benched = [row for row in event["benched"] if row["player"] == "crasher"]
+        assert benched and all(row["reason"] for row in benched)
+        assert "crasher@1" in {row["name"] for row in published["ranking"]}  # still ranked
+        page = arena.server.get(f"/tournaments/{number}/")
+        assert page.status_code == 200 and "crasher" in page.text
+        _no_markup(page.text)
+        run_dir = arena.data / "tournaments" / str(number) / "run"
+        verified = cli("verify", str(run_dir))
+        assert verified.returncode == 0, verified.stdout + verified.stderr
+    finally:
+        withdrawn = httpx.delete(
+            f"{arena.server.url}/api/bots/{crasher}",
+            headers={"Authorization": f"Bearer {arena.tokens['mallory']}"},
+            timeout=30,
+        )
+        assert withdrawn.status_code == 200
