@@ -281,6 +281,22 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
     viewer = arena.server.get(f"/tournaments/{number}/{linked.split('#')[0]}")
     assert viewer.status_code == 200 and viewer.headers["content-type"].startswith("text/html")
     assert 'id="hands"' in viewer.text
+    browser = find_browser()
+    if browser is not None:  # the fault's link, as served, opens its hand
+        seen = open_page(
+            browser,
+            f"{arena.server.url}/tournaments/{number}/{linked}",
+            {"title": "document.querySelector('[data-role=title]').textContent"},
+            width=1000,
+            height=800,
+        )
+        (arena.root / "tournament-hand.png").write_bytes(seen.screenshot)
+        fault = next(fault for fault in event["faults"] if fault["hand"] == linked)
+        assert seen.errors == [] and seen.dialogs == []
+        assert seen.values["title"].startswith(
+            f"session {fault['session']}, section {fault['section']}, table {fault['table']},"
+            f" deal {fault['deal'] + 1} "
+        )
     # Nothing outside the published folder is served from it.
     for outside in ("..%2F..%2F..%2Farena.db", "hands%2F..%2F..%2Frun%2Fkey", "../run/key"):
         assert arena.server.get(f"/tournaments/{number}/{outside}").status_code == 404
