@@ -47,6 +47,9 @@ def add_hand_pages(
     written: list[Path] = []
     for event in data["events"]:
         run_dir = folders.get(event["label"])
+        # Pages an earlier publication left here would list hands no page links.
+        for stale in (out / HANDS_FOLDER / event["label"]).glob("*.html"):
+            stale.unlink()
         listed = _histories(run_dir)
         pages: list[dict[str, Any]] = []
         links: dict[tuple[Any, ...], str] = {}
@@ -121,7 +124,7 @@ def _views(path: Path) -> tuple[list[dict[str, Any]], list[tuple[int, ...] | Non
         if all(type(value) is int for value in values):
             key = tuple(int(str(value)) for value in values)
             session, section, table, deal = key
-            title = f"session {session}, section {section}, table {table}, deal {deal + 1}"
+            title = f"deal {deal + 1}, session {session}, section {section}, table {table}"
         try:
             views.append(hand_view(state, [str(name) for name in names], title=title))
         except ValueError:  # not a finished hand

@@ -11,5 +11,6 @@ for config in leaderboards/builtins/configs/*.toml; do
         .venv/bin/dp-arena run "$config" --run-dir "$run_dir" --executor serial --quiet
     fi
 done
+# The replay pages of a few hundred hands: enough to watch the bots, small enough to commit.
 .venv/bin/dp-arena leaderboard publish runs/builtins/event-* \
-    --out leaderboards/builtins --title "Built-in bots"
+    --out leaderboards/builtins --title "Built-in bots" --hands 300

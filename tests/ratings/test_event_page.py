@@ -290,7 +290,7 @@ def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_
     )
     where = f"session {first['session']}, section {first['section']}, table {first['table']}"
     deal = first["deal"] + 1
-    assert hands[int(number) - 1]["title"].endswith(f"{where}, deal {first['deal'] + 1}")
+    assert hands[int(number) - 1]["title"] == f"deal {deal}, {where}"
     assert first["player"] in hands[int(number) - 1]["players"]
     # The same runs elsewhere give the same pages, byte for byte.
     copy = tmp_path / "elsewhere" / cup.name
@@ -309,15 +309,18 @@ def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_
             height=800,
         )
         assert report.errors == []
-        assert report.values["title"].startswith(f"{where}, deal {deal} ")
+        assert report.values["title"].startswith(f"deal {deal}, {where} ")
 
 
 def test_at_most_so_many_hands_are_rendered(cup: Path, tmp_path: Path) -> None:
+    publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
     published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200), max_hands=1)
     hands = published.data["events"][0]["hands"]
     assert hands["rendered"] == 1 and hands["pages"][0]["hands"] == 1
     assert [page["file"] for page in hands["pages"][1:]] == [None] * (len(hands["pages"]) - 1)
     index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
     assert "at most 1 hand(s) are rendered for one publication" in index
+    # Published again with fewer hands: the first publication's other pages are gone.
+    assert len(list((tmp_path / "out" / "hands").rglob("*.html"))) == 1
     none = publish([cup], tmp_path / "none", LeaderboardOptions(resamples=200), max_hands=0)
     assert "hands" not in none.data["events"][0] and not (tmp_path / "none" / "hands").exists()

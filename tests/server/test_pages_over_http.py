@@ -294,8 +294,8 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
         fault = next(fault for fault in event["faults"] if fault["hand"] == linked)
         assert seen.errors == [] and seen.dialogs == []
         assert seen.values["title"].startswith(
-            f"session {fault['session']}, section {fault['section']}, table {fault['table']},"
-            f" deal {fault['deal'] + 1} "
+            f"deal {fault['deal'] + 1}, session {fault['session']}, section {fault['section']},"
+            f" table {fault['table']} "
         )
     # Nothing outside the published folder is served from it.
     for outside in ("..%2F..%2F..%2Farena.db", "hands%2F..%2F..%2Frun%2Fkey", "../run/key"):
