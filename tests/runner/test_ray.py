@@ -2,7 +2,7 @@
 with 1 and 2 workers on a cluster joined by address, with a worker killed in the middle
 of a task, through ``dp-arena run --ray-address auto``, and on the embedded Ray that
 ``dp-arena run`` starts by default. The embedded Ray dies with a driver killed with
-SIGKILL.
+SIGKILL. The competition server's ladder joins the same cluster by address.
 
 One Ray head is started for the module (``ray start --head --block`` in its own
 session, on a free port, with its own temporary folder so nothing else on the machine
@@ -352,3 +352,49 @@ def test_an_address_where_nothing_listens_is_refused_before_anything_is_written(
     assert main(["run", str(config), "--run-dir", str(run_dir), "--ray-address", "head-node"]) == 2
     assert "is not auto, HOST:PORT or ray://HOST:PORT" in capsys.readouterr().err
     assert not run_dir.exists()
+
+
+def test_the_servers_ladder_plays_on_a_cluster_joined_by_address(
+    ray_head: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``dp-arena serve --executor ray --ray-address ADDR``: the ladder's tables go to the
+    cluster, and its matches verify from their revealed keys."""
+    import httpx
+
+    from dp_arena.server.ladder import verify_match
+    from tests.server.helpers import CALLER, FOLDER, Server, add_author, bot_folder, zip_folder
+
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    data = tmp_path / "data"
+    tokens = [add_author(db, name, data) for name in ("alice", "bob")]
+    server = Server(
+        db,
+        data,
+        tmp_path / "server.log",
+        *("--executor", "ray", "--ray-address", ray_head, "--ladder-deals", "6"),
+        *("--check-states", "20", "--resamples", "200"),
+    )
+    server.start()
+    try:
+        for token, (name, source, cls) in zip(
+            tokens, [("calla", CALLER, "Caller"), ("folda", FOLDER, "Folder")], strict=True
+        ):
+            answer = httpx.post(
+                f"{server.url}/api/bots",
+                content=zip_folder(bot_folder(tmp_path / "bots", name, source, cls)),
+                headers={"Authorization": f"Bearer {token}", "Content-Type": "application/zip"},
+                timeout=30,
+            )
+            assert answer.status_code == 202, answer.text
+        found = server.wait_for(
+            "/api/matches",
+            lambda matches: any(m["status"] == "finished" for m in matches["matches"]),
+            timeout=240,
+            step=0.5,
+        )
+        first = next(match for match in found["matches"] if match["status"] == "finished")
+        assert verify_match(server.get(f"/api/matches/{first['id']}").json()) == []
+        assert f"Ray cluster at {ray_head}" in server.log()
+    finally:
+        server.stop()
