@@ -23,7 +23,7 @@ from dp_arena.errors import HandHistoryError
 from dp_arena.leaderboard.replay import hand_view, render_replay_page
 from dp_arena.tournament.event import write_atomic
 
-__all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages"]
+__all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages", "history_stem"]
 
 DEFAULT_MAX_HANDS = 10_000
 HANDS_FOLDER = "hands"
@@ -63,7 +63,7 @@ def add_hand_pages(
                 continue
             views, where = views[:budget], where[:budget]
             budget -= len(views)
-            stem = Path(relative).name.split(".")[0]
+            stem = history_stem(relative)
             target = f"{HANDS_FOLDER}/{event['label']}/{stem}.html"
             title = f"{event['name']}: hands of {stem}"
             path = out / target
@@ -84,6 +84,11 @@ def add_hand_pages(
             "max_hands": max_hands,
         }
     return tuple(written)
+
+
+def history_stem(history: str) -> str:
+    """``histories/s01-x02-t03.phhs`` -> ``s01-x02-t03``: the name its page takes."""
+    return Path(history).name.removesuffix(".phhs").removesuffix(".phh")
 
 
 def _histories(run_dir: Path | None) -> list[str]:

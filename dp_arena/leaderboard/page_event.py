@@ -7,10 +7,10 @@ entrants, the replay pages of its hands. Every value is escaped
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from dp_arena.leaderboard.charts import text
+from dp_arena.leaderboard.hands import history_stem
 from dp_arena.leaderboard.html import Cell, money, place, table
 
 __all__ = [
@@ -275,7 +275,7 @@ def hands_part(hands: Mapping[str, Any] | None) -> str:
         return ""
     rows = [
         [
-            Cell(Path(page["history"]).name.split(".")[0], href=page["file"]),
+            Cell(history_stem(page["history"]), href=page["file"]),
             Cell("–" if page["hands"] is None else f"{page['hands']:,}", page["hands"]),
         ]
         for page in hands["pages"]

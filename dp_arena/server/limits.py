@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 __all__ = ["Bucket", "RateLimit", "Rates"]
@@ -69,7 +70,7 @@ class RateLimit:
         self,
         app: ASGIApp,
         rates: Rates,
-        refuse: Callable[[Request, int], object],
+        refuse: Callable[[Request, int], Response],
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.app, self.rates, self.refuse, self.clock = app, rates, refuse, clock
@@ -85,7 +86,7 @@ class RateLimit:
         wait = self.wait(address, writes=scope.get("method", "GET") not in READS)
         if wait:
             response = self.refuse(Request(scope, receive), max(1, math.ceil(wait)))
-            await response(scope, receive, send)  # type: ignore[operator]
+            await response(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
