@@ -154,9 +154,17 @@ VIEWER_BODY = """<div class="replay" id="replay">
 """
 
 
+# The page around the viewer when it stands alone (a published hand page, replay --html).
+_PAGE_STYLE = (
+    "body{font:15px/1.4 system-ui,sans-serif;color:#1a1a1a;background:#fafafa;"
+    "max-width:62rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:0 0 1rem}"
+)
+
+
 def render_replay_page(hands: Sequence[dict[str, Any]], *, title: str) -> str:
     """A self-contained page (no network, no file beside it) replaying ``hands``."""
     style, script = viewer_parts()
+    style = _PAGE_STYLE + style
     policy = (
         f"default-src 'none'; style-src '{_hash(style)}'; script-src '{_hash(script)}';"
         " base-uri 'none'; form-action 'none'"
