@@ -41,6 +41,12 @@ def test_data_agrees_with_the_scores(small_run: Path) -> None:
     assert plays["tag"] == 2 * plays["random"] == 60
     assert data["deals"] == 30 and data["settings"]["adjusted"]["applied"] is True
     assert {row["bot"] for row in data["ratings"]} == set(matrix.names)
+    # The adjusted score beside the raw one is the board-luck correction's, by default.
+    assert data["settings"]["adjusted"]["key"] == "board-luck"
+    adjusted = score_matrix(events[0].blocks, events[0].bots().__getitem__, adjusted=True)
+    for row in data["ranking"]:
+        assert row["adjusted"]["mbb_per_deal"] == round(float(adjusted.mean(row["name"])), 3)
+    assert any(row["adjusted"]["mbb_per_deal"] != row["mbb_per_deal"] for row in data["ranking"])
 
 
 def test_ranking_by_player_keeps_two_copies_apart(small_run: Path) -> None:
