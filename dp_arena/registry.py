@@ -26,6 +26,7 @@ a version submitted later, or another working directory, changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import os
@@ -489,10 +490,17 @@ class Registry:
         root, reference = split_spec(spec)
         return cls.existing(root), reference
 
-    def _connect(self) -> sqlite3.Connection:
+    @contextlib.contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection for one transaction: committed (rolled back on an error), then
+        closed (``with sqlite3.connect(...)`` alone commits but keeps the file open)."""
         connection = sqlite3.connect(self.database, timeout=30)
         connection.row_factory = sqlite3.Row
-        return connection
+        try:
+            with connection:
+                yield connection
+        finally:
+            connection.close()
 
     def _stored(self, row: sqlite3.Row) -> StoredBot:
         return StoredBot(

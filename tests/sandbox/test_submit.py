@@ -209,6 +209,17 @@ def test_the_example_command_bots_are_accepted(tmp_path: Path) -> None:
     assert sorted(bot.name for bot in registry.list()) == ["node-pot-odds", "pipe-pair-bot"]
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts /proc/self/fd")
+def test_the_registry_closes_its_connections(tmp_path: Path) -> None:
+    registry = Registry(tmp_path / "registry")
+    registry.list()
+    before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        assert registry.list() == []
+        assert registry.find("nobody", "0" * 64) is None
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
 def test_unpack_flattens_a_single_top_folder(tmp_path: Path) -> None:
     archive = zip_of(
         tmp_path / "nested.zip",
