@@ -1,9 +1,26 @@
-"""Actions a player takes, what the rules allow, and the records a hand keeps."""
+"""Actions a player takes, what the rules allow, and the records a hand keeps.
+
+What the rules allow is checked in one place, :meth:`LegalActions.refusal`, which says
+why an action is refused (PokerKit's verify / can / do): ``verify`` raises that refusal,
+``allows`` answers, and the hand's ``apply`` acts only on an action the check let
+through, so a refused action changes nothing.
+
+>>> legal = LegalActions(0, can_fold=True, can_check=False, call_amount=10,
+...                      min_raise_to=40, max_raise_to=1000)
+>>> legal.allows(Action.call()), legal.allows(Action.raise_to(30))
+(True, False)
+>>> legal.refusal(Action.raise_to(30))
+IllegalActionError('raise to 30 is below the minimum 40')
+>>> print(legal.or_passive(Action.raise_to(40)), legal.or_passive(Action.check()))
+raise 40 fold
+"""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+
+from dp_arena.errors import IllegalActionError, IllegalReason
 
 __all__ = ["Action", "ActionKind", "ActionRecord", "LegalActions", "Street"]
 
@@ -26,6 +43,16 @@ class ActionKind(enum.StrEnum):
     CHECK = "check"
     CALL = "call"
     RAISE = "raise"  # a bet or a raise, always *to* a street total
+
+
+# The kinds for the hot checks: a member read through its class (``ActionKind.FOLD``)
+# costs a descriptor call each time, a module name a dictionary look-up.
+FOLD_KIND, CHECK_KIND, CALL_KIND, RAISE_KIND = (
+    ActionKind.FOLD,
+    ActionKind.CHECK,
+    ActionKind.CALL,
+    ActionKind.RAISE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,22 +126,72 @@ class LegalActions:
         (docs/rules.md) and the substitute for a faulty bot's decision."""
         return _CHECK if self.can_check else _FOLD
 
-    def allows(self, action: Action) -> bool:
-        kind = action.kind
-        if kind is ActionKind.FOLD:
-            return self.can_fold
-        if kind is ActionKind.CHECK:
-            return self.can_check
-        if kind is ActionKind.CALL:
-            return self.can_call
-        amount = action.amount
-        return (
-            kind is ActionKind.RAISE
-            and self.min_raise_to is not None
-            and self.max_raise_to is not None
-            and type(amount) is int
-            and self.min_raise_to <= amount <= self.max_raise_to
-        )
+    def or_passive(self, answer: object) -> Action:
+        """``answer`` when it is an action the rules allow, otherwise :meth:`passive`: how
+        a decision that is missing, faulty or illegal is played."""
+        if isinstance(answer, Action) and self.refusal(answer) is None:
+            return answer
+        return self.passive()
+
+    def allows(self, action: object) -> bool:
+        return self.refusal(action) is None
+
+    def verify(self, action: object) -> None:
+        """Raise :class:`IllegalActionError` (with its reason) unless the rules allow ``action``."""
+        refused = self.refusal(action)
+        if refused is not None:
+            raise refused
+
+    def refusal(self, action: object) -> IllegalActionError | None:
+        """Why the rules refuse ``action`` now, or ``None`` when they allow it: the one
+        legality check, for the hand and for everyone who asks."""
+        # Read untyped: ``action`` may be a bot's anything, and a raise of 100.0 is refused
+        # by reason (a compiled caller does not turn it into a TypeError).
+        kind = getattr(action, "kind", None)
+        if kind is FOLD_KIND:
+            if self.can_fold:
+                return None
+            return _refused(
+                IllegalReason.NOTHING_TO_FOLD, "cannot fold: nothing is owed, check instead", action
+            )
+        if kind is CHECK_KIND:
+            if self.can_check:
+                return None
+            return _refused(
+                IllegalReason.CHECK_FACING_BET, f"cannot check: {self.call_amount} to call", action
+            )
+        if kind is CALL_KIND:
+            if self.call_amount > 0:
+                return None
+            return _refused(
+                IllegalReason.NOTHING_TO_CALL, "cannot call: nothing is owed, check instead", action
+            )
+        if kind is not RAISE_KIND:
+            return _refused(IllegalReason.UNKNOWN_ACTION, f"not an action: {action!r}", action)
+        amount: object = getattr(action, "amount", None)
+        if type(amount) is not int:
+            return _refused(
+                IllegalReason.BAD_AMOUNT, f"a raise needs an integer amount, not {amount!r}", action
+            )
+        if self.min_raise_to is None or self.max_raise_to is None:
+            return _refused(IllegalReason.RAISE_NOT_ALLOWED, "raising is not allowed now", action)
+        if amount < self.min_raise_to:
+            return _refused(
+                IllegalReason.RAISE_BELOW_MIN,
+                f"raise to {amount} is below the minimum {self.min_raise_to}",
+                action,
+            )
+        if amount > self.max_raise_to:
+            return _refused(
+                IllegalReason.RAISE_ABOVE_MAX,
+                f"raise to {amount} is above the maximum {self.max_raise_to}",
+                action,
+            )
+        return None
+
+
+def _refused(reason: IllegalReason, message: str, action: object) -> IllegalActionError:
+    return IllegalActionError(reason, message, action=action)
 
 
 # The legal kinds for each (fold, check, call, raise) permission, in that order: built once

@@ -26,7 +26,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dp_arena.engine import showdown
-from dp_arena.engine.actions import Action, ActionKind, ActionRecord, LegalActions, Street
+from dp_arena.engine.actions import (
+    CALL_KIND,
+    CHECK_KIND,
+    FOLD_KIND,
+    RAISE_KIND,
+    Action,
+    ActionRecord,
+    LegalActions,
+    Street,
+)
 from dp_arena.engine.rules import Betting
 from dp_arena.errors import IllegalActionError, IllegalReason
 
@@ -118,54 +127,24 @@ def _may_raise(state: HandState, seat: int, call_amount: int, available: int, ow
 
 def apply_action(state: HandState, action: Action) -> ActionRecord:
     legal = state.legal_actions()
+    refused = legal.refusal(action)  # the one legality check: nothing changes before it
+    if refused is not None:
+        raise refused
     seat = legal.seat
-    kind = getattr(action, "kind", None)
-    if kind is ActionKind.FOLD:
-        if not legal.can_fold:
-            raise _illegal(
-                IllegalReason.NOTHING_TO_FOLD, "cannot fold: nothing is owed, check instead", action
-            )
+    kind = action.kind
+    if kind is FOLD_KIND:
         state.folded[seat] = True
         record = ActionRecord(seat, state.street, kind, 0, None, False)
-    elif kind is ActionKind.CHECK:
-        if not legal.can_check:
-            raise _illegal(
-                IllegalReason.CHECK_FACING_BET, f"cannot check: {legal.call_amount} to call", action
-            )
+    elif kind is CHECK_KIND:
         record = ActionRecord(seat, state.street, kind, 0, None, state.available[seat] == 0)
-    elif kind is ActionKind.CALL:
+    elif kind is CALL_KIND:
         chips = legal.call_amount
-        if chips == 0:
-            raise _illegal(
-                IllegalReason.NOTHING_TO_CALL, "cannot call: nothing is owed, check instead", action
-            )
         _commit(state, seat, chips)
         record = ActionRecord(seat, state.street, kind, chips, None, state.available[seat] == 0)
-    elif kind is ActionKind.RAISE:
-        # Read untyped (as ``kind`` above): a bot's raise of 100.0 is refused by reason, and a
-        # compiled build does not turn it into a TypeError.
-        amount: object = getattr(action, "amount", None)
-        if type(amount) is not int:
-            raise _illegal(
-                IllegalReason.BAD_AMOUNT, f"a raise needs an integer amount, not {amount!r}", action
-            )
-        if legal.min_raise_to is None or legal.max_raise_to is None:
-            raise _illegal(IllegalReason.RAISE_NOT_ALLOWED, "raising is not allowed now", action)
-        if amount < legal.min_raise_to:
-            raise _illegal(
-                IllegalReason.RAISE_BELOW_MIN,
-                f"raise to {amount} is below the minimum {legal.min_raise_to}",
-                action,
-            )
-        if amount > legal.max_raise_to:
-            raise _illegal(
-                IllegalReason.RAISE_ABOVE_MAX,
-                f"raise to {amount} is above the maximum {legal.max_raise_to}",
-                action,
-            )
+    else:  # a raise, to an integer amount the check found in bounds
+        amount = action.amount
+        assert amount is not None
         record = _raise(state, seat, amount)
-    else:
-        raise _illegal(IllegalReason.UNKNOWN_ACTION, f"not an action: {action!r}", action)
     state.acted[seat] = True
     if state.big_blind_unmatched and state.street_bets[seat] >= state.current_bet:
         state.big_blind_unmatched = False
@@ -173,10 +152,6 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
     state._legal = None
     _advance(state, seat)
     return record
-
-
-def _illegal(reason: IllegalReason, message: str, action: object) -> IllegalActionError:
-    return IllegalActionError(reason, message, action=action)
 
 
 def _commit(state: HandState, seat: int, chips: int) -> None:
@@ -198,7 +173,7 @@ def _raise(state: HandState, seat: int, amount: int) -> ActionRecord:
         state.largest_increment = increment
     all_in = state.available[seat] == 0
     state.current_bet = amount
-    return ActionRecord(seat, state.street, ActionKind.RAISE, chips, amount, all_in)
+    return ActionRecord(seat, state.street, RAISE_KIND, chips, amount, all_in)
 
 
 def _advance(state: HandState, last_seat: int) -> None:

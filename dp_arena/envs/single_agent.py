@@ -140,12 +140,10 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
             observation: Observation = table.infos[agent]["observation"]
             answer = self.seats[seat].decide(observation)
             legal = observation.legal()
-            if isinstance(answer, SeatFault) or not legal.allows(answer):
-                # As at a real table: a fault costs the bot this decision.
-                if isinstance(answer, SeatFault):
-                    self.opponent_faults.append((seat, answer))
-                answer = legal.passive()
-            table.step(answer)
+            if isinstance(answer, SeatFault):
+                self.opponent_faults.append((seat, answer))
+            # As at a real table: a fault or an illegal answer costs the bot this decision.
+            table.step(legal.or_passive(answer))
 
     def _on_deal(
         self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]

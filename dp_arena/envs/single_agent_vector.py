@@ -390,11 +390,9 @@ class _Shadow:
                 continue
             legal = hand.legal_actions()
             answer = self.seats[actor].decide(observe_actor(hand, actor, contexts[actor]))
-            if isinstance(answer, SeatFault) or not legal.allows(answer):
-                if isinstance(answer, SeatFault):
-                    self.faults.append((actor, answer))
-                answer = legal.passive()
-            hand.apply(answer)
+            if isinstance(answer, SeatFault):
+                self.faults.append((actor, answer))
+            hand.apply(legal.or_passive(answer))
         if self.seats:
             tell_end(self.seats, hand, contexts, self.faults)
         assert hand.payoffs is not None
@@ -548,11 +546,9 @@ class _Table:
                 continue
             legal = hand.legal_actions()
             answer = seats[actor].decide(observe_actor(hand, actor, self.contexts[actor]))
-            if isinstance(answer, SeatFault) or not legal.allows(answer):
-                if isinstance(answer, SeatFault):
-                    self.faults.append((actor, answer))
-                answer = legal.passive()
-            hand.apply(answer)
+            if isinstance(answer, SeatFault):
+                self.faults.append((actor, answer))
+            hand.apply(legal.or_passive(answer))
 
     def _start_deal(self) -> None:
         assert self.event_seed is not None

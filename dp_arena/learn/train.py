@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from dp_arena.agents import Agent, load_agent
-from dp_arena.engine import Action
 from dp_arena.envs import duplicate_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.errors import ConfigError
@@ -173,9 +172,7 @@ def _play_episode(
             env.step(action)
         else:
             answer = opponents[table].act(observation)
-            env.step(
-                answer if isinstance(answer, Action) and legal.allows(answer) else legal.passive()
-            )
+            env.step(legal.or_passive(answer))
         if env.deal != deal_before:  # the deal is over at every table: credit its decisions
             for learner_table, learner in enumerate(learner_agents):
                 advantage = env.rewards[learner]

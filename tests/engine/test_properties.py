@@ -139,6 +139,10 @@ def test_every_legal_action_applies_and_every_illegal_one_is_refused_unchanged(
         legal = state.legal_actions()
         before = snapshot(state)
         for action, reason in illegal_actions_for(legal):
+            # The one check answers as the hand refuses: the same reason, the passive action.
+            refused = legal.refusal(action)
+            assert refused is not None and refused.reason is reason, (action, refused)
+            assert not legal.allows(action) and legal.or_passive(action) == legal.passive()
             try:
                 state.apply(action)  # type: ignore[arg-type]
             except IllegalActionError as error:
@@ -151,7 +155,7 @@ def test_every_legal_action_applies_and_every_illegal_one_is_refused_unchanged(
         if legal.min_raise_to is not None and legal.max_raise_to is not None:
             choices += [Action.raise_to(legal.min_raise_to), Action.raise_to(legal.max_raise_to)]
         for action in choices:
-            assert legal.allows(action)
+            assert legal.allows(action) and legal.or_passive(action) is action
             record = copy.deepcopy(state).apply(action)
             assert (record.seat, record.kind) == (legal.seat, action.kind)
         state.apply(data.draw(actions_for(legal)))
