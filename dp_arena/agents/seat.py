@@ -8,6 +8,7 @@ A table cannot tell an in-process seat (trusted code, tests) from a sandboxed on
 from __future__ import annotations
 
 import contextlib
+import os
 import traceback
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -18,7 +19,15 @@ from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
 from dp_arena.text import printable
 
-__all__ = ["AbsentSeat", "InProcessSeat", "Seat", "SeatFault"]
+__all__ = [
+    "AbsentSeat",
+    "InProcessSeat",
+    "Seat",
+    "SeatFault",
+    "describe_answer",
+    "describe_error",
+    "shown",
+]
 
 
 # The longest fault detail kept (after escaping).
@@ -42,7 +51,11 @@ class SeatFault:
 
 class Seat(Protocol):
     """A player at a table. ``active`` turns False for good once the player crashed or
-    could not be loaded; the table then plays the seat as an absent player."""
+    could not be loaded; the table then plays the seat as an absent player.
+
+    ``bot_name`` and ``wait_loaded`` have defaults: a seat class that subclasses this one
+    inherits them (a seat whose bot is loaded when the seat is made has nothing to wait
+    for)."""
 
     name: str
 
@@ -59,23 +72,64 @@ class Seat(Protocol):
 
     def close(self) -> None: ...
 
+    @property
+    def bot_name(self) -> str:
+        """What the bot calls itself (its class's name, or the name a sandboxed bot gives
+        in its hello); empty when it gives none."""
+        return ""
 
-def _describe(error: BaseException) -> str:
+    def wait_loaded(self) -> SeatFault | None:
+        """Wait until the bot has loaded (a sandboxed bot's hello): its load fault, or
+        ``None``."""
+        return None
+
+
+def shown(value: object, limit: int) -> str:
+    """``str(value)`` cut to ``limit``: a bot's object may fail to become text, or be
+    enormous; neither must stop a seat reporting on it."""
+    try:
+        text = str(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
+    return text[:limit]
+
+
+def describe_error(error: BaseException) -> str:
+    """A bot's exception as every kind of seat reports it (in this process or in the
+    sandbox's runner): its type, its message and the file (by name only, the same on
+    every machine) and line it was raised at.
+
+    >>> try:
+    ...     {}["missing"]
+    ... except KeyError as error:
+    ...     print(describe_error(error))
+    KeyError: 'missing' at <doctest dp_arena.agents.seat.describe_error[0]>:2
+    """
     frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"[:500]
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return f"{type(error).__name__}: {shown(error, 400)}"[:400] + where
 
 
-class InProcessSeat:
+def describe_answer(answer: object, error: BaseException) -> str:
+    """Why a bot's answer to ``act`` is no action, as every kind of seat reports it."""
+    return f"act returned {shown(answer, 80)!r}: {shown(error, 200)}"
+
+
+class InProcessSeat(Seat):
     """A trusted agent called directly, in this process. Exceptions become faults."""
+
+    active = True
 
     def __init__(self, agent: Agent, name: str) -> None:
         self.agent = agent
         self.name = name
-        self.active = True
         self._hooks = {
             hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")
         }
+
+    @property
+    def bot_name(self) -> str:
+        return type(self.agent).__name__
 
     def has_hook(self, hook: str) -> bool:
         """Whether the agent defines ``hook`` (``begin_session``, ``begin_deal`` or
@@ -89,7 +143,7 @@ class InProcessSeat:
         try:
             method(argument)
         except Exception as error:  # a bot's bug is a fault, not our crash
-            return SeatFault(FaultKind.ERROR, f"{hook}: {_describe(error)}")
+            return SeatFault(FaultKind.ERROR, f"{hook}: {describe_error(error)}")
         return None
 
     def begin_session(self, context: SessionContext) -> SeatFault | None:
@@ -105,13 +159,13 @@ class InProcessSeat:
         try:
             answer = self.agent.act(observation)
         except Exception as error:
-            return SeatFault(FaultKind.ERROR, f"act: {_describe(error)}")
+            return SeatFault(FaultKind.ERROR, f"act: {describe_error(error)}")
         if type(answer) is Action:
             return answer
         try:
             return parse_action(answer)
-        except ValueError as error:
-            return SeatFault(FaultKind.PROTOCOL, f"act returned {str(answer)[:80]!r}: {error}")
+        except Exception as error:  # a bot's str or dict subclass may raise anything
+            return SeatFault(FaultKind.PROTOCOL, describe_answer(answer, error))
 
     def close(self) -> None:
         close = getattr(self.agent, "close", None)
@@ -121,7 +175,7 @@ class InProcessSeat:
                 close()
 
 
-class AbsentSeat:
+class AbsentSeat(Seat):
     """An absent player (docs/rules.md): posts its blinds, checks when it can, folds otherwise."""
 
     active = False

@@ -72,7 +72,7 @@ class BotLaunch:
     runner_args: tuple[str, ...] | None = None  # a Python bot's: what its runner is given
 
 
-class FailedSeat:
+class FailedSeat(Seat):
     """A seat whose bot could not be loaded: its first call reports why, then it is
     inactive and the table plays it as an absent player."""
 
@@ -280,9 +280,7 @@ def load_fault(
     hello, within the load timeout) and close it: the load fault, or ``None``."""
     seat = open_seat(spec, name=name, trusted=trusted, limits=limits, log_dir=log_dir)
     try:
-        if isinstance(seat, ProcessSeat | FailedSeat):
-            return seat.wait_loaded()
-        return None  # in-process: the class was made
+        return seat.wait_loaded()  # in-process: None, the class was made
     finally:
         seat.close()
 

@@ -141,7 +141,7 @@ def _isolation_lines(data: dict[str, Any]) -> list[str]:
     return Isolation(**data).describe()
 
 
-class _Timed:
+class _Timed(Seat):
     """Wraps the seat under test to time its decisions and keep its problems."""
 
     def __init__(self, seat: Seat, report: CheckReport, where: str) -> None:
@@ -153,6 +153,13 @@ class _Timed:
     @property
     def active(self) -> bool:
         return self.seat.active
+
+    @property
+    def bot_name(self) -> str:
+        return self.seat.bot_name
+
+    def wait_loaded(self) -> SeatFault | None:
+        return self.seat.wait_loaded()
 
     def _keep(self, fault: SeatFault | None, what: str) -> SeatFault | None:
         if fault is not None:
@@ -249,9 +256,7 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         report.coverage[betting.value] += 1
         report.coverage[target.name.lower()] += 1
         legal = state.legal_actions()
-        state.apply(
-            answer if isinstance(answer, Action) and legal.allows(answer) else legal.passive()
-        )
+        state.apply(legal.or_passive(answer))
         while state.actor is not None:
             state.apply(_random_action(state, rng))
         assert state.payoffs is not None
@@ -314,14 +319,13 @@ def check_agent(
 
     seat = fresh_seat(report, "random states")
     try:
-        load_fault = _wait_loaded(seat.seat)
+        load_fault = seat.wait_loaded()
         report.load_seconds = round(time.monotonic() - started, 3)
         if load_fault is not None:
             report.problems.append(f"{load_fault.kind.value}: {load_fault.detail}")
             return report
         report.loaded = True
-        agent = getattr(seat.seat, "agent", None)  # an in-process seat's bot
-        report.bot_name = getattr(seat.seat, "bot_name", "") or type(agent).__name__
+        report.bot_name = seat.bot_name
         _random_states(seat, report, count=states, seed=seed)
         if not report.problems and seat.active:
             # The same process plays on, as it would through the sessions of an event.
@@ -345,7 +349,7 @@ def _check_repeatable(
     again = CheckReport(report.spec, report.isolation)
     seat = fresh_seat(again, "random states, in a fresh process")
     try:
-        if _wait_loaded(seat.seat) is None:
+        if seat.wait_loaded() is None:
             _random_states(seat, again, count=states, seed=seed)
     finally:
         seat.close()
@@ -396,10 +400,3 @@ def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int)
         report.session_deals += deals
         if report.problems or not seat.active:
             return
-
-
-def _wait_loaded(seat: Seat) -> SeatFault | None:
-    """Wait for a sandboxed bot's hello; the load fault if it did not come (an
-    in-process seat is loaded already)."""
-    wait = getattr(seat, "wait_loaded", None)
-    return wait() if callable(wait) else None
