@@ -38,7 +38,7 @@ from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash_schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
@@ -183,7 +183,7 @@ def _resolve(
     return settings, options, schedule, tables, seats
 
 
-class CashFormat:
+class CashFormat(EventFormat):
     name = "cash"
     title = "Duplicate cash game"
     defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=0, fee_cents=0)

@@ -44,7 +44,7 @@ from dp_arena.tournament.classic_play import (
     play_classic,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places
 from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing
@@ -161,7 +161,7 @@ def classic_settings(config: EventConfig) -> ClassicSettings:
     return settings
 
 
-class ClassicFormat:
+class ClassicFormat(EventFormat):
     name = "classic"
     title = "Classic freezeout"
     defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=200, fee_cents=0)

@@ -51,7 +51,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
 from dp_arena.agents.spec import class_problem
@@ -84,6 +84,9 @@ __all__ = [
     "with_key",
     "without_key",
 ]
+
+if TYPE_CHECKING:
+    from dp_arena.tournament.formats import EventFormat
 
 DEFAULT_FIELD = ("random", "calling-station", "aggressive", "tag", "equity")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -328,58 +331,11 @@ def check_config(
         ("event", "money", "table", "limits", "entrants", "field", "options", "registry"),
     )
     checker.registry = _registry_root(checker, data, base, registry)
-    event = checker.table("event", data.get("event"), required=True)
-    checker.keys("event", event, ("name", "format", "seed"))
-    name = checker.string("event.name", event.get("name"), required=True)
-    format_name = checker.string("event.format", event.get("format"), required=True)
-    seed = checker.integer("event.seed", event.get("seed"), minimum=0)
-
-    from dp_arena.tournament.formats import FORMATS, get_format
-
-    event_format = None
-    if format_name is not None:
-        if format_name in FORMATS:
-            event_format = get_format(format_name)
-        else:
-            checker.add(
-                "event.format", f"{format_name!r} is not a format; allowed: {', '.join(FORMATS)}"
-            )
-
-    money = checker.table("money", data.get("money"))
-    checker.keys("money", money, ("buy_in_cents", "fee_cents"))
-    buy_in = checker.integer(
-        "money.buy_in_cents", money.get("buy_in_cents"), minimum=0, maximum=MAX_CENTS
+    name, format_name, seed, event_format = _check_event(checker, data)
+    buy_in, fee = _check_money(checker, data)
+    cap, small_blind, big_blind, deals, round_robin_deals = _check_table(
+        checker, data, event_format
     )
-    fee = checker.integer("money.fee_cents", money.get("fee_cents"), minimum=0, maximum=MAX_CENTS)
-
-    table = checker.table("table", data.get("table"))
-    checker.keys("table", table, ("cap", "small_blind", "big_blind", "deals", "round_robin_deals"))
-    cap = checker.integer("table.cap", table.get("cap"), minimum=1, maximum=MAX_CHIPS)
-    small_blind = checker.integer(
-        "table.small_blind", table.get("small_blind"), minimum=1, maximum=MAX_CHIPS
-    )
-    big_blind = checker.integer(
-        "table.big_blind", table.get("big_blind"), minimum=1, maximum=MAX_CHIPS
-    )
-    round_robin_deals = checker.integer(
-        "table.round_robin_deals", table.get("round_robin_deals"), minimum=2, maximum=MAX_DEALS
-    )
-    if round_robin_deals is not None and round_robin_deals % 2:
-        checker.add(
-            "table.round_robin_deals",
-            f"must be even (whole rounds of a heads-up table), not {round_robin_deals}",
-        )
-    deals = _check_deals(checker, table.get("deals"))
-    if event_format is not None:
-        defaults = event_format.defaults
-        sb = defaults.small_blind if small_blind is None else small_blind
-        bb = defaults.big_blind if big_blind is None else big_blind
-        effective_cap = defaults.cap if cap is None else cap
-        if sb > bb:
-            checker.add("table.small_blind", f"must be at most the big blind ({bb}), not {sb}")
-        if effective_cap < bb:
-            checker.add("table.cap", f"must be at least the big blind ({bb}), not {effective_cap}")
-
     limits_table = checker.table("limits", data.get("limits"))
     max_faults = checker.integer(
         "limits.max_faults", limits_table.get("max_faults", 3), minimum=1, maximum=MAX_FAULTS
@@ -404,6 +360,7 @@ def check_config(
     if checker.problems:
         return None, checker.problems
     assert name is not None and format_name is not None and max_faults is not None
+    assert event_format is not None  # an unknown format is a problem above
     config = EventConfig(
         name=name,
         format=format_name,
@@ -423,14 +380,12 @@ def check_config(
         field_from=field_from,
         field_count=field_count,
     )
-    # A format may check what depends on several parts at once (options naming entrants).
-    check_whole = getattr(event_format, "check_config", None)
-    if check_whole is not None:
-        # Such checks do not depend on the draws: a keyless config is checked with seed 0.
-        checked = config if config.seed is not None else with_key(config, EventKey.from_seed(0))
-        whole_problems: list[Problem] = check_whole(checked)
-        if whole_problems:
-            return None, whole_problems
+    # What depends on several parts at once (options naming entrants) does not depend on
+    # the draws: a keyless config is checked with seed 0.
+    checked = config if config.seed is not None else with_key(config, EventKey.from_seed(0))
+    whole_problems = event_format.check_config(checked)
+    if whole_problems:
+        return None, whole_problems
     return config, []
 
 
@@ -539,10 +494,79 @@ def _check_deals(checker: _Checker, value: Any) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(deals))
 
 
+def _check_event(
+    checker: _Checker, data: Mapping[str, Any]
+) -> tuple[str | None, str | None, int | None, EventFormat | None]:
+    """``[event]``: the name, the format's name, the seed and the format itself."""
+    event = checker.table("event", data.get("event"), required=True)
+    checker.keys("event", event, ("name", "format", "seed"))
+    name = checker.string("event.name", event.get("name"), required=True)
+    format_name = checker.string("event.format", event.get("format"), required=True)
+    seed = checker.integer("event.seed", event.get("seed"), minimum=0)
+
+    from dp_arena.tournament.formats import FORMATS, get_format
+
+    event_format = None
+    if format_name is not None:
+        if format_name in FORMATS:
+            event_format = get_format(format_name)
+        else:
+            checker.add(
+                "event.format", f"{format_name!r} is not a format; allowed: {', '.join(FORMATS)}"
+            )
+    return name, format_name, seed, event_format
+
+
+def _check_money(checker: _Checker, data: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """``[money]``: the buy-in and the fee, in cents."""
+    money = checker.table("money", data.get("money"))
+    checker.keys("money", money, ("buy_in_cents", "fee_cents"))
+    buy_in = checker.integer(
+        "money.buy_in_cents", money.get("buy_in_cents"), minimum=0, maximum=MAX_CENTS
+    )
+    fee = checker.integer("money.fee_cents", money.get("fee_cents"), minimum=0, maximum=MAX_CENTS)
+    return buy_in, fee
+
+
+def _check_table(
+    checker: _Checker, data: Mapping[str, Any], event_format: EventFormat | None
+) -> tuple[int | None, int | None, int | None, tuple[tuple[int, int], ...], int | None]:
+    """``[table]``: the cap, the blinds, the deals and the round-robin deals, the blinds
+    and the cap checked against each other with the format's defaults for those unset."""
+    table = checker.table("table", data.get("table"))
+    checker.keys("table", table, ("cap", "small_blind", "big_blind", "deals", "round_robin_deals"))
+    cap = checker.integer("table.cap", table.get("cap"), minimum=1, maximum=MAX_CHIPS)
+    small_blind = checker.integer(
+        "table.small_blind", table.get("small_blind"), minimum=1, maximum=MAX_CHIPS
+    )
+    big_blind = checker.integer(
+        "table.big_blind", table.get("big_blind"), minimum=1, maximum=MAX_CHIPS
+    )
+    round_robin_deals = checker.integer(
+        "table.round_robin_deals", table.get("round_robin_deals"), minimum=2, maximum=MAX_DEALS
+    )
+    if round_robin_deals is not None and round_robin_deals % 2:
+        checker.add(
+            "table.round_robin_deals",
+            f"must be even (whole rounds of a heads-up table), not {round_robin_deals}",
+        )
+    deals = _check_deals(checker, table.get("deals"))
+    if event_format is not None:
+        defaults = event_format.defaults
+        sb = defaults.small_blind if small_blind is None else small_blind
+        bb = defaults.big_blind if big_blind is None else big_blind
+        effective_cap = defaults.cap if cap is None else cap
+        if sb > bb:
+            checker.add("table.small_blind", f"must be at most the big blind ({bb}), not {sb}")
+        if effective_cap < bb:
+            checker.add("table.cap", f"must be at least the big blind ({bb}), not {effective_cap}")
+    return cap, small_blind, big_blind, deals, round_robin_deals
+
+
 def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     from dp_arena.sandbox.limits import Limits
 
-    known = {name: Limits.__dataclass_fields__[name].type for name in Limits.__dataclass_fields__}
+    known = get_type_hints(Limits)  # each limit's type (int or float), not its annotation's text
     limits = []
     for key, value in table.items():
         if key == "max_faults":
@@ -551,7 +575,7 @@ def _check_limits(checker: _Checker, table: Mapping[str, Any]) -> tuple[tuple[st
         if key not in known:
             checker.add(dotted, f"unknown limit; allowed: max_faults, {', '.join(known)}")
             continue
-        wants_int = known[key] == "int"
+        wants_int = known[key] is int
         valid_type = isinstance(value, int) if wants_int else isinstance(value, (int, float))
         low, high = limit_range(key)
         if isinstance(value, bool) or not valid_type or not low <= value <= high:
@@ -568,9 +592,18 @@ def _check_entrants(
     checker: _Checker, data: Mapping[str, Any], base: Path, seed: int | None
 ) -> tuple[list[Entrant], tuple[str, ...], int]:
     """The entrants (the listed ones, then the drawn field), the field's pool and size."""
+    entrants = _check_listed(checker, data, base)
+    drawn, field_from, field_count = _check_field(checker, data, base, seed, len(entrants))
+    entrants += drawn
+    _check_names(checker, entrants)
+    if not entrants and not checker.problems:
+        checker.add("entrants", "no entrants: add [[entrants]] tables or a [field]")
+    return entrants, field_from, field_count
+
+
+def _check_listed(checker: _Checker, data: Mapping[str, Any], base: Path) -> list[Entrant]:
+    """The ``[[entrants]]`` tables, in order (those refused left out)."""
     entrants: list[Entrant] = []
-    field_from: tuple[str, ...] = ()
-    field_count = 0
     listed = data.get("entrants", [])
     if not isinstance(listed, list):
         checker.add("entrants", f"must be an array of tables ([[entrants]]), not {_type(listed)}")
@@ -581,72 +614,92 @@ def _check_entrants(
         )
         listed = []
     for index, item in enumerate(listed):
-        where = f"entrants[{index}]"
-        if not isinstance(item, Mapping):
-            checker.add(where, f"must be a table with agent (and name, trusted), not {_type(item)}")
-            continue
-        checker.keys(where, item, ("name", "agent", "trusted"))
-        agent_text = checker.string(f"{where}.agent", item.get("agent"), required=True)
-        name = checker.string(f"{where}.name", item.get("name"))
-        trusted = item.get("trusted")
-        if trusted is not None and not isinstance(trusted, bool):
-            checker.add(f"{where}.trusted", f"must be true or false, not {trusted!r}")
-            trusted = None
-        if agent_text is None:
-            continue
-        # Problems with the bot name the entrant too: "entrants[2].agent (alice): ...".
-        label = f"{where}.agent" + (f" ({name})" if name else "")
-        resolved = _resolve_spec(checker, label, agent_text, base)
-        if resolved is None:
-            continue
-        spec, resolved_text = resolved
-        if name is None:
-            name = re.sub(r"[^A-Za-z0-9._-]", "-", spec.name).strip("-.") or "bot"
-            taken = {entrant.player for entrant in entrants}
-            if name in taken:
-                suffix = 2
-                while f"{name}-{suffix}" in taken:
-                    suffix += 1
-                name = f"{name}-{suffix}"
-        is_trusted = spec.kind is SpecKind.BUILTIN if trusted is None else trusted
-        entrants.append(Entrant(name, agent_text, is_trusted, resolved_text))
+        entrant = _check_entrant(checker, f"entrants[{index}]", item, base, entrants)
+        if entrant is not None:
+            entrants.append(entrant)
+    return entrants
 
+
+def _check_entrant(
+    checker: _Checker, where: str, item: object, base: Path, earlier: list[Entrant]
+) -> Entrant | None:
+    """One ``[[entrants]]`` table; unnamed, it is named after its bot (numbered when an
+    ``earlier`` entrant has the name)."""
+    if not isinstance(item, Mapping):
+        checker.add(where, f"must be a table with agent (and name, trusted), not {_type(item)}")
+        return None
+    checker.keys(where, item, ("name", "agent", "trusted"))
+    agent_text = checker.string(f"{where}.agent", item.get("agent"), required=True)
+    name = checker.string(f"{where}.name", item.get("name"))
+    trusted = item.get("trusted")
+    if trusted is not None and not isinstance(trusted, bool):
+        checker.add(f"{where}.trusted", f"must be true or false, not {trusted!r}")
+        trusted = None
+    if agent_text is None:
+        return None
+    # Problems with the bot name the entrant too: "entrants[2].agent (alice): ...".
+    label = f"{where}.agent" + (f" ({name})" if name else "")
+    resolved = _resolve_spec(checker, label, agent_text, base)
+    if resolved is None:
+        return None
+    spec, resolved_text = resolved
+    if name is None:
+        name = re.sub(r"[^A-Za-z0-9._-]", "-", spec.name).strip("-.") or "bot"
+        taken = {entrant.player for entrant in earlier}
+        if name in taken:
+            suffix = 2
+            while f"{name}-{suffix}" in taken:
+                suffix += 1
+            name = f"{name}-{suffix}"
+    is_trusted = spec.kind is SpecKind.BUILTIN if trusted is None else trusted
+    return Entrant(name, agent_text, is_trusted, resolved_text)
+
+
+def _check_field(
+    checker: _Checker, data: Mapping[str, Any], base: Path, seed: int | None, listed: int
+) -> tuple[list[Entrant], tuple[str, ...], int]:
+    """The ``[field]`` of built-in bots drawn after the ``listed`` entrants: the drawn
+    entrants, their pool and their number (none when there is no field or it is refused)."""
     field_table = checker.table("field", data.get("field"))
     checker.keys("field", field_table, ("count", "from"))
-    if field_table:
-        count = checker.integer(
-            "field.count", field_table.get("count"), minimum=1, maximum=MAX_ENTRANTS
+    if not field_table:
+        return [], (), 0
+    count = checker.integer(
+        "field.count", field_table.get("count"), minimum=1, maximum=MAX_ENTRANTS
+    )
+    if "count" not in field_table:
+        checker.add("field.count", "missing; how many built-in bots to draw")
+    pool = field_table.get("from", list(DEFAULT_FIELD))
+    names: list[str] = []
+    if not isinstance(pool, list) or not pool:
+        checker.add(
+            "field.from",
+            f"must be a non-empty list of built-in names; allowed: {', '.join(BUILTINS)}",
         )
-        if "count" not in field_table:
-            checker.add("field.count", "missing; how many built-in bots to draw")
-        pool = field_table.get("from", list(DEFAULT_FIELD))
-        names: list[str] = []
-        if not isinstance(pool, list) or not pool:
-            checker.add(
-                "field.from",
-                f"must be a non-empty list of built-in names; allowed: {', '.join(BUILTINS)}",
-            )
-        else:
-            for index, builtin in enumerate(pool):
-                where = f"field.from[{index}]"
-                if builtin not in BUILTINS:
-                    checker.add(
-                        where, f"{builtin!r} is not a built-in bot; allowed: {', '.join(BUILTINS)}"
-                    )
-                elif _resolve_spec(checker, where, builtin, base) is not None:
-                    names.append(builtin)
-            if len(set(pool)) != len(pool):
-                checker.add("field.from", "lists a built-in more than once")
-        if count is not None and len(entrants) + count > MAX_ENTRANTS:
-            checker.add(
-                "field.count",
-                f"{len(entrants):_} [[entrants]] and a field of {count:_} make"
-                f" {len(entrants) + count:_} entrants; an event has at most {MAX_ENTRANTS:_}",
-            )
-        elif count is not None and names and len(names) == len(pool):
-            entrants += _draw_field(count, names, seed)
-            field_from, field_count = tuple(names), count
+    else:
+        for index, builtin in enumerate(pool):
+            where = f"field.from[{index}]"
+            if builtin not in BUILTINS:
+                checker.add(
+                    where, f"{builtin!r} is not a built-in bot; allowed: {', '.join(BUILTINS)}"
+                )
+            elif _resolve_spec(checker, where, builtin, base) is not None:
+                names.append(builtin)
+        if len(set(pool)) != len(pool):
+            checker.add("field.from", "lists a built-in more than once")
+    if count is not None and listed + count > MAX_ENTRANTS:
+        checker.add(
+            "field.count",
+            f"{listed:_} [[entrants]] and a field of {count:_} make"
+            f" {listed + count:_} entrants; an event has at most {MAX_ENTRANTS:_}",
+        )
+    elif count is not None and names and len(names) == len(pool):
+        return _draw_field(count, names, seed), tuple(names), count
+    return [], (), 0
 
+
+def _check_names(checker: _Checker, entrants: list[Entrant]) -> None:
+    """Every player name valid and used once."""
     seen: set[str] = set()
     for index, entrant in enumerate(entrants):
         if not _NAME.match(entrant.player):
@@ -658,9 +711,6 @@ def _check_entrants(
         if entrant.player in seen:
             checker.add(f"entrants[{index}].name", f"{entrant.player!r} is used by another entrant")
         seen.add(entrant.player)
-    if not entrants and not checker.problems:
-        checker.add("entrants", "no entrants: add [[entrants]] tables or a [field]")
-    return entrants, field_from, field_count
 
 
 def _draw_field(count: int, builtins: list[str], seed: int | None) -> list[Entrant]:

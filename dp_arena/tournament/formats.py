@@ -44,7 +44,8 @@ class RunObserver(Protocol):
 
 
 class EventFormat(Protocol):
-    """One event format: its defaults, what it accepts, its plan, and how it is played."""
+    """One event format: its defaults, what it accepts, its plan, and how it is played.
+    A format class subclasses this one for the default of its optional check."""
 
     name: str
     title: str
@@ -57,6 +58,11 @@ class EventFormat(Protocol):
     def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
         """Problems with the config's ``[options]`` table (fields relative to it)."""
         ...
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems that depend on several parts of a valid config at once (options that
+        name entrants, say); ``config`` always has a key. None, unless a format says."""
+        return []
 
     def plan(self, config: EventConfig) -> EventPlan: ...
 

@@ -12,7 +12,7 @@ from typing import Any
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import REGULAR_CHART, ROUND_ROBIN_SIZES, regular_payout
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import (
@@ -67,7 +67,7 @@ def round_robin_session(
     )
 
 
-class RegularFormat:
+class RegularFormat(EventFormat):
     name = "regular"
     title = "Regular tournament"
     defaults = FormatDefaults(small_blind=20, big_blind=40)

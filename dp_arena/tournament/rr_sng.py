@@ -10,7 +10,7 @@ from typing import Any
 
 from dp_arena.tournament.charts import ROUND_ROBIN_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
@@ -45,7 +45,7 @@ def round_robin_prizes(prizes: PrizePlan, outcome: RoundRobinOutcome) -> dict[st
     return paid
 
 
-class RoundRobinSitAndGo:
+class RoundRobinSitAndGo(EventFormat):
     name = "sng-round-robin"
     title = "Round Robin Sit n Go"
     defaults = FormatDefaults(small_blind=10, big_blind=20, fee_cents=None, fee_percent=10)

@@ -15,7 +15,7 @@ from typing import Any
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import SHORT_SPLIT_TWO_PLACES, SHORT_STRUCTURE, SNG_SHORT_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome
 from dp_arena.tournament.plan import (
@@ -34,7 +34,7 @@ from dp_arena.tournament.standings import standings_from_groups
 __all__ = ["SHORT", "SNG_SHORT", "ShortFormat"]
 
 
-class ShortFormat:
+class ShortFormat(EventFormat):
     """The short tournament (``sit_and_go=False``) or the Short Sit n Go."""
 
     def __init__(self, *, sit_and_go: bool) -> None:
