@@ -80,59 +80,9 @@ class SessionEnv(AECEnv[str, Any, int]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if observation_format not in OBSERVATION_FORMATS:
-            raise ConfigError(
-                f"observation_format must be one of {list(OBSERVATION_FORMATS)},"
-                f" not {observation_format!r}",
-                field="observation_format",
-            )
-        if isinstance(blinds, (str, bytes)) or not isinstance(blinds, Sequence) or len(blinds) != 2:
-            raise ConfigError(
-                f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds"
-            )
-        if not isinstance(cap, int) or isinstance(cap, bool):
-            raise ConfigError(
-                f"cap must be an integer (the environments are capped), not {cap!r}", field="cap"
-            )
-        if not isinstance(num_players, int) or isinstance(num_players, bool):
-            raise ConfigError(
-                f"num_players must be an integer 2..10, not {num_players!r}", field="num_players"
-            )
-        try:
-            betting = Betting(betting)
-        except ValueError:
-            raise ConfigError(
-                f"betting must be one of {[b.value for b in Betting]}, not {betting!r}",
-                field="betting",
-            ) from None
-        try:
-            self.rules = TableRules(
-                seat_count=num_players,
-                small_blind=blinds[0],
-                big_blind=blinds[1],
-                betting=betting,
-                cap=cap,
-            )
-        except ConfigError as error:
-            field = {"seat_count": "num_players", "small_blind": "blinds"}.get(
-                error.field or "", error.field
-            )
-            raise ConfigError(
-                str(error).replace("seat_count", "num_players"), field=field
-            ) from None
-        if deals is None:
-            deals = num_players
-        if (
-            not isinstance(deals, int)
-            or isinstance(deals, bool)
-            or deals <= 0
-            or deals % num_players
-        ):
-            raise ConfigError(
-                f"deals must be a positive multiple of num_players ({num_players}):"
-                f" a session is whole rounds of the button; got {deals!r}",
-                field="deals",
-            )
+        self.rules, deals = _checked_rules(
+            num_players, betting, cap, blinds, deals, observation_format
+        )
         if not isinstance(tables, int) or isinstance(tables, bool) or not 1 <= tables <= 30:
             raise ConfigError(f"tables must be an integer 1..30, not {tables!r}", field="tables")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -159,18 +109,7 @@ class SessionEnv(AECEnv[str, Any, int]):
         }
         self.observation_format = observation_format
         self.flat = observation_format == "flat"
-        low, high = observation_bounds(num_players)
-        vector_space = spaces.Box(low=low, high=high, dtype=np.float32)
-        mask_space = spaces.Box(low=0, high=1, shape=(self.action_table.size,), dtype=np.int8)
-        self.observation_spaces: dict[str, spaces.Space[Any]] = {
-            agent: vector_space
-            if self.flat
-            else spaces.Dict({"observation": vector_space, "action_mask": mask_space})
-            for agent in self.possible_agents
-        }
-        self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {
-            agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents
-        }
+        self._make_spaces()
         self.deal_listeners: list[DealListener] = []
         self.event_seed: int | None = None
         self.session = 0
@@ -182,6 +121,22 @@ class SessionEnv(AECEnv[str, Any, int]):
         self._table_in_play = 0
         self._rewards_set = False
         self._vector_length = observation_length(num_players)
+
+    def _make_spaces(self) -> None:
+        """Every agent's observation space (the vector, or the vector and the mask) and
+        action space (the action table's indices)."""
+        low, high = observation_bounds(self.seat_count)
+        vector_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        mask_space = spaces.Box(low=0, high=1, shape=(self.action_table.size,), dtype=np.int8)
+        self.observation_spaces: dict[str, spaces.Space[Any]] = {
+            agent: vector_space
+            if self.flat
+            else spaces.Dict({"observation": vector_space, "action_mask": mask_space})
+            for agent in self.possible_agents
+        }
+        self.action_spaces: dict[str, spaces.Discrete[np.int64]] = {
+            agent: spaces.Discrete(self.action_table.size) for agent in self.possible_agents
+        }
 
     # -- what subclasses define ------------------------------------------------------
 
@@ -409,3 +364,63 @@ class SessionEnv(AECEnv[str, Any, int]):
         for name in self.agents:
             self.terminations[name] = True
         self.agent_selection = self.agents[0]
+
+
+def _checked_rules(
+    num_players: object,
+    betting: str | Betting,
+    cap: object,
+    blinds: object,
+    deals: object,
+    observation_format: object,
+) -> tuple[TableRules, int]:
+    """The table's rules and the session's deals from an environment's arguments, or a
+    :class:`ConfigError` naming the first argument that is wrong (as the environment
+    calls it: ``num_players``, ``blinds``)."""
+    if observation_format not in OBSERVATION_FORMATS:
+        raise ConfigError(
+            f"observation_format must be one of {list(OBSERVATION_FORMATS)},"
+            f" not {observation_format!r}",
+            field="observation_format",
+        )
+    if isinstance(blinds, (str, bytes)) or not isinstance(blinds, Sequence) or len(blinds) != 2:
+        raise ConfigError(
+            f"blinds must be (small_blind, big_blind), not {blinds!r}", field="blinds"
+        )
+    if not isinstance(cap, int) or isinstance(cap, bool):
+        raise ConfigError(
+            f"cap must be an integer (the environments are capped), not {cap!r}", field="cap"
+        )
+    if not isinstance(num_players, int) or isinstance(num_players, bool):
+        raise ConfigError(
+            f"num_players must be an integer 2..10, not {num_players!r}", field="num_players"
+        )
+    try:
+        checked_betting = Betting(betting)
+    except ValueError:
+        raise ConfigError(
+            f"betting must be one of {[b.value for b in Betting]}, not {betting!r}",
+            field="betting",
+        ) from None
+    try:
+        rules = TableRules(
+            seat_count=num_players,
+            small_blind=blinds[0],
+            big_blind=blinds[1],
+            betting=checked_betting,
+            cap=cap,
+        )
+    except ConfigError as error:
+        field = {"seat_count": "num_players", "small_blind": "blinds"}.get(
+            error.field or "", error.field
+        )
+        raise ConfigError(str(error).replace("seat_count", "num_players"), field=field) from None
+    if deals is None:
+        deals = num_players
+    if not isinstance(deals, int) or isinstance(deals, bool) or deals <= 0 or deals % num_players:
+        raise ConfigError(
+            f"deals must be a positive multiple of num_players ({num_players}):"
+            f" a session is whole rounds of the button; got {deals!r}",
+            field="deals",
+        )
+    return rules, deals
