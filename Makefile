@@ -24,7 +24,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not rl"
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow --timeout 3600
 
 test-rl: $(STAMP)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install --quiet torch==2.13.0 2>&1 | grep -v "is ignored: it is neither" || true
@@ -39,7 +39,7 @@ native: $(STAMP)  ## compile the hot modules with mypyc (optional: without it al
 test-native: native
 	$(BIN)/python -c "from dp_arena.engine import native; import dp_arena.engine.state, dp_arena.envs.encoding; assert native.active() == list(native.COMPILED), native.active(); print('compiled:', ', '.join(native.active()))"
 	$(BIN)/python -m pytest -q -m "not rl" tests/engine
-	$(BIN)/python -m pytest -q -m "not slow and not rl" tests/envs tests/agents
+	$(BIN)/python -m pytest -q -m "not slow and not rl" tests/envs tests/agents tests/test_doctests.py
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

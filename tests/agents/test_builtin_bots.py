@@ -172,10 +172,3 @@ def test_tag_and_equity_beat_random_and_the_calling_station(
     winner, loser = result.scores
     assert winner.summary.low is not None and winner.summary.low > 0, winner.summary
     assert loser.summary.high is not None and loser.summary.high < 0, loser.summary
-
-
-def test_docstring_examples_run() -> None:
-    import doctest
-
-    failures, attempted = doctest.testmod(tag)
-    assert failures == 0 and attempted > 0

@@ -384,15 +384,6 @@ def test_command_refuses_bad_input(
     assert words in capsys.readouterr().err
 
 
-def test_docstring_examples_run() -> None:
-    import doctest
-
-    import dp_arena.match
-
-    failures, attempted = doctest.testmod(dp_arena.match)
-    assert failures == 0 and attempted > 0
-
-
 def test_progress_redraws_once_per_percent() -> None:
     import io
 

@@ -178,12 +178,3 @@ def test_bootstrap_refuses_bad_input() -> None:
         bootstrap_means([[]], seed=0)
     with pytest.raises(ValueError, match="resamples"):
         bootstrap_means([[1.0]], seed=0, resamples=0)
-
-
-def test_docstring_examples_run() -> None:
-    import doctest
-
-    from dp_arena.ratings import blocks
-
-    failures, attempted = doctest.testmod(blocks)
-    assert failures == 0 and attempted > 0

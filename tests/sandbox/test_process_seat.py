@@ -4,7 +4,6 @@ load failures, the time bank, message caps and log caps work as documented."""
 
 from __future__ import annotations
 
-import doctest
 import json
 import os
 import threading
@@ -16,7 +15,7 @@ import pytest
 from dp_arena.agents import InProcessSeat, SessionContext, load_agent, observe
 from dp_arena.engine import Action, Betting, TableRules, deck_for, new_hand
 from dp_arena.results import FaultKind
-from dp_arena.sandbox import FailedSeat, ProcessSeat, open_seat, protocol
+from dp_arena.sandbox import FailedSeat, ProcessSeat, open_seat
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Oversized, Pipes
 
@@ -26,10 +25,6 @@ EXAMPLES = REPO / "examples" / "bots"
 TIGHT = f"{EXAMPLES / 'python_class' / 'bot.py'}:TightCaller"
 RANDOM = f"{REPO / 'agents' / 'random_bot.py'}:RandomBot"
 THREE = TableRules(seat_count=3, small_blind=10, big_blind=20, betting=Betting.POT_LIMIT, cap=1000)
-
-
-def test_protocol_docstring_examples() -> None:
-    assert doctest.testmod(protocol).failed == 0
 
 
 def test_a_sandboxed_bot_plays_exactly_as_in_process() -> None:

@@ -257,12 +257,3 @@ def test_the_shipped_config_plans_and_plays() -> None:
     result = event_format.play(config, plan, Runtime(SerialExecutor()))
     assert len(result.details.stretches) == len(plan.sessions)
     assert sum(standing.prize_cents for standing in result.standings) == 0  # no rake
-
-
-@pytest.mark.parametrize("module", ["cash_settlement"])
-def test_docstring_examples(module: str) -> None:
-    import doctest
-    import importlib
-
-    failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
-    assert failures == 0 and tried > 0

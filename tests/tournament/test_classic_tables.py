@@ -150,12 +150,3 @@ def test_the_big_blind_moves_on_and_the_heads_up_button_rule() -> None:
     # big blind (seat 1) posts it; the other has the button and the small blind.
     assert blind_seats([1, 8], last_big_blind=8) == (8, 8, 1)
     assert blind_seats([1, 8], last_big_blind=1) == (1, 1, 8)  # and they alternate
-
-
-@pytest.mark.parametrize("module", ["classic_tables", "classic_payout", "classic_play"])
-def test_docstring_examples(module: str) -> None:
-    import doctest
-    import importlib
-
-    failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
-    assert failures == 0 and tried > 0

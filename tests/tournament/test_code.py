@@ -3,18 +3,9 @@ event; and who was benched, read from the sessions."""
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 
-from dp_arena.tournament import benching, code
 from dp_arena.tournament.code import code_label, entrant_code
-
-
-@pytest.mark.parametrize("module", [code, benching])
-def test_docstring_examples(module: object) -> None:
-    failures, tried = doctest.testmod(module)  # type: ignore[arg-type]
-    assert tried > 0 and failures == 0
 
 
 @pytest.mark.parametrize(

@@ -3,15 +3,11 @@ docstring examples."""
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import json
-import pkgutil
 from pathlib import Path
 
 import pytest
 
-import dp_arena.tournament
 from dp_arena.cli import main
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
@@ -81,18 +77,3 @@ def test_run_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[
         "entrants: a regular tournament needs at least 4 entrants, not 2" in capsys.readouterr().err
     )
     assert not (tmp_path / "out").exists()  # nothing ran half-way
-
-
-def _modules() -> list[str]:
-    package = dp_arena.tournament
-    return [package.__name__] + [
-        f"{package.__name__}.{info.name}" for info in pkgutil.iter_modules(package.__path__)
-    ]
-
-
-@pytest.mark.parametrize("module_name", _modules())
-def test_docstring_examples(module_name: str) -> None:
-    failures, _ = doctest.testmod(
-        importlib.import_module(module_name), optionflags=doctest.ELLIPSIS
-    )
-    assert failures == 0

@@ -210,15 +210,6 @@ def test_money_is_never_created_or_lost(operations: list[tuple]) -> None:  # typ
         assert all(ledger.main(name) >= 0 and ledger.credit(name, GAME) >= 0 for name in PLAYERS)
 
 
-@pytest.mark.parametrize("module", ["ledger", "option_checks"])
-def test_docstring_examples(module: str) -> None:
-    import doctest
-    import importlib
-
-    failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
-    assert failures == 0 and tried > 0
-
-
 def test_a_ledger_file_that_is_not_a_database_is_refused_naming_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

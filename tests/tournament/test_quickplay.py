@@ -346,15 +346,6 @@ def test_the_config_check_names_unknown_players() -> None:
     ]
 
 
-@pytest.mark.parametrize("module", ["quickplay_money"])
-def test_docstring_examples(module: str) -> None:
-    import doctest
-    import importlib
-
-    failures, tried = doctest.testmod(importlib.import_module(f"dp_arena.tournament.{module}"))
-    assert failures == 0 and tried > 0
-
-
 # -- standings and the summary ----------------------------------------------------------
 
 
