@@ -56,8 +56,11 @@ class EventFormat(Protocol):
         ...
 
     def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        """Problems with the config's ``[options]`` table (fields relative to it)."""
-        ...
+        """Problems with the config's ``[options]`` table (fields relative to it). By
+        default the format takes none: every option is unknown."""
+        from dp_arena.tournament.config import Problem
+
+        return [Problem(key, "unknown option; this format takes none") for key in options]
 
     def check_config(self, config: EventConfig) -> list[Problem]:
         """Problems that depend on several parts of a valid config at once (options that

@@ -6,12 +6,11 @@ and the final; prizes by final place.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import REGULAR_CHART, ROUND_ROBIN_SIZES, regular_payout
-from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
@@ -34,10 +33,6 @@ __all__ = ["REGULAR", "RegularFormat", "round_robin_session"]
 
 FIRST_CARRYOVER = 500  # chips per place after session 1
 LATER_CARRYOVER = 800  # after every later session but the semifinal
-
-
-def no_options(options: Mapping[str, Any]) -> list[Problem]:
-    return [Problem(key, "unknown option; this format takes none") for key in options]
 
 
 def round_robin_session(
@@ -76,9 +71,6 @@ class RegularFormat(EventFormat):
         if count < 4:
             return f"a regular tournament needs at least 4 entrants, not {count}"
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return no_options(options)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)

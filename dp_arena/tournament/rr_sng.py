@@ -5,16 +5,13 @@ overall winner and 40 % shared in proportion to points.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from dp_arena.tournament.charts import ROUND_ROBIN_SIZES
-from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
-from dp_arena.tournament.regular import no_options, round_robin_session
+from dp_arena.tournament.regular import round_robin_session
 from dp_arena.tournament.rr_session import play_round_robin
 from dp_arena.tournament.standings import standings_from_groups
 
@@ -54,9 +51,6 @@ class RoundRobinSitAndGo(EventFormat):
         if count not in ROUND_ROBIN_SIZES:
             return f"a Round Robin Sit n Go is played by 4 or 6 players, not {count}"
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return no_options(options)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)

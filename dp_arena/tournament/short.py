@@ -9,12 +9,9 @@ in session 1 and capped no-limit afterwards; both play blinds 10/20.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import SHORT_SPLIT_TWO_PLACES, SHORT_STRUCTURE, SNG_SHORT_SIZES
-from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.formats import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome
@@ -27,7 +24,6 @@ from dp_arena.tournament.plan import (
     SessionPlan,
 )
 from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
-from dp_arena.tournament.regular import no_options
 from dp_arena.tournament.sessions import play_sections_session
 from dp_arena.tournament.standings import standings_from_groups
 
@@ -54,9 +50,6 @@ class ShortFormat(EventFormat):
         if count not in SHORT_STRUCTURE:
             return f"a short tournament takes 6 to 36 entrants, not {count}"
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return no_options(options)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)
