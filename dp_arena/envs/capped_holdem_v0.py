@@ -105,13 +105,11 @@ dp_arena.errors.IllegalActionError: player_1: action 0 (fold) is masked: nothing
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Unpack
 
 from pettingzoo.utils import wrappers
 
-from dp_arena.engine import Betting
-from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
-from dp_arena.envs.session_env import SessionEnv
+from dp_arena.envs.session_env import SessionEnv, TableOptions
 
 __all__ = ["env", "raw_env"]
 
@@ -138,25 +136,10 @@ class raw_env(SessionEnv):
     def __init__(
         self,
         num_players: int = 2,
-        betting: str | Betting = "no-limit",
-        cap: int = 1000,
-        blinds: Sequence[int] = (10, 20),
-        deals: int | None = None,
-        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
-        observation_format: str = "dict",
         render_mode: str | None = None,
+        **options: Unpack[TableOptions],
     ) -> None:
-        super().__init__(
-            num_players=num_players,
-            betting=betting,
-            cap=cap,
-            blinds=blinds,
-            deals=deals,
-            raise_sizes=raise_sizes,
-            tables=1,
-            observation_format=observation_format,
-            render_mode=render_mode,
-        )
+        super().__init__(num_players=num_players, tables=1, render_mode=render_mode, **options)
 
     def agent_name(self, table: int, seat: int) -> str:
         return f"player_{seat}"

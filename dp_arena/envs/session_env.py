@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 from gymnasium import logger, spaces
@@ -40,7 +40,7 @@ from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, Rai
 from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
 from dp_arena.errors import ConfigError, IllegalActionError
 
-__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv"]
+__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv", "TableOptions"]
 
 # The dict format is PettingZoo's classic games' observation and mask; the flat one is
 # the vector alone, a Box that SuperSuit's wrappers and CleanRL-style code take, with the
@@ -50,6 +50,21 @@ OBSERVATION_FORMATS = ("dict", "flat")
 # Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
 # the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
 DealListener = Callable[[str, int, HandState, Sequence[SessionContext]], None]
+
+
+class TableOptions(TypedDict, total=False):
+    """The table's and the observation's arguments, the same for every environment over a
+    session; each environment passes them on as it got them, and :class:`SessionEnv`
+    gives the defaults and checks them: ``betting`` ("no-limit"), ``cap`` (1000),
+    ``blinds`` ((10, 20)), ``deals`` (one round of the button), ``raise_sizes``,
+    ``observation_format`` ("dict")."""
+
+    betting: str | Betting
+    cap: int
+    blinds: Sequence[int]
+    deals: int | None
+    raise_sizes: Sequence[RaiseSize]
+    observation_format: str
 
 
 class SessionEnv(AECEnv[str, Any, int]):

@@ -21,7 +21,7 @@ Registered with Gymnasium as ``"dp_arena/CappedHoldem-v0"``::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
@@ -30,9 +30,9 @@ from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
 from dp_arena.agents.spec import load_agent
-from dp_arena.engine import Betting, HandState
+from dp_arena.engine import HandState
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
+from dp_arena.envs.session_env import TableOptions
 from dp_arena.errors import ConfigError
 
 __all__ = [
@@ -58,24 +58,12 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         self,
         opponents: Sequence[str | Agent] = ("calling-station",),
         learner_seat: int = 0,
-        betting: str | Betting = "no-limit",
-        cap: int = 1000,
-        blinds: Sequence[int] = (10, 20),
-        deals: int | None = None,
-        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
-        observation_format: str = "dict",
         render_mode: str | None = None,
+        **options: Unpack[TableOptions],
     ) -> None:
         num_players = check_opponents(opponents, learner_seat)
         self.table = capped_holdem_v0.raw_env(
-            num_players=num_players,
-            betting=betting,
-            cap=cap,
-            blinds=blinds,
-            deals=deals,
-            raise_sizes=raise_sizes,
-            observation_format=observation_format,
-            render_mode=render_mode,
+            num_players=num_players, render_mode=render_mode, **options
         )
         self.render_mode = render_mode
         self.learner_seat = learner_seat

@@ -43,7 +43,7 @@ import copy
 import operator
 import os
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Unpack
 
 import gymnasium
 import numpy as np
@@ -55,11 +55,11 @@ from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
 from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import observe as observe_actor
-from dp_arena.engine import Betting, HandState, button_for_deal, deck_for, new_hand
+from dp_arena.engine import HandState, button_for_deal, deck_for, new_hand
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
+from dp_arena.envs.session_env import TableOptions
 from dp_arena.envs.single_agent import check_opponents, tell_begin, tell_end
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
@@ -85,16 +85,11 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         num_envs: int = 1,
         opponents: Sequence[str | Agent] = ("calling-station",),
         learner_seat: int = 0,
-        betting: str | Betting = "no-limit",
-        cap: int = 1000,
-        blinds: Sequence[int] = (10, 20),
-        deals: int | None = None,
-        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
-        observation_format: str = "dict",
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         native_opponents: bool = True,
         reward: str = "net",
         reference: str = "calling-station",
+        **options: Unpack[TableOptions],
     ) -> None:
         self.tables: list[_Table] = []
         if (
@@ -123,15 +118,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 field="autoreset_mode",
             ) from None
         # One table of the single env validates the arguments and gives rules and spaces.
-        model = capped_holdem_v0.raw_env(
-            num_players=num_players,
-            betting=betting,
-            cap=cap,
-            blinds=blinds,
-            deals=deals,
-            raise_sizes=raise_sizes,
-            observation_format=observation_format,
-        )
+        model = capped_holdem_v0.raw_env(num_players=num_players, **options)
         learner = model.agent_grid[0][learner_seat]
         self.num_envs = num_envs
         self.metadata = {**type(self).metadata, "autoreset_mode": mode}
