@@ -3,21 +3,14 @@ as UTF-8; printable text unchanged; escaping twice the same as once."""
 
 from __future__ import annotations
 
-import doctest
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dp_arena import text
 from dp_arena.text import excerpt, printable
 
 # Every code point, surrogates and unassigned ones included.
 ANY_TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=60)
-
-
-def test_docstring_examples() -> None:
-    assert doctest.testmod(text).failed == 0
 
 
 @given(ANY_TEXT)
