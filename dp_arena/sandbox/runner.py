@@ -15,12 +15,26 @@ import contextlib
 import json
 import os
 import sys
+import traceback
 from typing import Any, BinaryIO
 
-# Loaded with the package already (dp_arena.sandbox imports the seats): costs nothing here.
-from dp_arena.agents.seat import describe_answer, describe_error
-
 __all__ = ["main"]
+
+
+def _text(value: object, limit: int) -> str:
+    """``str(value)`` cut to ``limit``; a bot's object may fail to become text, or be
+    enormous: neither must stop the runner reporting on it."""
+    try:
+        text = str(value)
+    except Exception:
+        return f"<{type(value).__name__} that cannot be shown>"
+    return text[:limit]
+
+
+def _describe(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
+    return f"{type(error).__name__}: {_text(error, 400)}"[:400] + where
 
 
 class _Host:
@@ -75,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
 
         agent = load_agent(args.spec)
     except BaseException as error:  # anything at all: the dealer must hear why
-        host.error(f"loading {args.spec}: {describe_error(error)}")
+        host.error(f"loading {args.spec}: {_describe(error)}")
         return 1
     hooks = {
         name: getattr(agent, name, None) for name in ("begin_session", "begin_deal", "end_deal")
@@ -104,13 +118,13 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 answer = agent.act(Observation.from_json(message["observation"]))
             except Exception as error:
-                host.error(f"act: {describe_error(error)}", id=request_id)
+                host.error(f"act: {_describe(error)}", id=request_id)
                 continue
             try:
                 action = answer if type(answer) is Action else parse_action(answer)
             except Exception as error:  # an answer that is no action: as in-process, PROTOCOL
                 host.error(
-                    describe_answer(answer, error),
+                    f"act returned {_text(answer, 80)!r}: {_text(error, 200)}",
                     id=request_id,
                     fault="PROTOCOL",
                 )
@@ -136,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 hook(read(message[field]))
             except Exception as error:
-                host.error(f"{hook_name}: {describe_error(error)}", about=hook_name)
+                host.error(f"{hook_name}: {_describe(error)}", about=hook_name)
         elif kind == "goodbye":
             close = getattr(agent, "close", None)
             if callable(close):
