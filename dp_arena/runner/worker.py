@@ -21,7 +21,7 @@ from typing import Any
 from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.parcels import locate
-from dp_arena.tournament.histories import session_history_text
+from dp_arena.tournament.histories import empty_history
 from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
 
 __all__ = ["run_batch", "warm_up"]
@@ -55,9 +55,11 @@ def run_batch(
     prepare_units(table_units, located)
     results, texts = [], []
     for unit in table_units:
-        result = run_unit(unit, located)
+        # The hands are recorded as they finish: the text the driver would rebuild.
+        history = empty_history(unit) if histories else None
+        result = run_unit(unit, located, on_deal=None if history is None else history.record)
         results.append(to_json(result))
-        texts.append(session_history_text(unit, result) if histories else None)
+        texts.append(None if history is None else history.text())
     return {
         "results": results,
         "histories": texts,

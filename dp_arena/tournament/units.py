@@ -26,7 +26,7 @@ from dp_arena.agents import (
     TableSession,
     play_table_session,
 )
-from dp_arena.engine import Betting, TableRules
+from dp_arena.engine import Betting, HandState, TableRules
 from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import close_seats, open_seat, prepare
 from dp_arena.sandbox.limits import Limits
@@ -220,9 +220,14 @@ def prepare_units(units: Sequence[TableUnit], located: Located | None = None) ->
         prepare(bots, limits=Limits().with_changes(**dict(limits)) if limits else None)
 
 
-def run_unit(unit: TableUnit, located: Located | None = None) -> TableSessionResult:
+def run_unit(
+    unit: TableUnit,
+    located: Located | None = None,
+    *,
+    on_deal: Callable[[int, HandState], None] | None = None,
+) -> TableSessionResult:
     """Seat the bots of ``unit`` (from where ``located`` says, for those it names), play
-    its session and return the result."""
+    its session and return the result; ``on_deal`` sees each finished hand."""
     located = located or {}
     seats: list[Seat] = []
     try:
@@ -250,6 +255,7 @@ def run_unit(unit: TableUnit, located: Located | None = None) -> TableSessionRes
             context=context,
             starting_chips=unit.starting_chips,
             table_index=unit.table,
+            on_deal=on_deal,
         )
     finally:
         close_seats(seats)

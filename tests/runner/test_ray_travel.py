@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import shlex
 import shutil
 import signal
@@ -89,17 +88,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def cluster(tmp_path_factory: pytest.TempPathFactory, ray_token: Path) -> Iterator[Cluster]:
     folder = tmp_path_factory.mktemp("travel")
     hidden = folder / "bots"
     bots = write_bots(hidden)
     # A short folder: Ray's socket paths inside it must fit in 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="dpt", dir="/tmp"))
-    token = temp_dir / "auth_token"
-    token.write_text(secrets.token_hex(32))
-    token.chmod(0o600)
-    saved = os.environ.get("RAY_AUTH_TOKEN_PATH")
-    os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
     environment = cli_environment({"RAY_AUTH_MODE": "token"})
     port = _free_port()
     address = f"127.0.0.1:{port}"
@@ -156,10 +150,6 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         for process in (node, head):
             if process is not None:
                 _stop(process)
-        if saved is None:
-            os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
-        else:
-            os.environ["RAY_AUTH_TOKEN_PATH"] = saved
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
