@@ -67,7 +67,8 @@ class Parcel:
     """One bot's files and how to seat them from the folder they are unpacked into:
     ``entry`` (``file.py:Class``) for a Python bot, ``command`` for a command bot.
     ``origin`` is the folder the files came from on the driver; ``whole`` says whether
-    they are all of it (else only the files listed)."""
+    they are all of it (else only the files listed); a registry bot's spec is resolved
+    in its registry's ``database``, which a node must have too to seat it from there."""
 
     sha256: str
     origin: str
@@ -75,6 +76,7 @@ class Parcel:
     entry: str | None
     command: str | None
     files: tuple[File, ...]
+    database: str | None = None  # a registry bot's: its spec is resolved there
 
     def descriptor(self, reference: Any) -> dict[str, Any]:
         """What a batch carries: everything but the files, and the object store's
@@ -85,6 +87,7 @@ class Parcel:
             "names": None if self.whole else [name for name, _, _ in self.files],
             "entry": self.entry,
             "command": self.command,
+            "database": self.database,
             "files": reference,
         }
 
@@ -114,7 +117,9 @@ def pack(spec: str) -> Parcel | None:
             stored = registry.resolve(reference)
             folder = stored.folder.resolve()
             files = tuple(_read(folder, _walk(folder)))
-            return _parcel(spec, folder, True, stored.entry, stored.command, files)
+            return _parcel(
+                spec, folder, True, stored.entry, stored.command, files, registry.database
+            )
         parsed = parse_spec(spec)
     except (DPArenaError, OSError, ValueError):
         return None
@@ -137,6 +142,7 @@ def _parcel(
     entry: str | None,
     command: str | None,
     files: tuple[File, ...],
+    database: Path | None = None,
 ) -> Parcel:
     size = sum(len(data) for _, _, data in files)
     if len(files) > MAX_FILES or size > MAX_BYTES:
@@ -145,7 +151,15 @@ def _parcel(
             f" {size:,} bytes; at most {MAX_FILES} files and {MAX_BYTES:,} bytes): make it a"
             f" bot folder of its own ({MANIFEST} beside its file) holding only what it needs"
         )
-    return Parcel(parcel_hash(files), str(folder), whole, entry, command, files)
+    return Parcel(
+        parcel_hash(files),
+        str(folder),
+        whole,
+        entry,
+        command,
+        files,
+        None if database is None else str(database),
+    )
 
 
 def _walk(folder: Path) -> Iterator[Path]:
@@ -194,7 +208,10 @@ def _origin_matches(parcel: Mapping[str, Any]) -> bool:
     key = (parcel["origin"], parcel["sha256"])
     if key not in _origins:
         origin = Path(parcel["origin"])
+        database = parcel.get("database")
         try:
+            if database is not None and not Path(database).is_file():
+                raise FileNotFoundError(database)
             names = parcel["names"]
             paths = _walk(origin) if names is None else (origin / name for name in names)
             _origins[key] = parcel_hash(_read(origin, paths)) == parcel["sha256"]

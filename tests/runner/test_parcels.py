@@ -14,7 +14,9 @@ import pytest
 from dp_arena.errors import RunError
 from dp_arena.runner import parcels
 from dp_arena.runner.parcels import CACHE_VARIABLE, locate, pack, parcel_hash
-from dp_arena.sandbox import load_fault
+from dp_arena.sandbox import FailedSeat, close_seats
+from dp_arena.sandbox.process import ProcessSeat
+from dp_arena.tournament.units import open_player_seat
 
 from .travelling_bots import write_bots
 
@@ -55,7 +57,8 @@ def test_each_parcel_holds_what_its_seat_may_see(bots: dict[str, str]) -> None:
     folder = pack(bots["folder-bot"])
     lone = pack(bots["lone"])
     station = pack(bots["station"])
-    assert folder is not None and lone is not None and station is not None
+    pipe = pack(bots["pipe"])
+    assert folder is not None and lone is not None and station is not None and pipe is not None
     assert [name for name, _, _ in folder.files] == [
         "bot.py",
         "bot.toml",
@@ -65,6 +68,8 @@ def test_each_parcel_holds_what_its_seat_may_see(bots: dict[str, str]) -> None:
     assert [name for name, _, _ in lone.files] == ["lone.py"]  # not its neighbours
     assert folder.entry == "bot.py:FolderBot" and lone.entry == "lone.py:LoneBot"
     assert station.entry == "calling_station_copy.py:CallingStation"
+    assert pipe.entry is None and pipe.command == "python3 bot.py"
+    assert station.database is not None and station.database.endswith("registry.sqlite")
     assert folder.sha256 == parcel_hash(folder.files)
     # Part of dp-arena, or software a node installs: none of these travel.
     for spec in ("random", "agents.tag:TightAggressiveBot", "cmd:true"):
@@ -84,23 +89,40 @@ def test_a_worker_without_them_unpacks_checked_copies_once(
     descriptors = _descriptors(bots, store)
     shutil.rmtree(tmp_path / "bots")  # this "node" cannot see the driver's bot paths
     located = locate(descriptors, store.get)
-    assert store.fetches == 3 and set(located) == set(bots.values())
+    assert store.fetches == 4 and set(located) == set(bots.values())
     cache = tmp_path / "cache"
     for spec, (seat_spec, bot_dir) in located.items():
-        assert bot_dir is None
         copy = cache / descriptors[spec]["sha256"]
-        assert seat_spec.startswith(f"{copy}/")
+        if spec == bots["pipe"]:  # a command line, run in the copy
+            assert (seat_spec, bot_dir) == ("cmd:python3 bot.py", str(copy))
+        else:
+            assert bot_dir is None and seat_spec.startswith(f"{copy}/")
         assert (copy.stat().st_mode & 0o777) == 0o755  # readable by a bot's own uid
     assert (cache / descriptors[bots["folder-bot"]]["sha256"] / "data" / "level.txt").is_file()
     # The second batch finds the copies in the node's cache.
-    assert locate(descriptors, store.get) == located and store.fetches == 3
+    assert locate(descriptors, store.get) == located and store.fetches == 4
     assert sorted(path.name for path in cache.iterdir()) == sorted(
         descriptor["sha256"] for descriptor in descriptors.values()
     )
     # The copies load, in-process and sandboxed (the bot folder's module and data too).
-    for spec, (seat_spec, _) in located.items():
+    for spec, (seat_spec, bot_dir) in located.items():
         for trusted in (True, False):
-            assert load_fault(seat_spec, name="copy", trusted=trusted) is None, (spec, trusted)
+            seat = open_player_seat(seat_spec, "copy", trusted=trusted, bot_dir=bot_dir)
+            try:
+                loaded = seat.wait_loaded() if isinstance(seat, ProcessSeat | FailedSeat) else None
+            finally:
+                close_seats([seat])
+            assert loaded is None, (spec, trusted, loaded)
+
+
+def test_a_registry_bot_is_seated_from_its_registry_only_when_the_node_has_its_database(
+    bots: dict[str, str], tmp_path: Path
+) -> None:
+    store = Store()
+    descriptors = _descriptors({"station": bots["station"]}, store)
+    (tmp_path / "bots" / "registry" / "registry.sqlite").unlink()
+    located = locate(descriptors, store.get)
+    assert store.fetches == 1 and located[bots["station"]][0].startswith(str(tmp_path / "cache"))
 
 
 def test_files_that_do_not_hash_to_their_parcel_are_refused(

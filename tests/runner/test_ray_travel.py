@@ -1,5 +1,5 @@
 """Bots travel with the work: a Ray cluster whose only worker node cannot see the
-driver's bot folders plays an event of a bot folder, a lone file and a registry bot,
+driver's bot folders plays an event of a bot folder, a lone file and two registry bots (a class, a command),
 sandboxed and in-process, and gives byte for byte the serial driver's results.
 
 The cluster is started for the module on this machine: a head with no CPUs (so no task
@@ -180,5 +180,5 @@ def test_a_node_without_the_bots_files_plays_them_from_copies_sent_through_ray(
     assert copied == set(cluster.bots.values())
     runner = json.loads((run_dir / "runner.json").read_text())
     assert runner["bots_copied_to_workers"] == outcome.copied_bots
-    assert len([path for path in cluster.cache.iterdir() if not path.name.startswith(".")]) == 3
+    assert len([path for path in cluster.cache.iterdir() if not path.name.startswith(".")]) == 4
     assert b"load_error" not in expected  # the serial run seated all of them too

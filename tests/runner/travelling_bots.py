@@ -1,9 +1,10 @@
 """Bots of three kinds that travel to Ray workers, written where a test says: a bot folder
 (``bot.toml``, a module it imports, a data file it reads), a lone file among files it
-must not take along, and a submitted registry bot."""
+must not take along, and two submitted registry bots (a Python class, a command line)."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from dp_arena.registry import Registry, pinned_spec, read_manifest
@@ -66,10 +67,16 @@ def write_bots(folder: Path) -> dict[str, str]:
     )
     registry = Registry(folder / "registry")
     stored, _ = registry.add(submitted, read_manifest(submitted))
+    # A command line over the pipe protocol (python3 bot.py), run in its stored folder.
+    pipe = shutil.copytree(
+        Path(__file__).resolve().parents[2] / "examples" / "bots" / "python", folder / "pipe"
+    )
+    piped, _ = registry.add(pipe, read_manifest(pipe))
     return {
         "folder-bot": f"{bot_folder / 'bot.py'}:FolderBot",
         "lone": f"{loose / 'lone.py'}:LoneBot",
         "station": pinned_spec(registry.root, stored),
+        "pipe": pinned_spec(registry.root, piped),
     }
 
 
