@@ -1,6 +1,7 @@
 """Bots travel with the work: a Ray cluster whose only worker node cannot see the
-driver's bot folders plays an event of a bot folder, a lone file and two registry bots (a class, a command),
-sandboxed and in-process, and gives byte for byte the serial driver's results.
+driver's bot folders plays an event of a bot folder, a lone file and two registry bots
+(a class, a command line), sandboxed and in-process, and gives byte for byte the serial
+run's results.
 
 The cluster is started for the module on this machine: a head with no CPUs (so no task
 runs beside the driver's files) and one node with 2 CPUs started in a mount namespace of
@@ -28,10 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from dp_arena.runner import ExecutorOptions, start_run
-from dp_arena.tournament.config import load_config
-
-from .helpers import cli_environment, reference_results, write_config
+from .helpers import cli, cli_environment, write_config
 from .travelling_bots import entrants, write_bots
 
 RAY = Path(sys.executable).with_name("ray")
@@ -161,24 +159,33 @@ def _mount_namespace(pid: int) -> str:
 def test_a_node_without_the_bots_files_plays_them_from_copies_sent_through_ray(
     cluster: Cluster, tmp_path: Path, trusted: bool
 ) -> None:
+    # Both runs in processes of their own: this one keeps no seat, template or spare.
     config = write_config(
         tmp_path, players=14, seed=31, entrants=entrants(cluster.bots, trusted=trusted)
     )
-    expected = reference_results(config, tmp_path / "reference")
+    serial = cli("run", str(config), "--run-dir", str(tmp_path / "serial"), "--executor", "serial")
+    assert serial.returncode == 0, serial.stderr[-3000:]
+    expected = (tmp_path / "serial" / "results.json").read_bytes()
+    assert b"load_error" not in expected  # the serial run seated every bot
     run_dir = tmp_path / "run"
-    outcome = start_run(
-        load_config(config), run_dir, ExecutorOptions("ray", 2, cluster.address), quiet=True
+    finished = cli(
+        "run",
+        str(config),
+        "--run-dir",
+        str(run_dir),
+        "--ray-address",
+        cluster.address,
+        "--workers",
+        "2",
+        "--quiet",
+        extra_env={"RAY_AUTH_MODE": "token"},
     )
+    assert finished.returncode == 0, finished.stderr[-3000:]
     assert (run_dir / "results.json").read_bytes() == expected
     # Every worker that played found none of the bots at the driver's paths (it copies
-    # only then), and took copies of all three, checked and kept in its node's cache.
-    workers = outcome.worker_peaks_kib
-    assert workers and set(outcome.copied_bots) == set(workers)
-    for specs in outcome.copied_bots.values():
-        assert set(specs) <= set(cluster.bots.values())
-    copied = set().union(*map(set, outcome.copied_bots.values()))
-    assert copied == set(cluster.bots.values())
+    # only then), and took copies of all four, checked and kept in its node's cache.
     runner = json.loads((run_dir / "runner.json").read_text())
-    assert runner["bots_copied_to_workers"] == outcome.copied_bots
+    workers, copied_by = runner["worker_peak_rss_kib"], runner["bots_copied_to_workers"]
+    assert workers and set(copied_by) == set(workers)
+    assert set().union(*map(set, copied_by.values())) == set(cluster.bots.values())
     assert len([path for path in cluster.cache.iterdir() if not path.name.startswith(".")]) == 4
-    assert b"load_error" not in expected  # the serial run seated all of them too
