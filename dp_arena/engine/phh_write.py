@@ -39,6 +39,7 @@ _seats = [1, 0]
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -234,6 +235,8 @@ def _hole_text(hole: tuple[int, int] | None) -> str:
 
 
 def _toml_value(value: object) -> str:
+    if type(value) is int:  # the most common value, first
+        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -256,8 +259,14 @@ _TOML_ESCAPES = {
 }
 
 
+# What a TOML basic string must escape: a quote, a backslash, control characters and DEL.
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
 def _toml_string(text: str) -> str:
     """A TOML basic string; control characters (DEL included) are escaped as TOML requires."""
+    if _NEEDS_ESCAPE.search(text) is None:  # nearly every string: actions, names
+        return f'"{text}"'
     parts = []
     for character in text:
         escaped = _TOML_ESCAPES.get(character)

@@ -147,6 +147,9 @@ class RunOutcome:
     driver_cpu_seconds: float = 0.0
     worker_peaks_kib: dict[str, int] = field(default_factory=dict)
     executor_choice: str = ""
+    # Ray worker ("host:pid") -> the bots it seated from copies sent through Ray (its
+    # node lacked their files at the driver's paths).
+    copied_bots: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def deals_per_second(self) -> float | None:
@@ -436,6 +439,10 @@ def continue_run(
             seconds = time.perf_counter() - started
             cpu_seconds = time.process_time() - cpu_started
             worker_peaks = dict(getattr(executor, "worker_peaks_kib", {}))
+            copied = {
+                worker: sorted(specs)
+                for worker, specs in getattr(executor, "copied_bots", {}).items()
+            }
         store.checkpoint()
     finally:
         store.close()
@@ -452,6 +459,7 @@ def continue_run(
         driver_peak_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         driver_cpu_seconds=cpu_seconds,
         worker_peaks_kib=worker_peaks,
+        copied_bots=copied,
     )
     log.write(outcome.report())
     log.write("finished: results.json written")
@@ -485,5 +493,6 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
         "driver_peak_rss_kib": outcome.driver_peak_kib,
         "driver_cpu_seconds": round(outcome.driver_cpu_seconds, 3),
         "worker_peak_rss_kib": dict(sorted(outcome.worker_peaks_kib.items())),
+        "bots_copied_to_workers": dict(sorted(outcome.copied_bots.items())),
     }
     write_atomic(run_dir / "runner.json", json.dumps(figures, indent=2, sort_keys=True) + "\n")

@@ -2,7 +2,10 @@
 
 :class:`RayExecutor` sends batches of table units to Ray tasks
 (:func:`~dp_arena.runner.worker.run_batch`); each task seats its units' bots in the
-worker, plays them and returns plain JSON data. Units go out as JSON data
+worker, plays them and returns plain JSON data. The bots' files travel with the work
+(:mod:`dp_arena.runner.parcels`): each bot that is not part of dp-arena is packed once,
+put in Ray's object store, and named by its content hash in the batches that seat it,
+so a node needs only the same dp-arena. Units go out as JSON data
 (:meth:`~dp_arena.tournament.units.TableUnit.to_json`) and results come back as JSON
 data, handed on in the order of the units, so every executor and every worker count
 gives the same results.
@@ -82,6 +85,9 @@ class RayExecutor:
         self.capacity = 0
         self.tasks = 0
         self.worker_peaks_kib: dict[str, int] = {}
+        # spec -> its parcel's descriptor (None: it does not travel), packed once a run.
+        self._parcels: dict[str, dict[str, Any] | None] = {}
+        self.copied_bots: dict[str, set[str]] = {}  # worker -> specs seated from copies
         self._remote: Any = None
         self._owns_connection = False
         self._embedded = False
@@ -221,6 +227,7 @@ class RayExecutor:
         self.start()
         import ray
 
+        self._pack(ray, units)
         size = self.batch_size(len(units))
         queue = deque(
             (start, min(start + size, len(units))) for start in range(0, len(units), size)
@@ -234,7 +241,8 @@ class RayExecutor:
                 while queue and len(pending) < limit:
                     start, end = queue.popleft()
                     batch = [unit.to_json() for unit in units[start:end]]
-                    pending[self._remote.remote(batch, histories)] = (start, end)
+                    parcels = self._batch_parcels(units[start:end])
+                    pending[self._remote.remote(batch, histories, parcels)] = (start, end)
                     self.tasks += 1
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for reference in ready:
@@ -270,6 +278,29 @@ class RayExecutor:
 
         return [TableSessionResult.from_json(data) for data in self.run_json(units, decoded)]
 
+    def _pack(self, ray: Any, units: Sequence[TableUnit]) -> None:
+        """Pack and put in the object store each bot of ``units`` not packed yet."""
+        from dp_arena.runner.parcels import pack
+
+        for unit in units:
+            for seat in unit.seats:
+                if seat.spec is None or seat.spec in self._parcels:
+                    continue
+                parcel = pack(seat.spec)
+                self._parcels[seat.spec] = (
+                    None if parcel is None else parcel.descriptor(ray.put(parcel.files))
+                )
+
+    def _batch_parcels(self, units: Sequence[TableUnit]) -> dict[str, dict[str, Any]]:
+        """The descriptors of the parcels the seats of ``units`` need."""
+        wanted: dict[str, dict[str, Any]] = {}
+        for unit in units:
+            for seat in unit.seats:
+                descriptor = self._parcels.get(seat.spec) if seat.spec is not None else None
+                if descriptor is not None and seat.spec is not None:
+                    wanted[seat.spec] = descriptor
+        return wanted
+
     def _fetch(self, ray: Any, reference: Any, batch: Sequence[TableUnit]) -> dict[str, Any]:
         try:
             payload: dict[str, Any] = ray.get(reference)
@@ -289,6 +320,8 @@ class RayExecutor:
         self.check_worker(payload)
         key = f"{payload['host']}:{payload['pid']}"
         self.worker_peaks_kib[key] = max(self.worker_peaks_kib.get(key, 0), payload["peak_rss_kib"])
+        if payload.get("copied_bots"):
+            self.copied_bots.setdefault(key, set()).update(payload["copied_bots"])
         return payload
 
     def check_worker(self, payload: dict[str, Any]) -> None:

@@ -2,7 +2,8 @@
 
 :func:`run_batch` is the body of the Ray task (it lives in the installed package so
 every node of a cluster imports the same function by name). It reads each unit from
-plain JSON data, seats its bots itself, plays the unit with
+plain JSON data, finds the files of the bots that travel with the batch
+(:func:`~dp_arena.runner.parcels.locate`), seats its bots itself, plays the unit with
 :func:`~dp_arena.tournament.units.run_unit`, writes its hand history, and returns the
 results as JSON data and the histories as text, with a little about the worker: its
 host, the folder and code version of the dp-arena it runs (the driver refuses results
@@ -14,12 +15,13 @@ from __future__ import annotations
 import os
 import resource
 import socket
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
-from dp_arena.tournament.histories import session_history_text
+from dp_arena.runner.parcels import locate
+from dp_arena.tournament.histories import empty_history
 from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
 
 __all__ = ["run_batch", "warm_up"]
@@ -36,20 +38,28 @@ def warm_up() -> int:
     return os.getpid()
 
 
-def run_batch(units: Sequence[dict[str, Any]], histories: bool = True) -> dict[str, Any]:
+def run_batch(
+    units: Sequence[dict[str, Any]],
+    histories: bool = True,
+    parcels: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Play ``units`` (each as :meth:`TableUnit.to_json` data) in order; their results as
     JSON data, their hand histories (PHH text, when ``histories``: the driver only writes
-    them), and the worker's facts."""
+    them), and the worker's facts. ``parcels``: spec -> the descriptor of the parcel of
+    a bot that travels (:meth:`~dp_arena.runner.parcels.Parcel.descriptor`)."""
     global _loaded_version
     if _loaded_version is None:
         _loaded_version = code_version()
+    located = locate(parcels, _fetch) if parcels else {}
     table_units = [TableUnit.from_json(unit) for unit in units]
-    prepare_units(table_units)
+    prepare_units(table_units, located)
     results, texts = [], []
     for unit in table_units:
-        result = run_unit(unit)
+        # The hands are recorded as they finish: the text the driver would rebuild.
+        history = empty_history(unit) if histories else None
+        result = run_unit(unit, located, on_deal=None if history is None else history.record)
         results.append(to_json(result))
-        texts.append(session_history_text(unit, result) if histories else None)
+        texts.append(None if history is None else history.text())
     return {
         "results": results,
         "histories": texts,
@@ -57,6 +67,14 @@ def run_batch(units: Sequence[dict[str, Any]], histories: bool = True) -> dict[s
         "host": socket.gethostname(),
         "package": package_folder(),
         "pid": os.getpid(),
+        "copied_bots": sorted(located),
         # Linux reports kibibytes.
         "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
+
+
+def _fetch(reference: Any) -> Any:
+    """A parcel's files from Ray's object store (this runs in a Ray worker)."""
+    import ray
+
+    return ray.get(reference)

@@ -13,12 +13,16 @@ raises.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from dp_arena.engine import Action, HandState, deck_for, new_hand
 from dp_arena.results import DealRecord, TableSessionResult
 from dp_arena.tournament.units import TableUnit
 
-__all__ = ["rebuild_hands", "session_history_text"]
+if TYPE_CHECKING:
+    from dp_arena.engine.phh import SessionHistory
+
+__all__ = ["empty_history", "rebuild_hands", "session_history_text"]
 
 
 def _action(text: str) -> tuple[int, Action]:
@@ -56,11 +60,13 @@ def rebuild_hands(unit: TableUnit, result: TableSessionResult) -> Iterator[tuple
         yield record.deal, rebuild_hand(unit, record)
 
 
-def session_history_text(unit: TableUnit, result: TableSessionResult) -> str:
-    """The PHHS text of a table unit's hands, with the event's ids and session totals."""
+def empty_history(unit: TableUnit) -> SessionHistory:
+    """The history of a table unit before its first hand: a worker that plays the unit
+    records each hand as it finishes (its ``record`` is the ``on_deal`` of the session),
+    which gives the text :func:`session_history_text` rebuilds, without the replay."""
     from dp_arena.engine.phh import SessionHistory
 
-    history = SessionHistory(
+    return SessionHistory(
         event=unit.event,
         section=unit.section,
         session=unit.session,
@@ -68,6 +74,11 @@ def session_history_text(unit: TableUnit, result: TableSessionResult) -> str:
         players=unit.players,
         starting_chips=unit.starting_chips,
     )
+
+
+def session_history_text(unit: TableUnit, result: TableSessionResult) -> str:
+    """The PHHS text of a table unit's hands, with the event's ids and session totals."""
+    history = empty_history(unit)
     for deal, state in rebuild_hands(unit, result):
         history.record(deal, state)
     return history.text()

@@ -13,7 +13,7 @@ order, with the same result.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,13 +26,19 @@ from dp_arena.agents import (
     TableSession,
     play_table_session,
 )
-from dp_arena.engine import Betting, TableRules
+from dp_arena.engine import Betting, HandState, TableRules
 from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import close_seats, open_seat, prepare
 from dp_arena.sandbox.limits import Limits
 
+# Where a worker found bots whose files are not at their spec's paths on its machine:
+# spec -> (the spec to seat, the folder a command bot runs in or None). Results do not
+# depend on it: the files are the same, only their place differs.
+Located = Mapping[str, tuple[str, str | None]]
+
 __all__ = [
     "Executor",
+    "Located",
     "SeatAssignment",
     "SerialExecutor",
     "TableUnit",
@@ -165,10 +171,12 @@ def open_player_seat(
     trusted: bool,
     limits: tuple[tuple[str, Any], ...] = (),
     log_dir: str | None = None,
+    bot_dir: str | None = None,
 ) -> Seat:
     """The seat of an entrant: in-process when trusted (the built-ins), sandboxed
-    otherwise, with the event's limit overrides and its logs under ``log_dir/player``.
-    A bot that cannot load gets a seat that reports it (never an exception)."""
+    otherwise, with the event's limit overrides and its logs under ``log_dir/player``
+    (``bot_dir``: the folder a command bot runs in, when not its script's). A bot that
+    cannot load gets a seat that reports it (never an exception)."""
     sandbox_limits = Limits().with_changes(**dict(limits)) if limits else None
     return open_seat(
         spec,
@@ -176,35 +184,55 @@ def open_player_seat(
         trusted=trusted,
         limits=sandbox_limits,
         log_dir=None if log_dir is None else Path(log_dir) / player,
+        bot_dir=None if bot_dir is None else Path(bot_dir),
     )
 
 
-def _open_seat(seat: SeatAssignment, unit: TableUnit) -> Seat:
+def _open_seat(seat: SeatAssignment, unit: TableUnit, located: Located) -> Seat:
     if seat.spec is None:
         return AbsentSeat(seat.player)
+    spec, bot_dir = located.get(seat.spec, (seat.spec, None))
     return open_player_seat(
-        seat.spec, seat.player, trusted=seat.trusted, limits=unit.limits, log_dir=unit.log_dir
+        spec,
+        seat.player,
+        trusted=seat.trusted,
+        limits=unit.limits,
+        log_dir=unit.log_dir,
+        bot_dir=bot_dir,
     )
 
 
-def prepare_units(units: Sequence[TableUnit]) -> None:
+def prepare_units(units: Sequence[TableUnit], located: Located | None = None) -> None:
     """Get this process ready to seat the sandboxed bots of ``units`` again and again
     (their warm templates started side by side, spare seats kept: see
     :func:`dp_arena.sandbox.prepare`). Results do not depend on it."""
+    located = located or {}
     by_limits: dict[tuple[tuple[str, Any], ...], list[tuple[str, bool]]] = {}
     for unit in units:
         bots = by_limits.setdefault(unit.limits, [])
-        bots += [(seat.spec, seat.trusted) for seat in unit.seats if seat.spec is not None]
+        for seat in unit.seats:
+            if seat.spec is None:
+                continue
+            spec, bot_dir = located.get(seat.spec, (seat.spec, None))
+            if bot_dir is None:  # a command bot has no template
+                bots.append((spec, seat.trusted))
     for limits, bots in by_limits.items():
         prepare(bots, limits=Limits().with_changes(**dict(limits)) if limits else None)
 
 
-def run_unit(unit: TableUnit) -> TableSessionResult:
-    """Seat the bots of ``unit``, play its session and return the result."""
+def run_unit(
+    unit: TableUnit,
+    located: Located | None = None,
+    *,
+    on_deal: Callable[[int, HandState], None] | None = None,
+) -> TableSessionResult:
+    """Seat the bots of ``unit`` (from where ``located`` says, for those it names), play
+    its session and return the result; ``on_deal`` sees each finished hand."""
+    located = located or {}
     seats: list[Seat] = []
     try:
         for assignment in unit.seats:
-            seats.append(_open_seat(assignment, unit))
+            seats.append(_open_seat(assignment, unit, located))
         table = TableSession(
             seats,
             unit.players,
@@ -227,6 +255,7 @@ def run_unit(unit: TableUnit) -> TableSessionResult:
             context=context,
             starting_chips=unit.starting_chips,
             table_index=unit.table,
+            on_deal=on_deal,
         )
     finally:
         close_seats(seats)

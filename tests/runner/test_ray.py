@@ -68,19 +68,12 @@ def _wait_for(log: Path, text: str, process: subprocess.Popen[bytes], seconds: f
 
 
 @pytest.fixture(scope="module")
-def ray_head() -> Iterator[str]:
+def ray_head(ray_token: Path) -> Iterator[str]:
     """The address (``host:port``) of a Ray head with 2 CPUs started for this module."""
     port = _free_port()
     # A short folder: Ray's socket paths inside it must fit in 107 bytes.
     temp_dir = Path(tempfile.mkdtemp(prefix="dpr", dir="/tmp"))
     log = temp_dir / "head.log"
-    # Ray 2.60 turns token authentication on by default: the head and every client of
-    # this module share a token made here (a fresh machine has no ~/.ray/auth_token).
-    token = temp_dir / "auth_token"
-    token.write_text(secrets.token_hex(32))
-    token.chmod(0o600)
-    saved = os.environ.get("RAY_AUTH_TOKEN_PATH")
-    os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
     with log.open("wb") as output:
         process = subprocess.Popen(
             [
@@ -111,10 +104,6 @@ def ray_head() -> Iterator[str]:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
-        if saved is None:
-            os.environ.pop("RAY_AUTH_TOKEN_PATH", None)
-        else:
-            os.environ["RAY_AUTH_TOKEN_PATH"] = saved
         shutil.rmtree(temp_dir, ignore_errors=True)
 
 
