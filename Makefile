@@ -17,8 +17,10 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -c "import dp_arena, pokerkit, treys" || { echo "installation failed"; exit 1; }
 	@touch $(STAMP)
 
+# The demo plays on an embedded Ray, to show the runner end to end: for an event this small
+# the default executor (auto) would play it in this process instead.
 run: $(STAMP)
-	$(BIN)/dp-arena run configs/demo.toml
+	$(BIN)/dp-arena run configs/demo.toml --executor ray
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q -m "not slow and not rl"
