@@ -20,10 +20,10 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
+from typing import IO, Protocol
 
 from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
@@ -249,29 +249,77 @@ def _sandboxed(entrant: Entrant) -> bool:
     return not (spec.kind is SpecKind.BUILTIN or (entrant.trusted and spec.is_python))
 
 
-def _executor(options: ExecutorOptions, log_dir: Path) -> Executor:
+class EventExecutor(Executor, Protocol):
+    """The executor a run plays its event on, with what the run reports of it:
+    :class:`~dp_arena.runner.ray_executor.RayExecutor`, or :class:`SerialRun`."""
+
+    @property
+    def description(self) -> str:
+        """Where the tables run, for the run's log and closing lines."""
+        ...
+
+    @property
+    def startup_seconds(self) -> float:
+        """How long :meth:`start` took."""
+        ...
+
+    @property
+    def logs(self) -> Path | None:
+        """The executor's own logs, copied into the run directory at the end."""
+        ...
+
+    @property
+    def worker_peaks_kib(self) -> Mapping[str, int]:
+        """Each worker's peak memory."""
+        ...
+
+    @property
+    def copied_bots(self) -> Mapping[str, Set[str]]:
+        """Each worker's bots seated from copies of the driver's files."""
+        ...
+
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SerialRun(SerialExecutor):
+    """The serial executor as a run plays on it: nothing to start, report or copy."""
+
+    description = "serial (in this process)"
+    startup_seconds = 0.0
+    logs: Path | None = None
+
+    @property
+    def worker_peaks_kib(self) -> Mapping[str, int]:
+        return {}
+
+    @property
+    def copied_bots(self) -> Mapping[str, Set[str]]:
+        return {}
+
+    def start(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def _executor(options: ExecutorOptions, log_dir: Path) -> EventExecutor:
     if options.executor == "serial":
-        return SerialExecutor()
+        return SerialRun()
     from dp_arena.runner.ray_executor import RayExecutor
 
     return RayExecutor(address=options.ray_address, workers=options.workers, log_dir=log_dir)
 
 
 @contextlib.contextmanager
-def _running(executor: Executor) -> Iterator[Executor]:
-    start = getattr(executor, "start", None)
-    if start is not None:
-        start()
+def _running(executor: EventExecutor) -> Iterator[EventExecutor]:
+    executor.start()
     try:
         yield executor
     finally:
-        close = getattr(executor, "close", None)
-        if close is not None:
-            close()
-
-
-def _describe(executor: Executor) -> str:
-    return str(getattr(executor, "description", "serial (in this process)"))
+        executor.close()
 
 
 def _check_fresh(run_dir: Path) -> None:
@@ -408,12 +456,12 @@ def continue_run(
             print(f"executor {choice.reason}", file=stream or sys.stderr, flush=True)
         executor = _executor(choice.options, run_dir / "logs")
         with _running(executor):
-            description = _describe(executor)
-            startup = float(getattr(executor, "startup_seconds", 0.0))
+            description = executor.description
+            startup = executor.startup_seconds
             log.write(
                 f"executor: {description}" + (f", started in {startup:.1f} s" if startup else "")
             )
-            ray_logs = getattr(executor, "logs", None)
+            ray_logs = executor.logs
             if ray_logs is not None:
                 log.write(f"Ray's logs: {ray_logs} (copied to logs/ray at the end)")
             checkpoint = CheckpointExecutor(
@@ -438,11 +486,8 @@ def continue_run(
                 progress.finish()
             seconds = time.perf_counter() - started
             cpu_seconds = time.process_time() - cpu_started
-            worker_peaks = dict(getattr(executor, "worker_peaks_kib", {}))
-            copied = {
-                worker: sorted(specs)
-                for worker, specs in getattr(executor, "copied_bots", {}).items()
-            }
+            worker_peaks = dict(executor.worker_peaks_kib)
+            copied = {worker: sorted(specs) for worker, specs in executor.copied_bots.items()}
         store.checkpoint()
     finally:
         store.close()

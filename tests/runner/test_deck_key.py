@@ -17,8 +17,9 @@ from dp_arena.errors import RunError
 from dp_arena.keys import EventKey
 from dp_arena.results import TableSessionResult
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
+from dp_arena.runner.launch import SerialRun
 from dp_arena.tournament.config import load_config
-from dp_arena.tournament.units import SerialExecutor, TableUnit
+from dp_arena.tournament.units import TableUnit
 
 SERIAL = ExecutorOptions("serial")
 
@@ -33,7 +34,7 @@ def _secret_config(folder: Path, players: int = 12) -> Path:
     return path
 
 
-class _StopAfter(SerialExecutor):
+class _StopAfter(SerialRun):
     """Plays ``units`` table units, then stops as a killed run would."""
 
     def __init__(self, units: int) -> None:
@@ -146,7 +147,7 @@ def test_a_resume_refuses_a_changed_or_missing_key(
     monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: _StopAfter(2))
     with pytest.raises(KeyboardInterrupt):
         start_run(load_config(_secret_config(tmp_path / "event")), run_dir, SERIAL, quiet=True)
-    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: SerialExecutor())
+    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: SerialRun())
     original = (run_dir / "key").read_text()
     (run_dir / "key").write_text(EventKey.secret().hex + "\n")
     with pytest.raises(RunError, match="does not match the commitment"):

@@ -55,7 +55,17 @@ def test_an_embedded_ray_run_killed_with_sigkill_resumes_to_the_serial_results(
     reference = snapshot_reference(config, tmp_path / "reference", environment)
     run_dir = tmp_path / "run"
     process = subprocess.Popen(
-        cli_command("run", str(config), "--run-dir", str(run_dir), "--workers", "2", "--quiet"),
+        cli_command(
+            "run",
+            str(config),
+            "--run-dir",
+            str(run_dir),
+            "--executor",
+            "ray",
+            "--workers",
+            "2",
+            "--quiet",
+        ),
         cwd=cli_folder(environment),
         env=cli_environment({**environment, variable: value}),
         stdout=subprocess.DEVNULL,
