@@ -26,6 +26,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "errors": frozenset(),
     # Escaping untrusted text for terminals and files: a leaf every part may use.
     "text": frozenset(),
+    # Writing files atomically (dp_arena.files): a leaf for every part that writes files.
+    "files": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "results"}),
@@ -41,12 +43,13 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "results"}
     ),
     "tournament": frozenset(
-        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {"files", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
     # Above the tournament: it reads what events wrote, and its luck study plays a classic
     # freezeout and a duplicate match of the same field.
     "leaderboard": frozenset(
         {
+            "files",
             "tournament",
             "match",
             "sandbox",
@@ -62,6 +65,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "runner": frozenset(
         {
+            "files",
             "tournament",
             "sandbox",
             "ratings",
@@ -75,6 +79,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "commands": frozenset(
         {
+            "files",
             "runner",
             "tournament",
             "leaderboard",
@@ -96,6 +101,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # runner's executors, the match, the ratings and the published pages.
     "server": frozenset(
         {
+            "files",
             "commands",
             "runner",
             "tournament",

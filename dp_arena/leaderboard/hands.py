@@ -20,8 +20,8 @@ from typing import Any
 
 from dp_arena.engine.phh import load_histories, read_text, replay_hand
 from dp_arena.errors import HandHistoryError
+from dp_arena.files import write_atomic
 from dp_arena.leaderboard.replay import hand_view, render_replay_page
-from dp_arena.tournament.event import write_atomic
 
 __all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages", "history_stem"]
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dp_arena.files import write_atomic
 from dp_arena.leaderboard.hands import DEFAULT_MAX_HANDS, add_hand_pages
 from dp_arena.leaderboard.markdown import render_markdown
 from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
 from dp_arena.leaderboard.page import render_page
 from dp_arena.leaderboard.progress import Progress
-from dp_arena.tournament.event import write_atomic
 
 __all__ = ["FILES", "Published", "compute", "publish", "write_leaderboard"]
 

@@ -27,6 +27,7 @@ from typing import IO, Protocol
 
 from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
+from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
@@ -416,8 +417,6 @@ def start_run(
 
 
 def _write_commitment(run_dir: Path, key: EventKey) -> None:
-    from dp_arena.tournament.event import write_atomic
-
     write_atomic(run_dir / COMMITMENT_FILE, key.commitment + "\n")
 
 
@@ -474,7 +473,6 @@ def continue_run(
                     config,
                     run_dir,
                     executor=checkpoint,
-                    progress=None,
                     histories=histories,
                     code=stored_code(store),
                     written_histories=checkpoint.history_of,
@@ -521,8 +519,6 @@ def stored_code(store: RunStore) -> dict[str, dict[str, object]] | None:
 
 def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
     """``runner.json``: how the run ran (executor, start-up, memory), beside timing.json."""
-    from dp_arena.tournament.event import write_atomic
-
     figures = {
         "executor": outcome.executor,
         "executor_choice": outcome.executor_choice,

@@ -52,7 +52,8 @@ from dp_arena.runner.fingerprint import config_from_json, unit_id
 from dp_arena.runner.launch import COMMITMENT_FILE, stored_code
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, with_key
-from dp_arena.tournament.event import plain, run_event
+from dp_arena.tournament.documents import plain
+from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.units import TableUnit
 

@@ -42,6 +42,7 @@ from dp_arena.agents import (
     play_deal,
 )
 from dp_arena.engine import Betting, TableRules, deck_for
+from dp_arena.files import write_atomic
 from dp_arena.results import Fault, FaultKind
 from dp_arena.tournament.classic_tables import (
     Move,
@@ -432,8 +433,6 @@ def play_classic(
         seat.close()
     written = []
     if history_dir is not None and state.histories is not None:
-        from dp_arena.tournament.event import write_atomic
-
         for table, texts in sorted(state.histories.items()):
             name = f"classic-t{table:02d}.phhs"
             body = "\n".join(f"[{number}]\n{text}" for number, text in enumerate(texts, 1))

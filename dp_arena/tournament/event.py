@@ -13,26 +13,23 @@
       summary.txt           the human-readable summary
       timing.json           wall time and deals per second (kept out of results.json)
 
-Every file is written atomically (a temporary file, then a rename).
+Every file is written atomically (:func:`dp_arena.files.write_atomic`: a temporary file,
+then a rename).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import queue
 import re
-import sys
-import tempfile
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from dp_arena.errors import RunError
+from dp_arena.files import BackgroundWriter, write_atomic
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
@@ -53,32 +50,12 @@ from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
 __all__ = [
     "RESULTS_VERSION",
     "EventRun",
-    "Progress",
     "default_run_dir",
-    "plain",
     "results_document",
     "run_event",
-    "session_json",
-    "write_atomic",
 ]
 
 RESULTS_VERSION = 2
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-session_json = plain_session
 
 
 def _dump(data: Any) -> str:
@@ -96,113 +73,25 @@ def default_run_dir(config: EventConfig, root: Path = Path("runs")) -> Path:
     return candidate
 
 
-class Progress:
-    """A progress line on a stream (stderr): rewritten in place on a terminal, one line per
-    session otherwise."""
-
-    def __init__(self, stream: IO[str] | None = None) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.label = ""
-        self.total = 0
-        self.done = 0
-        self.started = time.monotonic()
-
-    def start(self, label: str, total: int) -> None:
-        self.label, self.total, self.done = label, total, 0
-        if not self.live:
-            print(f"{label}: {total} table-sessions ...", file=self.stream, flush=True)
-        else:
-            self._show()
-
-    def step(self) -> None:
-        self.done += 1
-        if self.live:
-            self._show()
-
-    def _show(self) -> None:
-        elapsed = time.monotonic() - self.started
-        print(
-            f"\r{self.label}: {self.done}/{self.total} table-sessions  [{elapsed:.0f} s]\x1b[K",
-            end="",
-            file=self.stream,
-            flush=True,
-        )
-
-    def finish(self) -> None:
-        if self.live:
-            print(file=self.stream, flush=True)
-
-
-class _Writer:
-    """Writes files in a thread of its own, so that the driver goes on while the file
-    system creates them (hand histories: one file per table-session); :meth:`flush`
-    waits for every file handed over, and raises the first write's error, if any."""
-
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[Path, str] | None] = queue.SimpleQueue()
-        self._thread: threading.Thread | None = None
-        self._error: BaseException | None = None
-        self._pending = 0
-        self._done = threading.Condition()
-
-    def write(self, path: Path, text: str) -> None:
-        if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="dp-arena-writer", daemon=True)
-            self._thread.start()
-        with self._done:
-            self._pending += 1
-        self._queue.put((path, text))
-
-    def _run(self) -> None:
-        while True:
-            item = self._queue.get()
-            if item is None:
-                return
-            try:
-                if self._error is None:
-                    write_atomic(*item)
-            except (OSError, ValueError) as error:  # told to the driver at the next flush
-                self._error = error
-            with self._done:
-                self._pending -= 1
-                self._done.notify_all()
-
-    def flush(self) -> None:
-        with self._done:
-            self._done.wait_for(lambda: self._pending == 0)
-        if self._error is not None:
-            raise self._error
-
-    def close(self) -> None:
-        if self._thread is not None:
-            self._queue.put(None)
-            self._thread.join()
-            self._thread = None
-
-
 class _RunDirObserver:
-    """Writes hand histories, session checkpoints and the progress line as the event runs."""
+    """Writes hand histories and each session's part as the event runs."""
 
     def __init__(
         self,
         run_dir: Path,
-        progress: Progress | None,
         histories: bool,
         written: Callable[[TableUnit], str | None] | None = None,
     ) -> None:
         self.run_dir = run_dir
-        self.progress = progress
         self.histories = histories
         self.written = written
         self.history_files: list[str] = []
         self.parts: list[dict[str, Any]] = []  # the summary's index of the sessions' parts
         self.deals_played = 0
-        self.writer = _Writer()
+        self.writer = BackgroundWriter()
 
     def units_started(self, label: str, units: list[TableUnit]) -> None:
-        if self.progress is not None:
-            self.progress.start(label, len(units))
+        return None
 
     def unit_finished(self, unit: TableUnit, result: TableSessionResult) -> None:
         self.deals_played += len(result.deals)
@@ -213,12 +102,8 @@ class _RunDirObserver:
                 text = session_history_text(unit, result)
             self.writer.write(self.run_dir / name, text)
             self.history_files.append(name)
-        if self.progress is not None:
-            self.progress.step()
 
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
-        if self.progress is not None:
-            self.progress.finish()
         name = f"sessions/session-{outcome.session}.jsonl"
         text = session_part_text(plain_session(outcome))
         write_atomic(self.run_dir / name, text)
@@ -315,7 +200,6 @@ def run_event(
     run_dir: Path,
     *,
     executor: Executor | None = None,
-    progress: Progress | None = None,
     histories: bool = True,
     clock: Callable[[], float] = time.perf_counter,
     code: Mapping[str, Mapping[str, Any]] | None = None,
@@ -336,7 +220,7 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    observer = _RunDirObserver(run_dir, progress, histories, written_histories)
+    observer = _RunDirObserver(run_dir, histories, written_histories)
     runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
     started = clock()
     try:

@@ -14,7 +14,8 @@ import pytest
 
 from dp_arena.results import TableSessionResult, session_from_records
 from dp_arena.tournament.config import EventConfig, parse_config
-from dp_arena.tournament.event import run_event, session_json
+from dp_arena.tournament.documents import plain_session
+from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import Runtime, get_format
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
@@ -227,7 +228,7 @@ def test_the_summary_indexes_the_sessions_parts_and_totals_every_entrant(tmp_pat
         assert hashlib.sha256(part).hexdigest() == entry["sha256"]
         records = [json.loads(line) for line in part.splitlines()]
         assert len(records) == entry["records"] and records[0]["record"] == "session"
-        assert session_from_records(records) == session_json(outcome)
+        assert session_from_records(records) == plain_session(outcome)
     nets: Counter[str] = Counter()
     deals: Counter[str] = Counter()
     for outcome in run.result.sessions:

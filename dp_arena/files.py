@@ -1,0 +1,77 @@
+"""Writing files so that readers never see half of one: :func:`write_atomic`, and a
+:class:`BackgroundWriter` that does it in a thread of its own.
+
+A leaf below every part of the package: the event driver, the runner, the published
+leaderboards and the commands all write their files this way.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import tempfile
+import threading
+from pathlib import Path
+
+__all__ = ["BackgroundWriter", "write_atomic"]
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+class BackgroundWriter:
+    """Writes files (:func:`write_atomic`) in a thread of its own, so that the caller goes
+    on while the file system creates them (hand histories: one file per table-session);
+    :meth:`flush` waits for every file handed over, and raises the first write's error,
+    if any."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[tuple[Path, str] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self._pending = 0
+        self._done = threading.Condition()
+
+    def write(self, path: Path, text: str) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="dp-arena-writer", daemon=True)
+            self._thread.start()
+        with self._done:
+            self._pending += 1
+        self._queue.put((path, text))
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            try:
+                if self._error is None:
+                    write_atomic(*item)
+            except (OSError, ValueError) as error:  # told to the caller at the next flush
+                self._error = error
+            with self._done:
+                self._pending -= 1
+                self._done.notify_all()
+
+    def flush(self) -> None:
+        with self._done:
+            self._done.wait_for(lambda: self._pending == 0)
+        if self._error is not None:
+            raise self._error
+
+    def close(self) -> None:
+        if self._thread is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._thread = None
