@@ -25,8 +25,8 @@ from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.launch import ExecutorOptions, start_run, stored_code
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import load_config
 from dp_arena.tournament.event import run_event
+from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit
 
 GOAL = 5000

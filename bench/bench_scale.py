@@ -38,8 +38,8 @@ from typing import Any
 
 from dp_arena.agents.spec import AGENTS_DIR, BUILTINS
 from dp_arena.runner.progress import PlanTotals
-from dp_arena.tournament.config import DEFAULT_FIELD, default_config
 from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.loading import DEFAULT_FIELD, default_config
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SPEED_UP = 1.7

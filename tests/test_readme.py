@@ -51,7 +51,7 @@ def test_the_rankings_example_separates_bots(tmp_path: Path) -> None:
     # intervals that all cross zero.
     from dp_arena.leaderboard import LeaderboardOptions, publish
     from dp_arena.runner.launch import ExecutorOptions, start_run
-    from dp_arena.tournament.config import load_config
+    from dp_arena.tournament.loading import load_config
 
     [block] = [
         b for b in re.findall(r"```sh\n(.*?)```", README.read_text(), re.DOTALL) if "publish" in b

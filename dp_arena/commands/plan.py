@@ -49,10 +49,11 @@ def run(args: argparse.Namespace) -> int:
 
     from dp_arena.keys import EventKey
     from dp_arena.tournament.bounds import MAX_ENTRANTS, describe_range
-    from dp_arena.tournament.config import default_config, load_config, with_key
+    from dp_arena.tournament.config import with_key
     from dp_arena.tournament.describe import describe_plan
     from dp_arena.tournament.documents import plain
     from dp_arena.tournament.formats import FORMATS, get_format
+    from dp_arena.tournament.loading import default_config, load_config
 
     if args.players is not None and not 1 <= args.players <= MAX_ENTRANTS:
         print(

@@ -48,8 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dp_arena.runner.launch import COMMITMENT_FILE, event_key_for, executor_options, start_run
     from dp_arena.runner.lock import refuse_if_running
-    from dp_arena.tournament.config import load_config
     from dp_arena.tournament.event import default_run_dir
+    from dp_arena.tournament.loading import load_config
 
     try:
         config = load_config(args.config, registry=args.registry)

@@ -27,7 +27,8 @@ from dp_arena.runner.fingerprint import (
 )
 from dp_arena.runner.launch import ExecutorOptions, RunOutcome, continue_run, run_key
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import EventConfig, load_config, with_key
+from dp_arena.tournament.config import EventConfig, with_key
+from dp_arena.tournament.loading import load_config
 
 __all__ = ["check_resumable", "is_finished", "remove_partial_files", "resume_run"]
 

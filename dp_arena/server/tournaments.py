@@ -40,8 +40,8 @@ def server_config(
     (``name@version``) as its entrants, each sandboxed and named by its bot's name, and
     validated as any config is. :class:`ConfigError` when the format cannot be played
     by that many entrants says so first, in the format's own words."""
-    from dp_arena.tournament.config import parse_config
     from dp_arena.tournament.formats import FORMATS, get_format
+    from dp_arena.tournament.loading import parse_config
 
     if not refs:
         raise ConfigError("a tournament needs at least one accepted bot on the server")

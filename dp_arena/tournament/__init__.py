@@ -12,15 +12,11 @@ Formats are registered by name in :data:`~dp_arena.tournament.formats.FORMATS`.
 
 from __future__ import annotations
 
-from dp_arena.tournament.config import (
-    Entrant,
-    EventConfig,
-    default_config,
-    load_config,
-    parse_config,
-)
+from dp_arena.tournament.config import Entrant, EventConfig
 from dp_arena.tournament.event import EventRun, run_event
-from dp_arena.tournament.formats import FORMATS, EventFormat, RunObserver, Runtime, get_format
+from dp_arena.tournament.formats import FORMATS, get_format
+from dp_arena.tournament.interface import EventFormat, RunObserver, Runtime
+from dp_arena.tournament.loading import default_config, load_config, parse_config
 from dp_arena.tournament.outcomes import EventResult, Standing
 from dp_arena.tournament.plan import EventPlan
 from dp_arena.tournament.units import Executor, SeatAssignment, SerialExecutor, TableUnit, run_unit

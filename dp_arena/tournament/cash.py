@@ -38,7 +38,7 @@ from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash_schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome

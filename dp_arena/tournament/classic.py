@@ -44,7 +44,7 @@ from dp_arena.tournament.classic_play import (
     play_classic,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places
 from dp_arena.tournament.option_checks import OptionChecks, plan_problems
 from dp_arena.tournament.outcomes import EventResult, Standing

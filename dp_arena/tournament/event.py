@@ -41,8 +41,9 @@ from dp_arena.tournament.documents import (
     session_part_text,
     summary_text,
 )
-from dp_arena.tournament.formats import EventFormat, Runtime, get_format
+from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.histories import session_history_text
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
 from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit

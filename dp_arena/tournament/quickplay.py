@@ -46,7 +46,7 @@ from dp_arena.tournament.bounds import (
     MAX_SETS,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import OptionChecks, plan_problems

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from dp_arena.errors import RunError
 from dp_arena.tournament.config import EventConfig
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.quickplay_money import Award

@@ -11,7 +11,7 @@ from typing import Any
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import REGULAR_CHART, ROUND_ROBIN_SIZES, regular_payout
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import (

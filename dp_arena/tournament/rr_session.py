@@ -15,7 +15,7 @@ from fractions import Fraction
 from dp_arena.engine import TableRules
 from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.draws import Draw
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.outcomes import ComparisonOutcome, MatchOutcome, RoundRobinOutcome
 from dp_arena.tournament.plan import SessionPlan
 from dp_arena.tournament.roundrobin import Comparison, comparison_points, rank_round_robin

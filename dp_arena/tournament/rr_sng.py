@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dp_arena.tournament.charts import ROUND_ROBIN_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan

@@ -11,7 +11,7 @@ from dp_arena.engine import TableRules
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.config import Entrant, EventConfig
 from dp_arena.tournament.draws import Draw
-from dp_arena.tournament.formats import Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.outcomes import PlayerSession, SectionOutcome, SessionOutcome, TableOutcome
 from dp_arena.tournament.plan import SectionPlan, SessionPlan
 from dp_arena.tournament.ranking import SeatScore, carryover_steps, rank_seat_position

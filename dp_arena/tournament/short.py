@@ -12,7 +12,7 @@ from __future__ import annotations
 from dp_arena.engine import Betting
 from dp_arena.tournament.charts import SHORT_SPLIT_TWO_PLACES, SHORT_STRUCTURE, SNG_SHORT_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.formats import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome
 from dp_arena.tournament.plan import (

@@ -41,7 +41,7 @@ agent = "learned"
 def play_event(folder: Path, config_text: str, name: str = "run") -> Path:
     """Play the event of ``config_text`` in this process into ``folder/name``."""
     from dp_arena.runner.launch import ExecutorOptions, start_run
-    from dp_arena.tournament.config import load_config
+    from dp_arena.tournament.loading import load_config
 
     folder.mkdir(parents=True, exist_ok=True)
     config_path = folder / f"{name}.toml"

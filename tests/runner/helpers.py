@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from dp_arena.runner.fingerprint import bot_codes
-from dp_arena.tournament.config import load_config
 from dp_arena.tournament.event import run_event
+from dp_arena.tournament.loading import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -71,7 +71,7 @@ def snapshot_reference(config_path: Path, run_dir: Path, environment: Mapping[st
     """:func:`reference_results` computed by the code of a :func:`snapshot`."""
     program = (
         "import sys\nfrom pathlib import Path\n"
-        "from dp_arena.tournament.config import load_config\n"
+        "from dp_arena.tournament.loading import load_config\n"
         "from dp_arena.runner.fingerprint import bot_codes\n"
         "from dp_arena.tournament.event import run_event\n"
         "config = load_config(sys.argv[1])\n"

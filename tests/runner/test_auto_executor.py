@@ -13,7 +13,7 @@ from dp_arena.errors import RunError
 from dp_arena.runner import launch
 from dp_arena.runner.launch import ExecutorOptions, choose_executor, start_run
 from dp_arena.runner.progress import PlanTotals
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 

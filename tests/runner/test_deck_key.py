@@ -18,7 +18,7 @@ from dp_arena.keys import EventKey
 from dp_arena.results import TableSessionResult
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.launch import SerialRun
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit
 
 SERIAL = ExecutorOptions("serial")

@@ -157,7 +157,7 @@ def test_a_start_that_loses_the_race_writes_no_key(
     """Two starts into one new directory can both pass the first check; the one that does
     not get the lock must not overwrite the other's key or commitment."""
     from dp_arena.runner import ExecutorOptions, start_run
-    from dp_arena.tournament.config import parse_config
+    from dp_arena.tournament.loading import parse_config
 
     run_dir = tmp_path / "run"
     run_dir.mkdir()

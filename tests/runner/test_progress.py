@@ -7,8 +7,8 @@ import io
 from pathlib import Path
 
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
-from dp_arena.tournament.config import default_config
 from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.loading import default_config
 
 
 class Terminal(io.StringIO):

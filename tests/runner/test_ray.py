@@ -32,7 +32,7 @@ from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.ray_executor import RayExecutor
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 
 from .helpers import (
     BOTS,

@@ -19,7 +19,7 @@ import pytest
 from dp_arena.cli import main
 from dp_arena.errors import RunError
 from dp_arena.runner import ExecutorOptions, RunStore, resume_run, start_run
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 
 from .helpers import (
     BOTS,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dp_arena.runner import ExecutorOptions, start_run
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 
 from .helpers import (
     cli,

@@ -25,8 +25,9 @@ from dp_arena.runner.fingerprint import (
     unit_id,
 )
 from dp_arena.runner.store import RunStore
-from dp_arena.tournament.config import load_config, parse_config
-from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.loading import load_config, parse_config
 from dp_arena.tournament.units import SerialExecutor, TableUnit
 
 from .helpers import BOTS, ROOT, write_config

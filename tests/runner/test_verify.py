@@ -18,7 +18,7 @@ from dp_arena.cli import main
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.verify import verify_run
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 from tests import run_files
 
 SERIAL = ExecutorOptions("serial")

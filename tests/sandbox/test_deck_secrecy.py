@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dp_arena.match import MatchConfig, play_match
 from dp_arena.runner import ExecutorOptions, start_run
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 
 from .conftest import copy_bot
 

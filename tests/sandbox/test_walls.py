@@ -136,7 +136,7 @@ def test_a_submission_whose_command_names_a_host_program_is_refused(
 def test_a_config_whose_command_names_a_host_program_is_refused(
     tmp_path: Path, private_runtime: Path
 ) -> None:
-    from dp_arena.tournament.config import load_config
+    from dp_arena.tournament.loading import load_config
 
     (tmp_path / "event").mkdir()
     config = tmp_path / "event" / "event.toml"

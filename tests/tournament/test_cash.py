@@ -18,9 +18,10 @@ from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.cash_schedule import schedule_cash_game
 from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
-from dp_arena.tournament.config import check_config, parse_config
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.loading import check_config, parse_config
 from dp_arena.tournament.units import SerialExecutor, TableUnit
 
 # -- settlement ---------------------------------------------------------------------
@@ -247,7 +248,8 @@ def test_same_seed_same_results(tmp_path: Path) -> None:
 
 def test_the_shipped_config_plans_and_plays() -> None:
     from dp_arena.keys import EventKey
-    from dp_arena.tournament.config import load_config, with_key
+    from dp_arena.tournament.config import with_key
+    from dp_arena.tournament.loading import load_config
 
     # The shipped config names no seed: a real run deals from a secret key, as here.
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "cash.toml")

@@ -14,9 +14,10 @@ import pytest
 from dp_arena.errors import ConfigError
 from dp_arena.tournament.classic_play import ClassicOutcome, finishing_order, play_classic
 from dp_arena.tournament.classic_tables import allowed_spread
-from dp_arena.tournament.config import check_config, parse_config
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.loading import check_config, parse_config
 from dp_arena.tournament.units import SerialExecutor
 
 FIELD = ["tag", "random", "calling-station"]
@@ -233,7 +234,8 @@ def test_same_seed_same_results(tmp_path: Path) -> None:
 
 def test_the_shipped_config_plans_and_plays() -> None:
     from dp_arena.keys import EventKey
-    from dp_arena.tournament.config import load_config, with_key
+    from dp_arena.tournament.config import with_key
+    from dp_arena.tournament.loading import load_config
 
     # The shipped config names no seed: a real run deals from a secret key, as here.
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "classic.toml")

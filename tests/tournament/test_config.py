@@ -25,14 +25,9 @@ from dp_arena.tournament.bounds import (
     MAX_ROUNDS,
     MAX_SETS,
 )
-from dp_arena.tournament.config import (
-    EventSettings,
-    check_config,
-    load_config,
-    parse_config,
-    with_key,
-)
+from dp_arena.tournament.config import EventSettings, with_key
 from dp_arena.tournament.formats import FORMATS, get_format
+from dp_arena.tournament.loading import check_config, load_config, parse_config
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 MINE = ("demo", "regular", "short", "sng-short", "sng-round-robin")
@@ -458,7 +453,7 @@ def test_a_directory_or_an_endless_file_is_not_a_config(
 ) -> None:
     with pytest.raises(ConfigError, match=rf"^{re.escape(str(tmp_path))}: cannot read the config"):
         load_config(tmp_path)
-    monkeypatch.setattr("dp_arena.tournament.config.MAX_CONFIG_BYTES", 1000)
+    monkeypatch.setattr("dp_arena.tournament.loading.MAX_CONFIG_BYTES", 1000)
     (tmp_path / "long.toml").write_text("# comment\n" * 101)
     with pytest.raises(ConfigError, match=r"long\.toml: not a config: larger than"):
         load_config(tmp_path / "long.toml")

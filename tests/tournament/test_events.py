@@ -13,10 +13,12 @@ from typing import Any
 import pytest
 
 from dp_arena.results import TableSessionResult, session_from_records
-from dp_arena.tournament.config import EventConfig, parse_config
+from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.documents import plain_session
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.loading import parse_config
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
 from dp_arena.tournament.units import SerialExecutor, TableUnit, run_unit

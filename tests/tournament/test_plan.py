@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from dp_arena.engine import Betting
-from dp_arena.tournament.config import default_config
 from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.loading import default_config
 from dp_arena.tournament.plan import EventPlan, SessionKind, section_sizes
 
 # The rules' section chart, verbatim: N | tables x P | empty | adv/elim | deals

@@ -16,7 +16,7 @@ from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.cli import main
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.results import FaultKind
-from dp_arena.tournament.config import load_config
+from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.preflight import preflight
 
 GOOD = """from dp_arena.engine import Action

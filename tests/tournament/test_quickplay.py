@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 
 from dp_arena.errors import ConfigError
-from dp_arena.tournament.config import check_config, parse_config
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.formats import Runtime, get_format
+from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.ledger import Ledger
+from dp_arena.tournament.loading import check_config, parse_config
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.quickplay_money import set_awards, set_money
 from dp_arena.tournament.quickplay_schedule import schedule_sets
@@ -319,7 +320,8 @@ def test_a_killed_run_resumes_to_the_same_results_without_moving_money_twice(
 
 def test_the_shipped_config_plans_and_plays() -> None:
     from dp_arena.keys import EventKey
-    from dp_arena.tournament.config import load_config, with_key
+    from dp_arena.tournament.config import with_key
+    from dp_arena.tournament.loading import load_config
 
     # The shipped config names no seed: a real run deals from a secret key, as here.
     shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "quickplay.toml")

@@ -1,0 +1,86 @@
+"""What a format is: the :class:`EventFormat` interface every format implements, and the
+:class:`Runtime` it plays on (the executor of its table units, who is told of progress,
+where the bots' logs go).
+
+Formats live in the subpackages of :mod:`dp_arena.tournament` (one family each) and
+implement this interface; the rest of the tournament reaches them only by name, through
+the registry (:mod:`dp_arena.tournament.formats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from dp_arena.tournament.config import Problem
+
+if TYPE_CHECKING:
+    from dp_arena.results import TableSessionResult
+    from dp_arena.tournament.config import EventConfig, FormatDefaults
+    from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
+    from dp_arena.tournament.plan import EventPlan
+    from dp_arena.tournament.units import Executor, TableUnit
+
+__all__ = ["EventFormat", "NullObserver", "RunObserver", "Runtime"]
+
+
+class RunObserver(Protocol):
+    """Told what happens while an event runs: for progress displays, hand histories
+    and checkpoints. Every method may do nothing."""
+
+    def units_started(self, label: str, units: list[TableUnit]) -> None: ...
+
+    def unit_finished(self, unit: TableUnit, result: TableSessionResult) -> None: ...
+
+    def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None: ...
+
+
+class EventFormat(Protocol):
+    """One event format: its defaults, what it accepts, its plan, and how it is played.
+    A format class subclasses this one for the default of its optional check."""
+
+    name: str
+    title: str
+    defaults: FormatDefaults
+
+    def check_players(self, count: int) -> str | None:
+        """``None``, or why the format cannot be played by ``count`` entrants."""
+        ...
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        """Problems with the config's ``[options]`` table (fields relative to it). By
+        default the format takes none: every option is unknown."""
+        return [Problem(key, "unknown option; this format takes none") for key in options]
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems that depend on several parts of a valid config at once (options that
+        name entrants, say); ``config`` always has a key. None, unless a format says."""
+        return []
+
+    def plan(self, config: EventConfig) -> EventPlan: ...
+
+    def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult: ...
+
+
+class NullObserver:
+    """An observer that ignores everything."""
+
+    def units_started(self, label: str, units: list[TableUnit]) -> None:
+        return None
+
+    def unit_finished(self, unit: TableUnit, result: TableSessionResult) -> None:
+        return None
+
+    def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Runtime:
+    """Where and how an event's table units run: the executor, who is told of progress,
+    and the folder for the bots' logs (``None``: no logs kept)."""
+
+    executor: Executor
+    observer: RunObserver = field(default_factory=NullObserver)
+    log_dir: str | None = None
