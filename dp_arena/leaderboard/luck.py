@@ -32,7 +32,7 @@ from dp_arena.ratings.duplicate import score_matrix
 from dp_arena.ratings.order import spearman_rho
 from dp_arena.ratings.runs import table_blocks
 from dp_arena.ratings.uncertainty import rank_with_uncertainty
-from dp_arena.tournament.classic_play import ClassicSettings, play_classic
+from dp_arena.tournament.classic.play import ClassicSettings, play_classic
 from dp_arena.tournament.config import Entrant
 
 __all__ = [

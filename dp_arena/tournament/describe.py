@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -13,9 +14,20 @@ from dp_arena.tournament.code import code_label
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
-from dp_arena.tournament.quickplay import QuickPlayDetails
 
-__all__ = ["describe_plan", "describe_result", "format_points"]
+__all__ = ["SummaryParts", "describe_plan", "describe_result", "format_points", "place_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryParts:
+    """What a format says in its own words in its event's summary
+    (:meth:`~dp_arena.tournament.interface.EventFormat.summary_parts`), each part left
+    empty where the usual text serves: words after the prize pool in the first line, the
+    standings table in place of the usual one, and words after the amount paid."""
+
+    after_pool: str = ""
+    standings: tuple[str, ...] = ()
+    after_paid: str = ""
 
 
 def format_points(points: Fraction) -> str:
@@ -106,39 +118,11 @@ def describe_plan(plan: EventPlan, title: str, *, deck: str | None = None) -> st
     return "\n".join(lines) + "\n"
 
 
-def _format_percent(basis_points: int) -> str:
-    """``500`` → ``'5 %'``, ``250`` → ``'2.5 %'``."""
-    whole, hundredths = divmod(basis_points, 100)
-    return f"{whole}.{hundredths:02d}".rstrip("0").rstrip(".") + " %"
-
-
-def _place(standing: Standing) -> str:
+def place_text(standing: Standing) -> str:
+    """A standing's place as the summary shows it: ``3``, or ``3-4`` when shared."""
     if standing.place == standing.place_to:
         return str(standing.place)
     return f"{standing.place}-{standing.place_to}"
-
-
-def _quick_play_standings(
-    result: EventResult, details: QuickPlayDetails, absent_players: set[str]
-) -> list[str]:
-    """Quick Play's standings with the money behind each place: won (after the rake),
-    buy-ins and sets, and the net."""
-    money = {player.player: player for player in details.players}
-    width = max((len(standing.player) for standing in result.standings), default=6)
-    lines = [
-        "final standings, by money won after the rake (equal winnings: fewer buy-ins first):",
-        f"  {'place':>7}  {'player':<{width}}  {'won':>10}  {'buy-ins':>10}  sets  {'net':>10}",
-    ]
-    for standing in result.standings:
-        player = money[standing.player]
-        net = ("+" if player.profit_cents > 0 else "") + format_cents(player.profit_cents)
-        note = "  (ABSENT: did not load)" if standing.player in absent_players else ""
-        lines.append(
-            f"  {_place(standing):>7}  {standing.player:<{width}}"
-            f"  {format_cents(player.won_cents):>10}  {format_cents(player.buy_ins_cents):>10}"
-            f"  {player.sets_played:>4}  {net:>10}{note}"
-        )
-    return lines
 
 
 def _standing_lines(
@@ -155,7 +139,7 @@ def _standing_lines(
         prize = format_cents(standing.prize_cents) if standing.prize_cents else ""
         code = f"  {labels.get(standing.player, ''):<{code_width}}" if labels else ""
         lines.append(
-            f"  {_place(standing):>7}  {standing.player:<{width}}{code}  {prize:>10}{note}"
+            f"  {place_text(standing):>7}  {standing.player:<{width}}{code}  {prize:>10}{note}"
         )
     return lines
 
@@ -203,22 +187,18 @@ def describe_result(
     title: str,
     result: EventResult,
     *,
+    parts: SummaryParts = SummaryParts(),
     deck: str | None = None,
     absent: Sequence[tuple[str, str]] = (),
     entrants: Sequence[Mapping[str, Any]] = (),
 ) -> str:
-    """The summary for people; ``absent``: entrants that did not load, with the reason;
-    ``entrants``: ``results.json``'s, whose code is shown beside each name."""
-    quick_play = result.details if isinstance(result.details, QuickPlayDetails) else None
-    rake = (
-        f", rake {_format_percent(quick_play.rake_basis_points)} of each amount won"
-        if quick_play is not None
-        else ""
-    )
+    """The summary for people; ``parts``: the format's own words; ``absent``: entrants
+    that did not load, with the reason; ``entrants``: ``results.json``'s, whose code is
+    shown beside each name."""
     lines = [
         (
             f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"},'
-            f" prize pool {format_cents(plan.prizes.pool_cents)}{rake}"
+            f" prize pool {format_cents(plan.prizes.pool_cents)}{parts.after_pool}"
         )
     ]
     for outcome in result.sessions:
@@ -236,8 +216,8 @@ def describe_result(
             lines.append(f"session {outcome.session}: sections of {sizes} players; {went_on}")
     absent_players = {player for player, _ in absent}
     lines.append("")
-    if quick_play is not None:
-        lines += _quick_play_standings(result, quick_play, absent_players)
+    if parts.standings:
+        lines += parts.standings
     else:
         # The organiser's own config names this code (a file name, a registry name).
         labels = {
@@ -248,13 +228,11 @@ def describe_result(
     paid = sum(standing.prize_cents for standing in result.standings)
     counts = Counter(fault.player for fault in result.faults)
     by_bot = ", ".join(f"{player} {count}" for player, count in sorted(counts.items()))
-    kept = (
-        f" (the rake kept {format_cents(quick_play.rake_cents)})" if quick_play is not None else ""
-    )
     lines += [
         "",
         (
-            f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)}{kept};"
+            f"paid {format_cents(paid)} of {format_cents(plan.prizes.pool_cents)}"
+            f"{parts.after_paid};"
             f" faults: {len(result.faults)}" + (f" ({by_bot})" if by_bot else "")
         ),
     ]

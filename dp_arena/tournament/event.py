@@ -245,6 +245,7 @@ def run_event(
         plan,
         event_format.title,
         result,
+        parts=event_format.summary_parts(result, frozenset(player for player, _ in config.absent)),
         deck=config.event_key.label(),
         absent=config.absent,
         entrants=document["entrants"],

@@ -18,13 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["FORMATS", "get_format"]
 
 FORMATS: dict[str, str] = {
-    "regular": "dp_arena.tournament.regular:REGULAR",
-    "short": "dp_arena.tournament.short:SHORT",
-    "sng-short": "dp_arena.tournament.short:SNG_SHORT",
-    "sng-round-robin": "dp_arena.tournament.rr_sng:SNG_ROUND_ROBIN",
-    "quickplay": "dp_arena.tournament.quickplay:QUICK_PLAY",
-    "cash": "dp_arena.tournament.cash:CASH",
-    "classic": "dp_arena.tournament.classic:CLASSIC",
+    "regular": "dp_arena.tournament.regular.format:REGULAR",
+    "short": "dp_arena.tournament.short.format:SHORT",
+    "sng-short": "dp_arena.tournament.short.format:SNG_SHORT",
+    "sng-round-robin": "dp_arena.tournament.short.round_robin_sng:SNG_ROUND_ROBIN",
+    "quickplay": "dp_arena.tournament.quickplay.format:QUICK_PLAY",
+    "cash": "dp_arena.tournament.cash.format:CASH",
+    "classic": "dp_arena.tournament.classic.format:CLASSIC",
 }
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from dp_arena.tournament.config import Problem
+from dp_arena.tournament.describe import SummaryParts
 
 if TYPE_CHECKING:
     from dp_arena.results import TableSessionResult
@@ -59,6 +60,11 @@ class EventFormat(Protocol):
         return []
 
     def plan(self, config: EventConfig) -> EventPlan: ...
+
+    def summary_parts(self, result: EventResult, absent_players: frozenset[str]) -> SummaryParts:
+        """What the format says in its own words in its event's summary (``absent_players``:
+        entrants that did not load); by default nothing, the usual text serving."""
+        return SummaryParts()
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult: ...
 

@@ -20,6 +20,7 @@ from fractions import Fraction
 from functools import cache
 
 __all__ = [
+    "ROUND_ROBIN_SIZES",
     "Comparison",
     "comparison_points",
     "place_points",
@@ -28,6 +29,8 @@ __all__ = [
 ]
 
 Schedule = tuple[tuple[tuple[int, int], ...], ...]
+
+ROUND_ROBIN_SIZES = (4, 6)  # players of a round robin: a regular final, a Sit n Go
 
 
 def place_points(players: int) -> tuple[int, ...]:

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
-from dp_arena.tournament.cash_schedule import schedule_cash_game
-from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
+from dp_arena.tournament.cash.schedule import schedule_cash_game
+from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime

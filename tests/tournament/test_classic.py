@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from dp_arena.errors import ConfigError
-from dp_arena.tournament.classic_play import ClassicOutcome, finishing_order, play_classic
-from dp_arena.tournament.classic_tables import allowed_spread
+from dp_arena.tournament.classic.play import ClassicOutcome, finishing_order, play_classic
+from dp_arena.tournament.classic.tables import allowed_spread
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
@@ -128,7 +128,7 @@ def test_busts_are_placed_by_the_chips_they_started_the_hand_with(big_event: Any
 
 
 def test_finishing_order_by_hand() -> None:
-    from dp_arena.tournament.classic_play import Bust
+    from dp_arena.tournament.classic.play import Bust
 
     busts = [
         Bust("early", 3, 1, 700),

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dp_arena.tournament.classic_payout import paid_places, payout_units
-from dp_arena.tournament.classic_tables import (
+from dp_arena.tournament.classic.payout import paid_places, payout_units
+from dp_arena.tournament.classic.tables import (
     Tables,
     allowed_spread,
     blind_seats,

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dp_arena.errors import LedgerError
-from dp_arena.tournament.ledger import Ledger
+from dp_arena.tournament.quickplay.ledger import Ledger
 
 GAME = "quickplay:test:200"
 

@@ -7,12 +7,12 @@ from fractions import Fraction
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dp_arena.tournament.charts import regular_payout
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.loading import default_config
 from dp_arena.tournament.money import format_cents, pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import RoundRobinOutcome
-from dp_arena.tournament.rr_sng import round_robin_prizes
+from dp_arena.tournament.regular.chart import regular_payout
+from dp_arena.tournament.short.round_robin_sng import round_robin_prizes
 
 
 def test_round_robin_sit_and_go_example() -> None:

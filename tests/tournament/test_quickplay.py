@@ -13,11 +13,11 @@ from dp_arena.errors import ConfigError
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
-from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.loading import check_config, parse_config
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.quickplay_money import set_awards, set_money
-from dp_arena.tournament.quickplay_schedule import schedule_sets
+from dp_arena.tournament.quickplay.ledger import Ledger
+from dp_arena.tournament.quickplay.money import set_awards, set_money
+from dp_arena.tournament.quickplay.schedule import schedule_sets
 from dp_arena.tournament.units import SerialExecutor
 
 # -- the rules' example --------------------------------------------------------------
@@ -352,7 +352,7 @@ def test_the_config_check_names_unknown_players() -> None:
 
 
 def _money(player: str, won: int, buy_ins: int, sets: int, rake: int = 0) -> Any:
-    from dp_arena.tournament.quickplay_purses import PlayerMoney
+    from dp_arena.tournament.quickplay.purses import PlayerMoney
 
     return PlayerMoney(
         player=player,
@@ -379,7 +379,7 @@ HAND_MADE = (
 
 
 def test_standings_rank_by_money_won_then_fewer_buy_ins() -> None:
-    from dp_arena.tournament.quickplay import _standings
+    from dp_arena.tournament.quickplay.format import _standings
 
     standings = [
         (standing.player, standing.place, standing.place_to, standing.prize_cents)
@@ -398,14 +398,15 @@ def test_standings_rank_by_money_won_then_fewer_buy_ins() -> None:
 def test_the_summary_shows_the_rake_and_the_money_behind_each_place() -> None:
     from dp_arena.tournament.describe import describe_result
     from dp_arena.tournament.outcomes import EventResult
-    from dp_arena.tournament.quickplay import QuickPlayDetails, _standings
+    from dp_arena.tournament.quickplay.format import _standings
+    from dp_arena.tournament.quickplay.records import QuickPlayDetails
 
     config = _config(players=8, seats=2, rake_percent=2.5)
     plan = get_format("quickplay").plan(config)
     details = QuickPlayDetails("qp", (), HAND_MADE, 82, 250, 0, 0)
-    text = describe_result(
-        plan, "Quick Play", EventResult((), tuple(_standings(HAND_MADE)), (), details)
-    )
+    result = EventResult((), tuple(_standings(HAND_MADE)), (), details)
+    parts = get_format("quickplay").summary_parts(result, frozenset())
+    text = describe_result(plan, "Quick Play", result, parts=parts)
     lines = text.splitlines()
     assert lines[0].endswith(", rake 2.5 % of each amount won")
     start = lines.index(

@@ -1,8 +1,8 @@
 """The classic freezeout (the classic house rules, docs/formats.md): ordinary no-limit hold'em
 with no cap, the non-duplicate baseline that the same bots can play to measure the luck
-duplicate removes. Played by :mod:`~dp_arena.tournament.classic_play`; tables by
-:mod:`~dp_arena.tournament.classic_tables`; paid in whole buy-in units by
-:mod:`~dp_arena.tournament.classic_payout`.
+duplicate removes. Played by :mod:`~dp_arena.tournament.classic.play`; tables by
+:mod:`~dp_arena.tournament.classic.tables`; paid in whole buy-in units by
+:mod:`~dp_arena.tournament.classic.payout`.
 
 Options (``[options]``), with their defaults:
 
@@ -36,8 +36,8 @@ from dp_arena.tournament.bounds import (
     MAX_LEVEL,
     shown,
 )
-from dp_arena.tournament.classic_payout import payout_units
-from dp_arena.tournament.classic_play import (
+from dp_arena.tournament.classic.payout import payout_units
+from dp_arena.tournament.classic.play import (
     DEFAULT_LEVELS,
     ClassicOutcome,
     ClassicSettings,

@@ -1,7 +1,7 @@
 """The duplicate cash game (docs/formats.md): mirrored tables play deal after deal, and after
 every deal each seat position is settled in money among its players
-(:mod:`~dp_arena.tournament.cash_settlement`); players leave between deals and waiting
-players take the empty seats (:mod:`~dp_arena.tournament.cash_schedule`).
+(:mod:`~dp_arena.tournament.cash.settlement`); players leave between deals and waiting
+players take the empty seats (:mod:`~dp_arena.tournament.cash.schedule`).
 
 Options (``[options]``), with their defaults:
 
@@ -35,8 +35,8 @@ from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
-from dp_arena.tournament.cash_schedule import CashSchedule, Stretch, schedule_cash_game
-from dp_arena.tournament.cash_settlement import apply_rake, settle_average, settle_matchpoints
+from dp_arena.tournament.cash.schedule import CashSchedule, Stretch, schedule_cash_game
+from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import format_cents

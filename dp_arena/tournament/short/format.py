@@ -10,7 +10,6 @@ in session 1 and capped no-limit afterwards; both play blinds 10/20.
 from __future__ import annotations
 
 from dp_arena.engine import Betting
-from dp_arena.tournament.charts import SHORT_SPLIT_TWO_PLACES, SHORT_STRUCTURE, SNG_SHORT_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
@@ -25,6 +24,11 @@ from dp_arena.tournament.plan import (
 )
 from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
 from dp_arena.tournament.sessions import play_sections_session
+from dp_arena.tournament.short.structure import (
+    SHORT_SPLIT_TWO_PLACES,
+    SHORT_STRUCTURE,
+    SNG_SHORT_SIZES,
+)
 from dp_arena.tournament.standings import standings_from_groups
 
 __all__ = ["SHORT", "SNG_SHORT", "ShortFormat"]

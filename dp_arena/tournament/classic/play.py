@@ -5,7 +5,7 @@ balanced after every hand, late entrants, and the finishing order.
 The tables of a freezeout are coupled after every hand (a bust at one table can move a
 player from another), so the event is played here, in the coordinating process, one
 **hand round** at a time: every running table plays one hand, then busts are placed,
-tables are broken and balanced (:mod:`~dp_arena.tournament.classic_tables`), late
+tables are broken and balanced (:mod:`~dp_arena.tournament.classic.tables`), late
 entrants sit down, and the blind clock advances. Each player's bot is opened once and
 kept for the whole event, wherever it sits.
 
@@ -44,7 +44,7 @@ from dp_arena.agents import (
 from dp_arena.engine import Betting, TableRules, deck_for
 from dp_arena.files import write_atomic
 from dp_arena.results import Fault, FaultKind
-from dp_arena.tournament.classic_tables import (
+from dp_arena.tournament.classic.tables import (
     Move,
     Tables,
     blind_seats,

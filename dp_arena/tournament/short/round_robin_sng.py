@@ -5,14 +5,13 @@ overall winner and 40 % shared in proportion to points.
 
 from __future__ import annotations
 
-from dp_arena.tournament.charts import ROUND_ROBIN_SIZES
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
-from dp_arena.tournament.regular import round_robin_session
-from dp_arena.tournament.rr_session import play_round_robin
+from dp_arena.tournament.roundrobin import ROUND_ROBIN_SIZES
+from dp_arena.tournament.roundrobin_session import plan_round_robin, play_round_robin
 from dp_arena.tournament.standings import standings_from_groups
 
 __all__ = ["SNG_ROUND_ROBIN", "RoundRobinSitAndGo", "round_robin_prizes"]
@@ -64,7 +63,7 @@ class RoundRobinSitAndGo(EventFormat):
             format=self.name,
             seed=config.deck_seed,
             entrants=entrants,
-            sessions=(round_robin_session(1, entrants, 0, settings),),
+            sessions=(plan_round_robin(1, entrants, 0, settings),),
             prizes=PrizePlan(
                 pool_cents=pool,
                 buy_in_cents=settings.buy_in_cents,

@@ -1,7 +1,8 @@
 """Quick Play (docs/formats.md): sets of deals at 2 to 5 mirrored tables of 2 to 6 players,
 capped no-limit 10/20, each set's pool paid as set money and hand money per seat
-position; continuous play (:mod:`~dp_arena.tournament.quickplay_schedule`); and the
-players' money kept in the credit game balance ledger (:mod:`~dp_arena.tournament.ledger`).
+position; continuous play (:mod:`~dp_arena.tournament.quickplay.schedule`); and the
+players' money kept in the credit game balance ledger
+(:mod:`~dp_arena.tournament.quickplay.ledger`).
 
 Options (``[options]`` of the config), with their defaults:
 
@@ -31,7 +32,6 @@ schedule stays the plan. Each set is settled in one ledger transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,17 +39,13 @@ from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.bounds import (
-    MAX_CENTS,
-    MAX_ENTRANTS,
     MAX_PLAYER_SETS,
-    MAX_ROUNDS,
-    MAX_SETS,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.describe import SummaryParts
 from dp_arena.tournament.interface import EventFormat, Runtime
-from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import OptionChecks, plan_problems
+from dp_arena.tournament.option_checks import plan_problems
 from dp_arena.tournament.outcomes import EventResult, SectionOutcome, SessionOutcome, Standing
 from dp_arena.tournament.plan import (
     EventPlan,
@@ -59,101 +55,17 @@ from dp_arena.tournament.plan import (
     SessionKind,
     SessionPlan,
 )
-from dp_arena.tournament.quickplay_money import Award, set_awards, set_money
-from dp_arena.tournament.quickplay_purses import PlayerMoney, Purses
-from dp_arena.tournament.quickplay_schedule import PlannedSet, QuickPlaySchedule, schedule_sets
+from dp_arena.tournament.quickplay.ledger import Ledger
+from dp_arena.tournament.quickplay.money import set_awards, set_money
+from dp_arena.tournament.quickplay.options import QuickPlayOptions, read_options
+from dp_arena.tournament.quickplay.purses import PlayerMoney, Purses
+from dp_arena.tournament.quickplay.records import QuickPlayDetails, SetRecord
+from dp_arena.tournament.quickplay.schedule import PlannedSet, QuickPlaySchedule, schedule_sets
+from dp_arena.tournament.quickplay.summary import summary_parts
 from dp_arena.tournament.sessions import score_section, section_units, table_outcome
 from dp_arena.tournament.units import TableUnit
 
-__all__ = [
-    "QUICK_PLAY",
-    "PlayerMoney",
-    "QuickPlayDetails",
-    "QuickPlayFormat",
-    "QuickPlayOptions",
-    "SetRecord",
-    "read_options",
-]
-
-KNOWN_OPTIONS = (
-    "seats",
-    "set_percent",
-    "rake_percent",
-    "sets",
-    "sets_by_player",
-    "leave_percent",
-    "arrivals",
-    "max_rounds",
-    "ledger",
-    "balance_cents",
-    "credit_cents",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class QuickPlayOptions:
-    seats: int | None  # None: chosen from the number of entrants
-    set_basis_points: int
-    rake_basis_points: int
-    sets: int
-    sets_by_player: tuple[tuple[str, int], ...]
-    leave_basis_points: int
-    arrivals: tuple[int, ...] | None
-    max_rounds: int
-    ledger: str | None
-    balance_cents: int | None
-    credit_cents: int | None
-
-    def seats_for(self, entrants: int) -> int:
-        if self.seats is not None:
-            return self.seats
-        return 4 if entrants >= 8 else 2
-
-
-def read_options(options: Mapping[str, Any]) -> tuple[QuickPlayOptions, list[Problem]]:
-    checks = OptionChecks(options, known=KNOWN_OPTIONS)
-    result = QuickPlayOptions(
-        seats=checks.integer("seats", None, low=2, high=6),
-        set_basis_points=checks.percent("set_percent", default=5000),
-        rake_basis_points=checks.percent("rake_percent", default=0),
-        sets=checks.integer("sets", 1, low=1, high=MAX_SETS) or 1,
-        sets_by_player=checks.player_integers("sets_by_player", low=1, high=MAX_SETS),
-        leave_basis_points=checks.percent("leave_percent", default=0),
-        arrivals=checks.integer_list("arrivals", low=0, high=MAX_ENTRANTS, longest=MAX_ROUNDS + 1),
-        max_rounds=checks.integer("max_rounds", 100, low=1, high=MAX_ROUNDS) or 100,
-        ledger=checks.string("ledger"),
-        balance_cents=checks.integer("balance_cents", None, low=0, high=MAX_CENTS),
-        credit_cents=checks.integer("credit_cents", None, low=1, high=MAX_CENTS),
-    )
-    return result, checks.problems
-
-
-@dataclass(frozen=True, slots=True)
-class SetRecord:
-    """One set as played: where it sits in continuous play, who sat where, its money and
-    every amount won (``awards``; each is after the rake)."""
-
-    set_number: int
-    round: int
-    contest: int
-    seating: tuple[tuple[str, ...], ...]
-    deals: int
-    pool_cents: int
-    set_money: tuple[int, ...]
-    hand_money: tuple[tuple[int, ...], ...]
-    awards: tuple[Award, ...]
-    rake_cents: int
-
-
-@dataclass(frozen=True, slots=True)
-class QuickPlayDetails:
-    game: str
-    sets: tuple[SetRecord, ...]
-    players: tuple[PlayerMoney, ...]
-    rake_cents: int
-    rake_basis_points: int
-    ledger_total_before_cents: int
-    ledger_total_after_cents: int
+__all__ = ["QUICK_PLAY", "QuickPlayFormat"]
 
 
 def _settings_and_schedule(
@@ -297,6 +209,9 @@ class QuickPlayFormat(EventFormat):
                 notes=tuple(notes),
             ),
         )
+
+    def summary_parts(self, result: EventResult, absent_players: frozenset[str]) -> SummaryParts:
+        return summary_parts(result, result.details, absent_players)
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)

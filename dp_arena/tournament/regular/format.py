@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 from dp_arena.engine import Betting
-from dp_arena.tournament.charts import REGULAR_CHART, ROUND_ROBIN_SIZES, regular_payout
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
@@ -18,48 +17,21 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    RoundRobinPlan,
     SectionPlan,
     SessionKind,
     SessionPlan,
     section_sizes,
 )
-from dp_arena.tournament.roundrobin import place_points, round_robin_schedule
-from dp_arena.tournament.rr_session import play_round_robin
+from dp_arena.tournament.regular.chart import REGULAR_CHART, regular_payout
+from dp_arena.tournament.roundrobin import ROUND_ROBIN_SIZES
+from dp_arena.tournament.roundrobin_session import plan_round_robin, play_round_robin
 from dp_arena.tournament.sessions import play_sections_session
 from dp_arena.tournament.standings import standings_from_groups
 
-__all__ = ["REGULAR", "RegularFormat", "round_robin_session"]
+__all__ = ["REGULAR", "RegularFormat"]
 
 FIRST_CARRYOVER = 500  # chips per place after session 1
 LATER_CARRYOVER = 800  # after every later session but the semifinal
-
-
-def round_robin_session(
-    number: int, players: int, absent: int, settings: EventSettings, *, eliminating: bool = False
-) -> SessionPlan:
-    """The plan of a round robin of ``players`` seats (``absent`` of them placeholders)."""
-    deals = settings.round_robin_deals
-    return SessionPlan(
-        session=number,
-        kind=SessionKind.ROUND_ROBIN,
-        players=players - absent,
-        betting=Betting.NO_LIMIT,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
-        eliminating=eliminating,
-        final=True,
-        carryover_step=0,
-        round_robin=RoundRobinPlan(
-            players=players,
-            absent=absent,
-            deals_per_match=deals,
-            starting_stack=settings.cap * deals,
-            points_by_place=place_points(players),
-            schedule=round_robin_schedule(players),
-        ),
-    )
 
 
 class RegularFormat(EventFormat):
@@ -80,7 +52,7 @@ class RegularFormat(EventFormat):
         # 5 and 7 players are padded with absent players to 6 and 8 (docs/formats.md).
         if remaining in (4, 5, 6):
             sessions.append(
-                round_robin_session(1, 6 if remaining == 5 else remaining, remaining % 2, settings)
+                plan_round_robin(1, 6 if remaining == 5 else remaining, remaining % 2, settings)
             )
         number = 1
         while not sessions or sessions[-1].kind is SessionKind.SECTIONS:
@@ -125,7 +97,7 @@ class RegularFormat(EventFormat):
             remaining = advancing
             number += 1
             if semifinal:
-                sessions.append(round_robin_session(number, remaining, 0, settings))
+                sessions.append(plan_round_robin(number, remaining, 0, settings))
         pool = entrants * settings.buy_in_cents
         return EventPlan(
             event=config.name,

@@ -6,18 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from dp_arena.errors import RunError
 from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.interface import Runtime
-from dp_arena.tournament.ledger import Ledger
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.quickplay_money import Award
-from dp_arena.tournament.quickplay_schedule import PlannedSet, QuickPlaySchedule
-
-if TYPE_CHECKING:
-    from dp_arena.tournament.quickplay import QuickPlayOptions
+from dp_arena.tournament.quickplay.ledger import Ledger
+from dp_arena.tournament.quickplay.money import Award
+from dp_arena.tournament.quickplay.options import QuickPlayOptions
+from dp_arena.tournament.quickplay.schedule import PlannedSet, QuickPlaySchedule
 
 __all__ = ["PlayerMoney", "Purses"]
 

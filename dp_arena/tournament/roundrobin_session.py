@@ -1,6 +1,9 @@
-"""Playing a round robin (docs/formats.md): players drawn to schedule slots, every mini-match's
-heads-up tables run as units (all mini-matches are known in advance, so they run
-together), each seat position of each mini-match scored, and the final order found.
+"""A round-robin session (docs/formats.md), planned and played: the plan of its heads-up
+mini-matches (:func:`plan_round_robin`); then players drawn to schedule slots, every
+mini-match's heads-up tables run as units (all mini-matches are known in advance, so
+they run together), each seat position of each mini-match scored, and the final order
+found (:func:`play_round_robin`). The regular tournament's final and the Round Robin
+Sit n Go are both one.
 
 The deck of deal ``d`` of mini-match ``m`` in session ``s`` is
 ``deck_for(event_seed, section=m, session=s, deal=d)``: all tables of a mini-match play
@@ -12,17 +15,50 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from dp_arena.engine import TableRules
-from dp_arena.tournament.config import EventConfig
+from dp_arena.engine import Betting, TableRules
+from dp_arena.tournament.config import EventConfig, EventSettings
 from dp_arena.tournament.draws import Draw
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.outcomes import ComparisonOutcome, MatchOutcome, RoundRobinOutcome
-from dp_arena.tournament.plan import SessionPlan
-from dp_arena.tournament.roundrobin import Comparison, comparison_points, rank_round_robin
+from dp_arena.tournament.plan import RoundRobinPlan, SessionKind, SessionPlan
+from dp_arena.tournament.roundrobin import (
+    Comparison,
+    comparison_points,
+    place_points,
+    rank_round_robin,
+    round_robin_schedule,
+)
 from dp_arena.tournament.sessions import ABSENT, assignment, table_outcome
 from dp_arena.tournament.units import TableUnit
 
-__all__ = ["play_round_robin"]
+__all__ = ["plan_round_robin", "play_round_robin"]
+
+
+def plan_round_robin(
+    number: int, players: int, absent: int, settings: EventSettings, *, eliminating: bool = False
+) -> SessionPlan:
+    """The plan of a round robin of ``players`` seats (``absent`` of them placeholders)."""
+    deals = settings.round_robin_deals
+    return SessionPlan(
+        session=number,
+        kind=SessionKind.ROUND_ROBIN,
+        players=players - absent,
+        betting=Betting.NO_LIMIT,
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        cap=settings.cap,
+        eliminating=eliminating,
+        final=True,
+        carryover_step=0,
+        round_robin=RoundRobinPlan(
+            players=players,
+            absent=absent,
+            deals_per_match=deals,
+            starting_stack=settings.cap * deals,
+            points_by_place=place_points(players),
+            schedule=round_robin_schedule(players),
+        ),
+    )
 
 
 def play_round_robin(
