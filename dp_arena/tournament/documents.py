@@ -120,13 +120,8 @@ def entrant_totals(
     counts = ("sessions", "table_sessions", "deals", "net_chips", "faults")
     totals: dict[str, dict[str, int]] = {player: dict.fromkeys(counts, 0) for player in players}
     for outcome in sessions:
-        tables = (
-            [table for match in outcome.matches for table in match.table_results]
-            if isinstance(outcome, RoundRobinOutcome)
-            else [table for section in outcome.sections for table in section.table_results]
-        )
         seen: set[str] = set()
-        for table in tables:
+        for table in outcome.tables:
             for seat, player in enumerate(table.players):
                 if player is None or player not in totals:
                     continue

@@ -9,7 +9,7 @@ the registry (:mod:`dp_arena.tournament.formats`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -90,3 +90,21 @@ class Runtime:
     executor: Executor
     observer: RunObserver = field(default_factory=NullObserver)
     log_dir: str | None = None
+
+    def run_units(
+        self, label: str, groups: Sequence[Sequence[TableUnit]]
+    ) -> list[list[TableSessionResult]]:
+        """Run the table units of every group (a section, a set, a mini-match...) as one
+        batch, telling the observer as they start and as each finishes, and return each
+        group's results in the order of its units."""
+        units = [unit for group in groups for unit in group]
+        self.observer.units_started(label, units)
+        results = self.executor.run(
+            units, lambda index, result: self.observer.unit_finished(units[index], result)
+        )
+        grouped = []
+        start = 0
+        for group in groups:
+            grouped.append(results[start : start + len(group)])
+            start += len(group)
+        return grouped

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dp_arena.errors import ConfigError
 from dp_arena.tournament.bounds import describe_range, shown
@@ -26,7 +26,9 @@ from dp_arena.tournament.config import Problem
 if TYPE_CHECKING:
     from dp_arena.tournament.config import EventConfig
 
-__all__ = ["OptionChecks", "basis_points", "plan_problems"]
+__all__ = ["OptionChecks", "basis_points", "plan_problems", "valid_options"]
+
+Options = TypeVar("Options")
 
 
 def basis_points(value: int | float | str) -> int | None:
@@ -159,3 +161,15 @@ def plan_problems(plan: Callable[[EventConfig], object], config: EventConfig) ->
             message = message[len(field) + 2 :]
         return [Problem(field, message)]
     return []
+
+
+def valid_options(
+    read: Callable[[Mapping[str, Any]], tuple[Options, list[Problem]]], config: EventConfig
+) -> Options:
+    """A config's ``[options]`` as a format reads them (``read``); :class:`ConfigError`
+    for the first problem. A config from the config check has none: this guards configs
+    made by hand."""
+    options, problems = read(dict(config.options))
+    if problems:
+        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    return options

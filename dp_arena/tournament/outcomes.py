@@ -7,6 +7,7 @@ These records are what ``results.json`` is written from (see ``docs/results.md``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,7 @@ __all__ = [
     "SessionOutcome",
     "Standing",
     "TableOutcome",
+    "session_faults",
 ]
 
 
@@ -81,6 +83,11 @@ class SessionOutcome:
     carryover: tuple[tuple[str, int], ...]
     kind: str = "sections"
 
+    @property
+    def tables(self) -> list[TableOutcome]:
+        """Every table of the session, section by section."""
+        return [table for section in self.sections for table in section.table_results]
+
 
 @dataclass(frozen=True, slots=True)
 class ComparisonOutcome:
@@ -113,6 +120,11 @@ class RoundRobinOutcome:
     order: tuple[tuple[str, ...], ...]
     kind: str = "round-robin"
 
+    @property
+    def tables(self) -> list[TableOutcome]:
+        """Every table of the round robin, mini-match by mini-match."""
+        return [table for match in self.matches for table in match.table_results]
+
 
 @dataclass(frozen=True, slots=True)
 class Standing:
@@ -132,3 +144,10 @@ class EventResult:
     standings: tuple[Standing, ...]
     faults: tuple[Fault, ...]
     details: Any = None  # a format's own records (Quick Play money, cash settlements, ...)
+
+
+def session_faults(sessions: Iterable[SessionOutcome | RoundRobinOutcome]) -> tuple[Fault, ...]:
+    """Every fault at every table of ``sessions``, in order."""
+    return tuple(
+        fault for outcome in sessions for table in outcome.tables for fault in table.faults
+    )

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import enum
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 from dp_arena.engine import Betting
 from dp_arena.results import to_json
@@ -28,10 +28,12 @@ __all__ = [
     "SectionPlan",
     "SessionKind",
     "SessionPlan",
+    "plan_details",
     "section_sizes",
 ]
 
 MAX_SECTION = 30  # players in one section (docs/formats.md)
+Details = TypeVar("Details")
 
 
 def section_sizes(players: int) -> list[int]:
@@ -158,16 +160,28 @@ class PrizePlan:
 
 @dataclass(frozen=True, slots=True)
 class EventPlan:
+    """An event's plan. ``details`` is what a format plays from beyond its sessions and
+    prizes, when these do not say it all (Quick Play's sets with their seats and money,
+    the cash game's stretches, a freezeout's blind levels): computed once, here, and read
+    by the format's play (:func:`plan_details`). It is not part of the plan's JSON, which
+    shows what it makes: the sessions and the prizes."""
+
     event: str
     format: str
     seed: int
     entrants: int
     sessions: tuple[SessionPlan, ...]
     prizes: PrizePlan
+    details: Any = None
 
     def to_json(self) -> dict[str, Any]:
-        """Plain JSON data: every field, and each session's number of players going on."""
-        data: dict[str, Any] = to_json(self)
+        """Plain JSON data: every field but ``details``, and each session's number of
+        players going on."""
+        data: dict[str, Any] = {
+            field.name: to_json(getattr(self, field.name))
+            for field in fields(self)
+            if field.name != "details"
+        }
         for session, session_data in zip(self.sessions, data["sessions"], strict=True):
             session_data["advancing"] = session.advancing
         data["deals"] = self.deals
@@ -182,3 +196,14 @@ class EventPlan:
             if session.round_robin is not None:
                 total += session.round_robin.deals
         return total
+
+
+def plan_details(plan: EventPlan, kind: type[Details]) -> Details:
+    """The ``details`` of a format's plan, which its play reads: of ``kind``, else
+    :class:`TypeError` (a plan made by another format)."""
+    if not isinstance(plan.details, kind):
+        raise TypeError(
+            f"the plan of {plan.event!r} ({plan.format}) holds no {kind.__name__}:"
+            " it was made by another format"
+        )
+    return plan.details

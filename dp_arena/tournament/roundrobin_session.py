@@ -82,30 +82,28 @@ def play_round_robin(
         betting=session.betting,
         cap=session.cap,
     )
-    units = []
-    for match, tables in enumerate(plan.schedule, start=1):
-        for table, (first, second) in enumerate(tables, start=1):
-            units.append(
-                TableUnit(
-                    event=config.name,
-                    event_seed=config.deck_seed,
-                    session=session.session,
-                    section=match,
-                    table=table,
-                    rules=rules,
-                    deals=plan.deals_per_match,
-                    seats=(assignment(slots[first], entrants), assignment(slots[second], entrants)),
-                    starting_chips=(plan.starting_stack, plan.starting_stack),
-                    eliminating=session.eliminating,
-                    max_faults=config.max_faults,
-                    limits=config.limits,
-                    log_dir=runtime.log_dir,
-                )
+    units = [
+        [
+            TableUnit(
+                event=config.name,
+                event_seed=config.deck_seed,
+                session=session.session,
+                section=match,
+                table=table,
+                rules=rules,
+                deals=plan.deals_per_match,
+                seats=(assignment(slots[first], entrants), assignment(slots[second], entrants)),
+                starting_chips=(plan.starting_stack, plan.starting_stack),
+                eliminating=session.eliminating,
+                max_faults=config.max_faults,
+                limits=config.limits,
+                log_dir=runtime.log_dir,
             )
-    runtime.observer.units_started(f"session {session.session} (round robin)", units)
-    results = runtime.executor.run(
-        units, lambda index, result: runtime.observer.unit_finished(units[index], result)
-    )
+            for table, (first, second) in enumerate(tables, start=1)
+        ]
+        for match, tables in enumerate(plan.schedule, start=1)
+    ]
+    results = runtime.run_units(f"session {session.session} (round robin)", units)
 
     # Absent players need distinct names to be told apart in the comparisons.
     names = [
@@ -113,11 +111,9 @@ def play_round_robin(
     ]
     comparisons: list[Comparison] = []
     matches = []
-    position = 0
-    for match, tables in enumerate(plan.schedule, start=1):
-        match_units = units[position : position + len(tables)]
-        match_results = results[position : position + len(tables)]
-        position += len(tables)
+    for match, (tables, match_units, match_results) in enumerate(
+        zip(plan.schedule, units, results, strict=True), start=1
+    ):
         outcomes = []
         for seat in (0, 1):
             slot_list = [pair[seat] for pair in tables]

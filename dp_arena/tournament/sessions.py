@@ -1,6 +1,8 @@
 """Playing a session of sections (docs/formats.md): divide and seat the players, build the table
 units, run them, and rank every seat position to decide who advances and what
-carryover each advancer takes along.
+carryover each advancer takes along. Sections of mirrored tables are also what Quick
+Play's sets and the cash game's stretches are made of (:func:`section_units`,
+:func:`section_outcome`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ __all__ = [
     "assignment",
     "play_sections_session",
     "score_section",
+    "section_outcome",
     "section_units",
     "table_outcome",
 ]
@@ -152,6 +155,28 @@ def score_section(
     return rows
 
 
+def section_outcome(
+    config: EventConfig,
+    session: SessionPlan,
+    section: SectionPlan,
+    seating: Seating,
+    units: Sequence[TableUnit],
+    results: Sequence[TableSessionResult],
+    carryover: Mapping[str, int],
+) -> SectionOutcome:
+    """A played section: its tables' outcomes and every seat's session, ranked."""
+    return SectionOutcome(
+        section=section.section,
+        tables=section.tables,
+        seats=section.seats,
+        deals=section.deals,
+        table_results=tuple(
+            table_outcome(unit, result) for unit, result in zip(units, results, strict=True)
+        ),
+        players=tuple(score_section(config, session, section, seating, results, carryover)),
+    )
+
+
 def _advancing(session: SessionPlan, section: SectionPlan) -> int:
     """How many of each seat position advance: none after the last session, everyone
     (but absent players) from a session that eliminates no one."""
@@ -184,40 +209,23 @@ def play_sections_session(
         )
         for section, group in zip(session.sections, groups, strict=True)
     ]
-    units: list[TableUnit] = []
-    spans = []
-    for section, seating in zip(session.sections, seatings, strict=True):
-        section_list = section_units(
-            config, session, section, seating, entrants, carryover, runtime.log_dir
+    units = [
+        section_units(config, session, section, seating, entrants, carryover, runtime.log_dir)
+        for section, seating in zip(session.sections, seatings, strict=True)
+    ]
+    results = runtime.run_units(f"session {session.session}", units)
+    sections = [
+        section_outcome(config, session, section, seating, section_list, section_results, carryover)
+        for section, seating, section_list, section_results in zip(
+            session.sections, seatings, units, results, strict=True
         )
-        spans.append((len(units), len(units) + len(section_list)))
-        units += section_list
-    runtime.observer.units_started(f"session {session.session}", units)
-    results = runtime.executor.run(
-        units, lambda index, result: runtime.observer.unit_finished(units[index], result)
-    )
-    sections = []
-    for section, seating, (start, end) in zip(session.sections, seatings, spans, strict=True):
-        rows = score_section(config, session, section, seating, results[start:end], carryover)
-        sections.append(
-            SectionOutcome(
-                section=section.section,
-                tables=section.tables,
-                seats=section.seats,
-                deals=section.deals,
-                table_results=tuple(
-                    table_outcome(unit, result)
-                    for unit, result in zip(units[start:end], results[start:end], strict=True)
-                ),
-                players=tuple(rows),
-            )
-        )
+    ]
     # Entrants only (absent players are never eliminated or carried over), in entrant order.
     everyone = sorted(
         (
             (row.player, row)
-            for section_outcome in sections
-            for row in section_outcome.players
+            for played in sections
+            for row in played.players
             if row.player is not None
         ),
         key=lambda item: order[item[0]],

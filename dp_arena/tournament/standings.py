@@ -1,13 +1,21 @@
 """Final standings: places (shared by declared ties) and the players eliminated along the
-way, grouped by the session that eliminated them (a later session places higher)."""
+way, grouped by the session that eliminated them (a later session places higher).
+
+>>> groups_by_key(["ann", "bo", "cy", "dee"], key=len)
+[['bo', 'cy'], ['ann', 'dee']]
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from dp_arena.tournament.outcomes import Standing
 
-__all__ = ["standings_from_groups"]
+__all__ = ["groups_by_key", "standings_from_groups"]
+
+Item = TypeVar("Item")
 
 
 def standings_from_groups(
@@ -35,3 +43,10 @@ def standings_from_groups(
             )
         place += len(players)
     return standings
+
+
+def groups_by_key(items: Sequence[Item], key: Callable[[Item], Any]) -> list[list[Item]]:
+    """``items`` ordered by ``key`` (smallest first), those with equal keys in one group
+    (a shared place), each group in the order given."""
+    ordered = sorted(items, key=key)  # stable: equal keys keep their order
+    return [list(group) for _, group in itertools.groupby(ordered, key=key)]

@@ -27,11 +27,11 @@ eliminated). A standing's ``prize_cents`` is the player's money won or lost, aft
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dp_arena.engine import Betting, TableRules
+from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
@@ -40,7 +40,7 @@ from dp_arena.tournament.cash.settlement import apply_rake, settle_average, sett
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import OptionChecks, plan_problems
+from dp_arena.tournament.option_checks import OptionChecks, plan_problems, valid_options
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
 from dp_arena.tournament.plan import (
     MAX_SECTION,
@@ -50,11 +50,20 @@ from dp_arena.tournament.plan import (
     SectionPlan,
     SessionKind,
     SessionPlan,
+    plan_details,
 )
-from dp_arena.tournament.sessions import assignment
-from dp_arena.tournament.units import TableUnit
+from dp_arena.tournament.sessions import section_units
+from dp_arena.tournament.standings import groups_by_key, standings_from_groups
 
-__all__ = ["CASH", "CashDetails", "CashFormat", "CashPlayer", "SeatSettlement", "StretchRecord"]
+__all__ = [
+    "CASH",
+    "CashDetails",
+    "CashFormat",
+    "CashPlan",
+    "CashPlayer",
+    "SeatSettlement",
+    "StretchRecord",
+]
 
 KNOWN_OPTIONS = (
     "tables",
@@ -161,9 +170,7 @@ def _resolve(
     config: EventConfig, defaults: FormatDefaults
 ) -> tuple[EventSettings, CashOptions, CashSchedule, int, int]:
     settings = EventSettings.resolve(config, defaults)
-    options, problems = read_options(dict(config.options))
-    if problems:
-        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    options = valid_options(read_options, config)
     tables, seats = options.layout(len(config.entrants))
     if tables * seats > MAX_SECTION:
         raise ConfigError(
@@ -238,46 +245,30 @@ class CashFormat(EventFormat):
                 kind=PrizeKind.CASH_SETTLEMENT,
                 notes=notes,
             ),
+            details=CashPlan(options, schedule),
         )
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
-        settings, options, schedule, tables, seats = _resolve(config, self.defaults)
+        details = plan_details(plan, CashPlan)
+        options, stretches = details.options, details.schedule.stretches
         entrants = {entrant.player: entrant for entrant in config.entrants}
-        rules = TableRules(
-            seat_count=seats,
-            small_blind=settings.small_blind,
-            big_blind=settings.big_blind,
-            betting=options.betting,
-            cap=settings.cap,
-        )
-        units: list[TableUnit] = []
-        for stretch in schedule.stretches:
-            for table, row in enumerate(stretch.seating, start=1):
-                rotated = [row[(index + stretch.rotation) % seats] for index in range(seats)]
-                units.append(
-                    TableUnit(
-                        event=config.name,
-                        event_seed=config.deck_seed,
-                        session=stretch.stretch,
-                        section=1,
-                        table=table,
-                        rules=rules,
-                        deals=stretch.deals,
-                        seats=tuple(assignment(player, entrants) for player in rotated),
-                        starting_chips=(settings.cap * stretch.deals,) * seats,
-                        eliminating=False,
-                        max_faults=config.max_faults,
-                        limits=config.limits,
-                        log_dir=runtime.log_dir,
-                    )
-                )
+        units = [
+            section_units(
+                config,
+                session,
+                session.sections[0],
+                _unit_seating(stretch),
+                entrants,
+                {},
+                runtime.log_dir,
+            )
+            for stretch, session in zip(stretches, plan.sessions, strict=True)
+        ]
         # Every stretch is known before a card is dealt: all of them run as one batch.
-        runtime.observer.units_started("cash game", units)
-        results = runtime.executor.run(units, _observe(runtime, units))
+        results = runtime.run_units("cash game", units)
         records: list[StretchRecord] = []
         settlements: list[SeatSettlement] = []
-        for index, stretch in enumerate(schedule.stretches):
-            stretch_results = results[index * tables : (index + 1) * tables]
+        for stretch, stretch_results in zip(stretches, results, strict=True):
             outcomes = tuple(
                 _table_outcome(table, row, result, stretch.rotation)
                 for table, (row, result) in enumerate(
@@ -288,8 +279,8 @@ class CashFormat(EventFormat):
                 StretchRecord(stretch.stretch, stretch.first_deal, stretch.deals, outcomes)
             )
             settlements += _settle_stretch(stretch, outcomes, options)
-        players = _players(config, schedule, settlements)
-        details = CashDetails(
+        players = _players(config, details.schedule, settlements)
+        played = CashDetails(
             settlement=options.settlement,
             chip_value_cents=options.chip_value_cents,
             matchpoint_cents=options.matchpoint_cents,
@@ -299,8 +290,32 @@ class CashFormat(EventFormat):
             players=players,
             rake_cents=sum(settlement.rake_cents for settlement in settlements),
         )
-        faults = tuple(fault for result in results for fault in result.faults)
-        return EventResult((), tuple(_standings(players)), faults, details)
+        faults = tuple(
+            fault
+            for stretch_results in results
+            for result in stretch_results
+            for fault in result.faults
+        )
+        return EventResult((), tuple(_standings(players)), faults, played)
+
+
+@dataclass(frozen=True, slots=True)
+class CashPlan:
+    """What the cash game plays from (the plan's ``details``): its options and who sits
+    where at every deal."""
+
+    options: CashOptions
+    schedule: CashSchedule
+
+
+def _unit_seating(stretch: Stretch) -> tuple[tuple[str | None, ...], ...]:
+    """A stretch's seating in its table units' seat order: a unit starts with its seat 0
+    on the button, so unit seat ``i`` is table seat ``(i + rotation) mod seats``."""
+    seats = len(stretch.seating[0])
+    return tuple(
+        tuple(row[(index + stretch.rotation) % seats] for index in range(seats))
+        for row in stretch.seating
+    )
 
 
 def _session_plan(
@@ -329,13 +344,6 @@ def _session_plan(
             ),
         ),
     )
-
-
-def _observe(runtime: Runtime, units: list[TableUnit]) -> Callable[[int, TableSessionResult], None]:
-    def on_result(index: int, result: TableSessionResult) -> None:
-        runtime.observer.unit_finished(units[index], result)
-
-    return on_result
 
 
 def _table_outcome(
@@ -419,17 +427,13 @@ def _players(
 
 def _standings(players: tuple[CashPlayer, ...]) -> list[Standing]:
     """Players by money won (after rake), equal amounts sharing places."""
-    ordered = sorted(players, key=lambda player: -player.money_cents)  # stable: config order
-    standings = []
-    index = 0
-    while index < len(ordered):
-        group = [p for p in ordered[index:] if p.money_cents == ordered[index].money_cents]
-        for player in group:
-            standings.append(
-                Standing(player.player, index + 1, index + len(group), player.money_cents)
-            )
-        index += len(group)
-    return standings
+    groups = groups_by_key(players, lambda player: -player.money_cents)
+    return standings_from_groups(
+        [[player.player for player in group] for group in groups],
+        {player.player: player.money_cents for player in players},
+        {},
+        {},
+    )
 
 
 CASH = CashFormat()

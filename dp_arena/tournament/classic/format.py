@@ -39,16 +39,16 @@ from dp_arena.tournament.bounds import (
 from dp_arena.tournament.classic.payout import payout_units
 from dp_arena.tournament.classic.play import (
     DEFAULT_LEVELS,
-    ClassicOutcome,
     ClassicSettings,
     play_classic,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places
-from dp_arena.tournament.option_checks import OptionChecks, plan_problems
-from dp_arena.tournament.outcomes import EventResult, Standing
-from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
+from dp_arena.tournament.option_checks import OptionChecks, plan_problems, valid_options
+from dp_arena.tournament.outcomes import EventResult
+from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan, plan_details
+from dp_arena.tournament.standings import standings_from_groups
 
 __all__ = ["CLASSIC", "ClassicFormat", "classic_settings", "read_options"]
 
@@ -134,9 +134,7 @@ def read_options(options: Mapping[str, Any]) -> tuple[ClassicSettings, list[Prob
 def classic_settings(config: EventConfig) -> ClassicSettings:
     """The freezeout's settings from a validated config; :class:`ConfigError` when the
     config sets what a freezeout does not have, or names late entrants it lacks."""
-    settings, problems = read_options(dict(config.options))
-    if problems:
-        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    settings = valid_options(read_options, config)
     for name in ("cap", "small_blind", "big_blind", "round_robin_deals"):
         if getattr(config, name) is not None:
             raise ConfigError(
@@ -216,6 +214,7 @@ class ClassicFormat(EventFormat):
                 places=tuple(unit * money.buy_in_cents for unit in units),
                 notes=notes,
             ),
+            details=settings,
         )
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
@@ -223,7 +222,7 @@ class ClassicFormat(EventFormat):
             config.entrants,
             event=config.name,
             seed=config.deck_seed,
-            settings=classic_settings(config),
+            settings=plan_details(plan, ClassicSettings),
             max_faults=config.max_faults,
             limits=config.limits,
             log_dir=runtime.log_dir,
@@ -232,17 +231,8 @@ class ClassicFormat(EventFormat):
             ),
         )
         prizes = pay_places(plan.prizes.places, outcome.finishing_order)
-        return EventResult((), tuple(classic_standings(outcome, prizes)), outcome.faults, outcome)
-
-
-def classic_standings(outcome: ClassicOutcome, prizes: Mapping[str, int]) -> list[Standing]:
-    standings = []
-    place = 1
-    for group in outcome.finishing_order:
-        for player in group:
-            standings.append(Standing(player, place, place + len(group) - 1, prizes.get(player, 0)))
-        place += len(group)
-    return standings
+        standings = standings_from_groups(outcome.finishing_order, prizes, {}, {})
+        return EventResult((), tuple(standings), outcome.faults, outcome)
 
 
 CLASSIC = ClassicFormat()

@@ -31,22 +31,21 @@ schedule stays the plan. Each set is settled in one ledger transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
-from dp_arena.tournament.bounds import (
-    MAX_PLAYER_SETS,
-)
+from dp_arena.tournament.bounds import MAX_PLAYER_SETS
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
 from dp_arena.tournament.describe import SummaryParts
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import plan_problems
-from dp_arena.tournament.outcomes import EventResult, SectionOutcome, SessionOutcome, Standing
+from dp_arena.tournament.option_checks import plan_problems, valid_options
+from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing, session_faults
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -54,27 +53,27 @@ from dp_arena.tournament.plan import (
     SectionPlan,
     SessionKind,
     SessionPlan,
+    plan_details,
 )
 from dp_arena.tournament.quickplay.ledger import Ledger
-from dp_arena.tournament.quickplay.money import set_awards, set_money
+from dp_arena.tournament.quickplay.money import SetMoney, set_awards, set_money
 from dp_arena.tournament.quickplay.options import QuickPlayOptions, read_options
 from dp_arena.tournament.quickplay.purses import PlayerMoney, Purses
 from dp_arena.tournament.quickplay.records import QuickPlayDetails, SetRecord
 from dp_arena.tournament.quickplay.schedule import PlannedSet, QuickPlaySchedule, schedule_sets
 from dp_arena.tournament.quickplay.summary import summary_parts
-from dp_arena.tournament.sessions import score_section, section_units, table_outcome
+from dp_arena.tournament.sessions import section_outcome, section_units
+from dp_arena.tournament.standings import groups_by_key, standings_from_groups
 from dp_arena.tournament.units import TableUnit
 
-__all__ = ["QUICK_PLAY", "QuickPlayFormat"]
+__all__ = ["QUICK_PLAY", "QuickPlayFormat", "QuickPlayPlan"]
 
 
 def _settings_and_schedule(
     config: EventConfig, defaults: FormatDefaults
 ) -> tuple[EventSettings, QuickPlayOptions, int, QuickPlaySchedule]:
     settings = EventSettings.resolve(config, defaults)
-    options, problems = read_options(dict(config.options))
-    if problems:  # a config from parse_config has none; this guards hand-made configs
-        raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
+    options = valid_options(read_options, config)
     players = [entrant.player for entrant in config.entrants]
     seats = options.seats_for(len(players))
     if len(players) < 2 * seats:
@@ -172,24 +171,24 @@ class QuickPlayFormat(EventFormat):
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)
-        notes = []
-        pool = 0
-        for planned in schedule.sets:
-            money = set_money(
+        money = tuple(
+            set_money(
                 players=len(planned.players),
                 seats=seats,
                 deals=planned.deals,
                 buy_in_cents=settings.buy_in_cents,
                 set_basis_points=options.set_basis_points,
             )
-            pool += money.pool_cents
-            notes.append(
-                f"set {planned.set_number} (round {planned.round}, contest {planned.contest}):"
-                f" {planned.tables} x {seats}, {planned.deals} deals, pool"
-                f" {format_cents(money.pool_cents)}: set money"
-                f" {format_cents(money.set_money[0])} and hand money"
-                f" {format_cents(money.hand_money[0][0])} a deal per seat position"
-            )
+            for planned in schedule.sets
+        )
+        notes = [
+            f"set {planned.set_number} (round {planned.round}, contest {planned.contest}):"
+            f" {planned.tables} x {seats}, {planned.deals} deals, pool"
+            f" {format_cents(set_cents.pool_cents)}: set money"
+            f" {format_cents(set_cents.set_money[0])} and hand money"
+            f" {format_cents(set_cents.hand_money[0][0])} a deal per seat position"
+            for planned, set_cents in zip(schedule.sets, money, strict=True)
+        ]
         rake = options.rake_basis_points
         notes.append(f"rake {rake // 100}.{rake % 100:02d} % of each amount won")
         waiting = [player for player, count in schedule.sets_played if count == 0]
@@ -202,104 +201,43 @@ class QuickPlayFormat(EventFormat):
             entrants=len(config.entrants),
             sessions=tuple(_session_plan(planned, settings) for planned in schedule.sets),
             prizes=PrizePlan(
-                pool_cents=pool,
+                pool_cents=sum(set_cents.pool_cents for set_cents in money),
                 buy_in_cents=settings.buy_in_cents,
                 fee_cents=settings.fee_cents,
                 kind=PrizeKind.SET_AND_HAND_MONEY,
                 notes=tuple(notes),
             ),
+            details=QuickPlayPlan(options, schedule, money),
         )
 
     def summary_parts(self, result: EventResult, absent_players: frozenset[str]) -> SummaryParts:
         return summary_parts(result, result.details, absent_players)
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
-        settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)
-        entrants = {entrant.player: entrant for entrant in config.entrants}
-        by_round: dict[int, list[PlannedSet]] = {}
-        for planned in schedule.sets:
-            by_round.setdefault(planned.round, []).append(planned)
+        details = plan_details(plan, QuickPlayPlan)
+        options = details.options
+        sets = [
+            _Set(planned, session, money)
+            for planned, session, money in zip(
+                details.schedule.sets, plan.sessions, details.money, strict=True
+            )
+        ]
         records: list[SetRecord] = []
         outcomes: list[SessionOutcome] = []
         with Ledger(_ledger_path(config, options, runtime)) as ledger:
-            purses = Purses(ledger, config, options, schedule, settings.buy_in_cents, runtime)
-            for round_number, round_sets in sorted(by_round.items()):
-                for planned in round_sets:
-                    purses.before_set(planned)
-                session_plans = [_session_plan(planned, settings) for planned in round_sets]
-                units: list[TableUnit] = []
-                spans = []
-                for planned, session_plan in zip(round_sets, session_plans, strict=True):
-                    section_list = section_units(
-                        config,
-                        session_plan,
-                        session_plan.sections[0],
-                        planned.seating,
-                        entrants,
-                        {},
-                        runtime.log_dir,
-                    )
-                    spans.append((len(units), len(units) + len(section_list)))
-                    units += section_list
-                runtime.observer.units_started(f"round {round_number}", units)
-                results = runtime.executor.run(units, _observe(runtime, units))
-                for planned, session_plan, (start, end) in zip(
-                    round_sets, session_plans, spans, strict=True
-                ):
-                    set_units, set_results = units[start:end], results[start:end]
-                    money = set_money(
-                        players=len(planned.players),
-                        seats=seats,
-                        deals=planned.deals,
-                        buy_in_cents=settings.buy_in_cents,
-                        set_basis_points=options.set_basis_points,
-                    )
-                    awards = set_awards(
-                        money,
-                        planned.seating,
-                        [[deal.nets for deal in result.deals] for result in set_results],
-                        starting_stack=session_plan.cap * planned.deals,
-                        rake_basis_points=options.rake_basis_points,
-                    )
-                    purses.settle(planned, awards)
-                    records.append(
-                        SetRecord(
-                            set_number=planned.set_number,
-                            round=planned.round,
-                            contest=planned.contest,
-                            seating=planned.seating,
-                            deals=planned.deals,
-                            pool_cents=money.pool_cents,
-                            set_money=money.set_money,
-                            hand_money=money.hand_money,
-                            awards=tuple(awards),
-                            rake_cents=sum(award.rake_cents for award in awards),
-                        )
-                    )
-                    section = SectionOutcome(
-                        section=1,
-                        tables=planned.tables,
-                        seats=seats,
-                        deals=planned.deals,
-                        table_results=tuple(
-                            table_outcome(unit, result)
-                            for unit, result in zip(set_units, set_results, strict=True)
-                        ),
-                        players=tuple(
-                            score_section(
-                                config,
-                                session_plan,
-                                session_plan.sections[0],
-                                planned.seating,
-                                set_results,
-                                {},
-                            )
-                        ),
-                    )
-                    outcome = SessionOutcome(planned.set_number, (section,), (), (), ())
+            purses = Purses(
+                ledger, config, options, details.schedule, plan.prizes.buy_in_cents, runtime
+            )
+            for round_number, round_sets in _rounds(sets):
+                for one in round_sets:
+                    purses.before_set(one.planned)
+                played = _play_round(config, round_number, round_sets, runtime)
+                for one, (units, results) in zip(round_sets, played, strict=True):
+                    record, outcome = _settle_set(config, one, units, results, purses, options)
+                    records.append(record)
                     outcomes.append(outcome)
                     runtime.observer.session_finished(outcome)
-            details = QuickPlayDetails(
+            played_details = QuickPlayDetails(
                 game=purses.game,
                 sets=tuple(records),
                 players=purses.money(),
@@ -308,23 +246,95 @@ class QuickPlayFormat(EventFormat):
                 ledger_total_before_cents=purses.total_before,
                 ledger_total_after_cents=ledger.total(),
             )
-        faults = tuple(
-            fault
-            for outcome in outcomes
-            for section_outcome in outcome.sections
-            for table in section_outcome.table_results
-            for fault in table.faults
+        standings = _standings(played_details.players)
+        return EventResult(
+            tuple(outcomes), tuple(standings), session_faults(outcomes), played_details
         )
-        return EventResult(tuple(outcomes), tuple(_standings(details.players)), faults, details)
 
 
-def _observe(runtime: Runtime, units: list[TableUnit]) -> Callable[[int, TableSessionResult], None]:
-    """Tells the run's observer of each unit's result as it arrives."""
+@dataclass(frozen=True, slots=True)
+class QuickPlayPlan:
+    """What Quick Play plays from (the plan's ``details``): the options, the schedule of
+    sets, and each set's money (in the schedule's order)."""
 
-    def on_result(index: int, result: TableSessionResult) -> None:
-        runtime.observer.unit_finished(units[index], result)
+    options: QuickPlayOptions
+    schedule: QuickPlaySchedule
+    money: tuple[SetMoney, ...]
 
-    return on_result
+
+@dataclass(frozen=True, slots=True)
+class _Set:
+    """One set as planned: its place in continuous play, its session, its money."""
+
+    planned: PlannedSet
+    session: SessionPlan
+    money: SetMoney
+
+
+def _rounds(sets: list[_Set]) -> list[tuple[int, list[_Set]]]:
+    """The sets by round, in order."""
+    by_round: dict[int, list[_Set]] = {}
+    for one in sets:
+        by_round.setdefault(one.planned.round, []).append(one)
+    return sorted(by_round.items())
+
+
+def _play_round(
+    config: EventConfig, round_number: int, round_sets: list[_Set], runtime: Runtime
+) -> list[tuple[list[TableUnit], list[TableSessionResult]]]:
+    """Every set of a round played at once: each set's table units and their results."""
+    entrants = {entrant.player: entrant for entrant in config.entrants}
+    units = [
+        section_units(
+            config,
+            one.session,
+            one.session.sections[0],
+            one.planned.seating,
+            entrants,
+            {},
+            runtime.log_dir,
+        )
+        for one in round_sets
+    ]
+    results = runtime.run_units(f"round {round_number}", units)
+    return list(zip(units, results, strict=True))
+
+
+def _settle_set(
+    config: EventConfig,
+    one: _Set,
+    units: list[TableUnit],
+    results: list[TableSessionResult],
+    purses: Purses,
+    options: QuickPlayOptions,
+) -> tuple[SetRecord, SessionOutcome]:
+    """A played set settled: its awards paid in the ledger, its record, and its outcome
+    as a session of one section (no one advances or carries chips over)."""
+    planned, money = one.planned, one.money
+    awards = set_awards(
+        money,
+        planned.seating,
+        [[deal.nets for deal in result.deals] for result in results],
+        starting_stack=one.session.cap * planned.deals,
+        rake_basis_points=options.rake_basis_points,
+    )
+    purses.settle(planned, awards)
+    record = SetRecord(
+        set_number=planned.set_number,
+        round=planned.round,
+        contest=planned.contest,
+        seating=planned.seating,
+        deals=planned.deals,
+        pool_cents=money.pool_cents,
+        set_money=money.set_money,
+        hand_money=money.hand_money,
+        awards=tuple(awards),
+        rake_cents=sum(award.rake_cents for award in awards),
+    )
+    section = section_outcome(
+        config, one.session, one.session.sections[0], planned.seating, units, results, {}
+    )
+    return record, SessionOutcome(planned.set_number, (section,), (), (), ())
 
 
 def _ledger_path(config: EventConfig, options: QuickPlayOptions, runtime: Runtime) -> str:
@@ -347,16 +357,13 @@ def _standings(players: tuple[PlayerMoney, ...]) -> list[Standing]:
     """Players by the money they won (after the rake); equal winnings, the one that paid
     fewer buy-ins (the better profit) first; equal in both, they share the place, listed
     in config order. A standing's prize is what the player won."""
-    ordered = sorted(players, key=_standing_key)  # stable: config order
-    standings = []
-    index = 0
-    while index < len(ordered):
-        key = _standing_key(ordered[index])
-        group = [money for money in ordered[index:] if _standing_key(money) == key]
-        for money in group:
-            standings.append(Standing(money.player, index + 1, index + len(group), money.won_cents))
-        index += len(group)
-    return standings
+    groups = groups_by_key(players, _standing_key)
+    return standings_from_groups(
+        [[money.player for money in group] for group in groups],
+        {money.player: money.won_cents for money in players},
+        {},
+        {},
+    )
 
 
 QUICK_PLAY = QuickPlayFormat()

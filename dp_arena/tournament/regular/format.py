@@ -6,13 +6,16 @@ and the final; prizes by final place.
 
 from __future__ import annotations
 
-from typing import Any
-
 from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.outcomes import (
+    EventResult,
+    RoundRobinOutcome,
+    SessionOutcome,
+    session_faults,
+)
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -139,16 +142,7 @@ class RegularFormat(EventFormat):
         assert final is not None
         prizes = pay_places(plan.prizes.places, final.order)
         standings = standings_from_groups(final.order, prizes, eliminated_in, order)
-        faults = tuple(fault for outcome in outcomes for fault in _faults(outcome))
-        return EventResult(tuple(outcomes), tuple(standings), faults)
-
-
-def _faults(outcome: SessionOutcome | RoundRobinOutcome) -> list[Any]:
-    if isinstance(outcome, RoundRobinOutcome):
-        tables = [table for match in outcome.matches for table in match.table_results]
-    else:
-        tables = [table for section in outcome.sections for table in section.table_results]
-    return [fault for table in tables for fault in table.faults]
+        return EventResult(tuple(outcomes), tuple(standings), session_faults(outcomes))
 
 
 REGULAR = RegularFormat()

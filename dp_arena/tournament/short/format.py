@@ -13,7 +13,7 @@ from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
-from dp_arena.tournament.outcomes import EventResult, SessionOutcome
+from dp_arena.tournament.outcomes import EventResult, SessionOutcome, session_faults
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -158,14 +158,7 @@ class ShortFormat(EventFormat):
                         by_rank.setdefault(row.rank, []).append(row.player)
         groups = [sorted(by_rank[rank], key=order.__getitem__) for rank in sorted(by_rank)]
         standings = standings_from_groups(groups, prizes, eliminated_in, order)
-        faults = tuple(
-            fault
-            for outcome in outcomes
-            for section in outcome.sections
-            for table in section.table_results
-            for fault in table.faults
-        )
-        return EventResult(tuple(outcomes), tuple(standings), faults)
+        return EventResult(tuple(outcomes), tuple(standings), session_faults(outcomes))
 
 
 SHORT = ShortFormat(sit_and_go=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, session_faults
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
 from dp_arena.tournament.roundrobin import ROUND_ROBIN_SIZES
 from dp_arena.tournament.roundrobin_session import plan_round_robin, play_round_robin
@@ -83,13 +83,7 @@ class RoundRobinSitAndGo(EventFormat):
         runtime.observer.session_finished(outcome)
         prizes = round_robin_prizes(plan.prizes, outcome)
         standings = standings_from_groups(outcome.order, prizes, {}, order)
-        faults = tuple(
-            fault
-            for match in outcome.matches
-            for table in match.table_results
-            for fault in table.faults
-        )
-        return EventResult((outcome,), tuple(standings), faults)
+        return EventResult((outcome,), tuple(standings), session_faults((outcome,)))
 
 
 SNG_ROUND_ROBIN = RoundRobinSitAndGo()
