@@ -4,8 +4,11 @@ Each module's imports are read with :mod:`ast` (``import``, ``from ... import``,
 imports, imports under ``TYPE_CHECKING`` and inside functions, and
 ``importlib.import_module("dp_arena...")`` with a literal name): an import is a
 dependency wherever it sits. The allowed table is itself checked to have no cycle, so no
-part can reach back up through another. Light layers are also imported for real in a
-fresh interpreter, to prove NumPy, Ray, PettingZoo and Gymnasium stay out of them.
+part can reach back up through another. Inside the tournament, a family of formats (a
+subpackage) imports only the shared machinery (the top-level modules) below the registry
+of formats, and the shared machinery reaches a format only through that registry. Light
+layers are also imported for real in a fresh interpreter, to prove NumPy, Ray, PettingZoo
+and Gymnasium stay out of them.
 """
 
 from __future__ import annotations
@@ -284,6 +287,125 @@ def test_every_exception_is_still_needed() -> None:
     _, used = _violations()
     stale = sorted(set(EXCEPTIONS) - used)
     assert stale == [], f"these imports are gone: remove them from EXCEPTIONS: {stale}"
+
+
+# Inside the tournament: each family of formats is a subpackage of its own
+# (dp_arena.tournament.regular, .short, ...); the top-level modules are the machinery they
+# share. The registry names every format's module as text, "module:attribute".
+TOURNAMENT = "dp_arena.tournament"
+REGISTRY = "dp_arena.tournament.formats"
+
+
+def _tournament_modules() -> dict[str, Path]:
+    modules = {_module_name(path, PACKAGE): path for path in _package_files()}
+    return {name: path for name, path in modules.items() if _family(name) is not None}
+
+
+def _family(module: str) -> str | None:
+    """``"regular"`` for a module of the family dp_arena.tournament.regular, ``""`` for the
+    shared machinery (a top-level module of the tournament, or the package itself),
+    ``None`` outside the tournament."""
+    if module != TOURNAMENT and not module.startswith(TOURNAMENT + "."):
+        return None
+    rest = module.removeprefix(TOURNAMENT).removeprefix(".").split(".")
+    return rest[0] if rest[0] and (PACKAGE / "tournament" / rest[0]).is_dir() else ""
+
+
+def _registered() -> dict[str, str]:
+    """Each format's name and the module the registry names for it."""
+    from dp_arena.tournament.formats import FORMATS
+
+    return {name: target.split(":")[0] for name, target in FORMATS.items()}
+
+
+@functools.cache
+def _tournament_graph() -> dict[str, frozenset[str]]:
+    """Every tournament module and the tournament modules it imports, however (the
+    registry's named modules included: it imports them when their format is asked for)."""
+    modules = _tournament_modules()
+    graph: dict[str, frozenset[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for _, target in _imports(path, module):
+            while target and target not in modules:  # an imported name: its module
+                target = target.rpartition(".")[0]
+            if target and target != module:
+                targets.add(target)
+        if module == REGISTRY:
+            targets |= set(_registered().values())
+        graph[module] = frozenset(targets)
+    return graph
+
+
+def test_a_format_imports_shared_machinery_and_its_own_family_only() -> None:
+    """A format never imports another family, nor the tournament package's public surface,
+    nor the registry or what reaches it (the event driver, the config reader): those import
+    the formats."""
+    graph = _tournament_graph()
+    reaches_registry = {REGISTRY}
+    while True:
+        more = {module for module, targets in graph.items() if targets & reaches_registry}
+        if more <= reaches_registry:
+            break
+        reaches_registry |= more
+    modules = _tournament_modules()
+    problems = []
+    for module, path in sorted(modules.items()):
+        family = _family(module)
+        if not family:
+            continue
+        for line, target in sorted(set(_imports(path, module))):
+            target_family = _family(target)
+            if target_family is None or target_family == family:
+                continue
+            where = f"{path.relative_to(REPO)}:{line}: {module} imports {target}"
+            while target not in modules:  # an imported name: its module
+                target = target.rpartition(".")[0]
+            if target_family:
+                problems.append(f"{where}, a module of another family of formats")
+            elif target == TOURNAMENT:
+                problems.append(f"{where}, the package's public surface: import its module")
+            elif target in reaches_registry:
+                problems.append(f"{where}, which reaches the registry of formats")
+    assert problems == [], "\n".join(problems)
+
+
+def test_shared_machinery_reaches_a_format_only_through_the_registry() -> None:
+    problems = []
+    for module, path in sorted(_tournament_modules().items()):
+        if _family(module) != "":
+            continue
+        for line, target in sorted(set(_imports(path, module))):
+            if _family(target):
+                problems.append(f"{path.relative_to(REPO)}:{line}: {module} imports {target}")
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_registry_names_a_module_of_each_family_and_only_those() -> None:
+    from dp_arena.tournament.formats import get_format
+
+    modules = _tournament_modules()
+    families = {_family(module) for module in modules} - {""}
+    registered = _registered()
+    assert all(module in modules and _family(module) for module in registered.values())
+    assert {_family(module) for module in registered.values()} == families
+    assert all(get_format(name).name == name for name in registered)
+
+
+def test_the_tournament_has_no_import_cycle() -> None:
+    graph = _tournament_graph()
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> None:
+        assert module not in path, f"an import cycle: {' -> '.join([*path, module])}"
+        if module in done:
+            return
+        for target in sorted(graph[module]):
+            visit(target, [*path, module])
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, [])
 
 
 def test_builtin_bots_use_only_the_bot_api_and_the_learner() -> None:
