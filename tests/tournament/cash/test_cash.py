@@ -252,7 +252,7 @@ def test_the_shipped_config_plans_and_plays() -> None:
     from dp_arena.tournament.loading import load_config
 
     # The shipped config names no seed: a real run deals from a secret key, as here.
-    shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "cash.toml")
+    shipped = load_config(Path(__file__).resolve().parents[3] / "configs" / "cash.toml")
     config = with_key(shipped, EventKey.secret())
     event_format = get_format(config.format)
     plan = event_format.plan(config)

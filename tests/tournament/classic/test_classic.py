@@ -238,7 +238,7 @@ def test_the_shipped_config_plans_and_plays() -> None:
     from dp_arena.tournament.loading import load_config
 
     # The shipped config names no seed: a real run deals from a secret key, as here.
-    shipped = load_config(Path(__file__).resolve().parents[2] / "configs" / "classic.toml")
+    shipped = load_config(Path(__file__).resolve().parents[3] / "configs" / "classic.toml")
     config = with_key(shipped, EventKey.secret())
     plan, result = _play(config)
     assert plan.prizes.total_cents == plan.prizes.pool_cents == 24 * 200
