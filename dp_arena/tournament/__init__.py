@@ -7,7 +7,11 @@
                        run by an Executor (SerialExecutor here, Ray later)
                    ->  EventResult (records)  ->  run directory (results.json, PHH, logs)
 
-Formats are registered by name in :data:`~dp_arena.tournament.formats.FORMATS`.
+Each family of formats is a subpackage (``regular``, ``short``, ``quickplay``, ``cash``,
+``classic``) implementing :class:`~dp_arena.tournament.interface.EventFormat` over the
+machinery shared at this package's top; formats are registered by name in
+:data:`~dp_arena.tournament.formats.FORMATS`, the one place the rest reaches them from
+(docs/architecture.md).
 """
 
 from __future__ import annotations

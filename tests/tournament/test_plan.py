@@ -1,15 +1,20 @@
 """Plans against the rules' own tables: every row of the rules' section chart and of
 their short / Sit n Go structure table (pasted here as text and parsed, so the test
-does not read the chart the code uses), and the 70-player example."""
+does not read the chart the code uses), and the 70-player example; and a format's play
+reading its plan, never planning again from the config."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.formats import get_format
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import default_config
 from dp_arena.tournament.plan import EventPlan, SessionKind, section_sizes
+from dp_arena.tournament.units import SerialExecutor
 
 # The rules' section chart, verbatim: N | tables x P | empty | adv/elim | deals
 REGULAR_CHART = """
@@ -259,3 +264,37 @@ def test_short_thirty_three_to_thirty_six_split_seventy_thirty() -> None:
     first = sum(places[0] for places in plan.prizes.seat_positions)
     second = sum(places[1] for places in plan.prizes.seat_positions)
     assert (first, second) == (pool * 70 // 100, pool * 30 // 100)
+
+
+# Options each format's play would read again if it planned from the config a second time:
+# its plan holds them (EventPlan.details), so a config changed after planning changes nothing.
+PLAYED_FROM_THE_PLAN = {
+    "quickplay": {"set_percent": 20, "sets": 2},
+    "cash": {"settlement": "matchpoints", "deals": 6},
+    "classic": {"starting_stack": 300},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAYED_FROM_THE_PLAN))
+def test_a_format_plays_from_its_plan_not_from_its_config_again(name: str) -> None:
+    config = default_config(name, 8, seed=5)
+    event_format = get_format(name)
+    plan = event_format.plan(config)
+    other = replace(config, options=tuple(sorted(PLAYED_FROM_THE_PLAN[name].items())))
+    assert event_format.plan(other) != plan  # these options make another plan
+    played = event_format.play(config, plan, Runtime(SerialExecutor()))
+    assert event_format.play(other, plan, Runtime(SerialExecutor())) == played
+
+
+def test_a_plan_holds_its_own_formats_details_only() -> None:
+    plan = get_format("cash").plan(default_config("cash", 8))
+    with pytest.raises(TypeError, match="made by another format"):
+        get_format("quickplay").play(
+            default_config("quickplay", 8), plan, Runtime(SerialExecutor())
+        )
+
+
+def test_the_details_of_a_plan_stay_out_of_its_json() -> None:
+    plan = get_format("quickplay").plan(default_config("quickplay", 8))
+    assert plan.details is not None
+    assert "details" not in plan.to_json()
