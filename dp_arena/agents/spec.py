@@ -27,6 +27,7 @@ import difflib
 import enum
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import os
 import re
@@ -34,6 +35,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import CodeType
 from typing import Any
 
 from dp_arena.agents.agent import Agent
@@ -47,6 +49,7 @@ __all__ = [
     "class_problem",
     "load_agent",
     "parse_spec",
+    "precompile",
     "python_classes",
 ]
 
@@ -236,6 +239,36 @@ def _suggestion(spec: AgentSpec, module: Any) -> str:
     return f"; did you mean {' or '.join(f'{spec.target}:{name}' for name in ordered[:3])}?"
 
 
+# Bot files compiled ahead of loading, by path and SHA-256 of their source: a sandbox's
+# warm template compiles its bot's file once (compiling runs no code of it), and each seat
+# forked from it then runs that code instead of compiling the file again. A file whose
+# source is not the one compiled is compiled as usual.
+_PRECOMPILED: dict[tuple[str, bytes], CodeType] = {}
+
+
+def precompile(path: Path) -> None:
+    """Compile the Python file at ``path`` for :func:`load_agent` to use later; a file
+    that cannot be read or compiled is left for loading to report."""
+    path = path.expanduser().resolve()
+    try:
+        source = path.read_bytes()
+        code = compile(source, str(path), "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
+        return
+    _PRECOMPILED[(str(path), hashlib.sha256(source).digest())] = code
+
+
+class _BotFileLoader(importlib.machinery.SourceFileLoader):
+    """A bot file's loader: its precompiled code when the source is the one compiled."""
+
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> CodeType:
+        if isinstance(data, bytes) and _PRECOMPILED:
+            code = _PRECOMPILED.get((str(path), hashlib.sha256(data).digest()))
+            if code is not None:
+                return code
+        return super().source_to_code(data, path, _optimize=_optimize)  # type: ignore[no-any-return]
+
+
 def _import_file(path: Path, text: str) -> Any:
     path = path.expanduser().resolve()
     if not path.is_file():
@@ -246,7 +279,9 @@ def _import_file(path: Path, text: str) -> Any:
     module_name = f"dp_arena_agent_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}_{path.stem}"
     if module_name in sys.modules:
         return sys.modules[module_name]
-    loader_spec = importlib.util.spec_from_file_location(module_name, path)
+    loader_spec = importlib.util.spec_from_file_location(
+        module_name, path, loader=_BotFileLoader(module_name, str(path))
+    )
     if loader_spec is None or loader_spec.loader is None:
         raise AgentError(f"agent {text!r}: cannot import {path}")
     module = importlib.util.module_from_spec(loader_spec)

@@ -52,6 +52,7 @@ import socket
 import struct
 import sys
 import traceback
+from pathlib import Path
 from typing import Any, NoReturn
 
 __all__ = ["main"]
@@ -139,23 +140,46 @@ class _Config:
         with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
             self.last_cap = int(last.read())
         self.template_pid = os.getpid()
+        self.runner: _Runner | None = None  # set by _warm_up
 
 
-def _warm_up() -> None:
-    """Import what the runner and the bots it hosts import, and load the evaluator's
-    tables: the work every seat would otherwise repeat. No bot code runs here."""
+class _Runner:
+    """The runner's module, found and compiled once here, to run as each seat's
+    ``__main__`` (what ``python -m dp_arena.sandbox.runner`` would find and compile)."""
+
+    def __init__(self) -> None:
+        import importlib.util
+
+        spec = importlib.util.find_spec("dp_arena.sandbox.runner")
+        assert spec is not None and spec.loader is not None and spec.origin is not None
+        self.spec = spec
+        self.code = spec.loader.get_code(spec.name)  # type: ignore[attr-defined]
+
+
+def _warm_up(config: _Config) -> None:
+    """Import what the runner and the bots it hosts import, load the evaluator's tables,
+    and compile the runner and the bot's file: the work every seat would otherwise repeat.
+    No bot code runs here (compiling a file runs none of it)."""
     import dp_arena.agents
     import dp_arena.agents.observation
     import dp_arena.agents.spec
     import dp_arena.engine
     import dp_arena.engine.cards
     import dp_arena.sandbox.protocol
-    import dp_arena.sandbox.runner  # noqa: F401
+    import dp_arena.sandbox.runner
+    import dp_arena.sandbox.seccomp  # noqa: F401  (imported by every seat's init and bot)
+    from dp_arena.agents.spec import SpecKind, parse_spec, precompile
     from dp_arena.engine import evaluate
 
     evaluate(list(range(7)))
+    if config.runner_args:
+        bot = parse_spec(config.runner_args[0])
+        if bot.kind is SpecKind.FILE:
+            precompile(Path(str(bot.target)))
+    runner = _Runner()
     # Every seat's collector would otherwise walk all of this, touching each page and so
     # copying it (milliseconds and megabytes a seat): what the template holds is kept.
+    config.runner = runner
     gc.collect()
     gc.freeze()
 
@@ -426,14 +450,27 @@ def _fresh_stdio() -> None:
 
 def _run_bot(config: _Config) -> NoReturn:
     """The runner, as ``python -I -m dp_arena.sandbox.runner SPEC ...`` runs it: as the
-    ``__main__`` module (the zygote's own module is ``__main__`` no more)."""
+    ``__main__`` module (the zygote's own module is ``__main__`` no more), from the code
+    the template compiled."""
     import atexit
-    import runpy
+    import types
 
-    sys.argv = ["-m", *config.runner_args]
+    assert config.runner is not None, "the template warms up before it serves"
+    runner = config.runner
+    spec = runner.spec
+    main = types.ModuleType("__main__")
+    main.__dict__.update(
+        __file__=spec.origin,
+        __cached__=spec.cached,
+        __loader__=spec.loader,
+        __package__=spec.parent,
+        __spec__=spec,
+    )
+    sys.argv = [str(spec.origin), *config.runner_args]
     sys.modules.pop("dp_arena.sandbox.runner", None)  # it runs as __main__, as with -m
+    sys.modules["__main__"] = main
     try:
-        runpy.run_module("dp_arena.sandbox.runner", run_name="__main__", alter_sys=True)
+        exec(runner.code, main.__dict__)
         code = 0
     except SystemExit as exit_request:
         code = exit_request.code if isinstance(exit_request.code, int) else 1
@@ -461,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.runner[:1] == ["--"]:
         args.runner = args.runner[1:]
     config = _Config(args)
-    _warm_up()
+    _warm_up(config)
     control = socket.socket(fileno=0)
     _serve(control, config)
     return 0
