@@ -151,8 +151,19 @@ def _executable_path(program: str) -> bool:
 def python_classes(path: Path) -> tuple[set[str], list[str]]:
     """What a Python file binds at its top level, and which of its classes define ``act``,
     read from its syntax only (nothing of it runs). ``SyntaxError`` and ``OSError`` pass
-    through."""
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    through. Read once per source: a field of a thousand entrants of one file parses it once."""
+    source = path.read_bytes()
+    key = (str(path), hashlib.sha256(source).digest())
+    if key not in _CLASSES:
+        _CLASSES[key] = _top_level(ast.parse(source, filename=str(path)))
+    bound, acting = _CLASSES[key]
+    return set(bound), list(acting)
+
+
+_CLASSES: dict[tuple[str, bytes], tuple[frozenset[str], tuple[str, ...]]] = {}
+
+
+def _top_level(tree: ast.Module) -> tuple[frozenset[str], tuple[str, ...]]:
     bound: set[str] = set()
     acting: list[str] = []
     for node in tree.body:
@@ -179,7 +190,7 @@ def python_classes(path: Path) -> tuple[set[str], list[str]]:
                 if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)
             )
             bound.update(item.name for item in ast.walk(node) if isinstance(item, ast.ClassDef))
-    return bound, acting
+    return frozenset(bound), tuple(acting)
 
 
 def _split_command(command: str, text: str) -> tuple[str, ...]:
@@ -261,12 +272,15 @@ def precompile(path: Path) -> None:
 class _BotFileLoader(importlib.machinery.SourceFileLoader):
     """A bot file's loader: its precompiled code when the source is the one compiled."""
 
-    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> CodeType:
+    # (typeshed declares the base's as a static method; SourceLoader's is this one)
+    def source_to_code(  # type: ignore[override]
+        self, data: Any, path: Any, *, _optimize: int = -1
+    ) -> CodeType:
         if isinstance(data, bytes) and _PRECOMPILED:
             code = _PRECOMPILED.get((str(path), hashlib.sha256(data).digest()))
             if code is not None:
                 return code
-        return super().source_to_code(data, path, _optimize=_optimize)  # type: ignore[no-any-return]
+        return super().source_to_code(data, path, _optimize=_optimize)
 
 
 def _import_file(path: Path, text: str) -> Any:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dp_arena.agents.spec import load_agent, precompile
+from dp_arena.agents.spec import load_agent, precompile, python_classes
 
 BOT = """
 class Bot:
@@ -73,3 +73,16 @@ def test_a_file_that_cannot_compile_is_left_for_loading_to_report(tmp_path: Path
     precompile(path)  # no exception: loading says what is wrong, as before
     with pytest.raises(Exception, match=r"broken\.py"):
         load_agent(f"{path}:Bot")
+
+
+def test_a_file_read_for_its_classes_is_read_again_when_it_changes(tmp_path: Path) -> None:
+    """Its classes are kept by source (a field of a thousand entrants of one file reads it
+    once): a file edited in between is read afresh."""
+    path = tmp_path / "bots.py"
+    path.write_text("class One:\n    def act(self, observation):\n        return 'check'\n")
+    assert python_classes(path) == ({"One"}, ["One"])
+    first = python_classes(path)
+    first[0].add("Spoiled")  # what a caller is given is its own
+    assert python_classes(path) == ({"One"}, ["One"])
+    path.write_text("class Two:\n    def act(self, observation):\n        return 'check'\n")
+    assert python_classes(path) == ({"Two"}, ["Two"])
