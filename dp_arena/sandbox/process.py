@@ -41,19 +41,28 @@ EXIT_GRACE = 0.5
 
 def log_path(log_dir: Path | None, name: str) -> Path | None:
     """A fresh log file for a bot called ``name`` in ``log_dir`` (``name.log``,
-    ``name.2.log``, ... : mirrored copies of a bot each get their own)."""
+    ``name.2.log``, ... : mirrored copies of a bot each get their own). The search
+    for a free name starts after the last one this process took, so a bot that sits
+    down a thousand times does not try a thousand names each time."""
     if log_dir is None:
         return None
     log_dir.mkdir(parents=True, exist_ok=True)
     stem = re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
-    for index in range(1, 10_000):
+    key = (str(log_dir), stem)
+    first = _next_log.get(key, 1)
+    for index in range(first, first + 10_000):
         path = log_dir / (f"{stem}.log" if index == 1 else f"{stem}.{index}.log")
         try:
             with open(path, "xb"):
+                _next_log[key] = index + 1
                 return path
         except FileExistsError:
             continue
     raise OSError(f"no free log file name for {name!r} in {log_dir}")
+
+
+# The index after the last log name each (folder, bot) got in this process.
+_next_log: dict[tuple[str, str], int] = {}
 
 
 class ProcessSeat:
