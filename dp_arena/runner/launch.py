@@ -20,10 +20,10 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Any, Protocol
 
 from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
@@ -43,7 +43,7 @@ from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import Entrant, EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.units import Executor, SerialExecutor
+from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
 
 __all__ = [
     "COMMITMENT_FILE",
@@ -298,6 +298,25 @@ class SerialRun(SerialExecutor):
     @property
     def copied_bots(self) -> Mapping[str, Set[str]]:
         return {}
+
+    def run_json(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        *,
+        histories: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The units played here one after the other, as a Ray worker plays a batch:
+        results as JSON data, each with its hand history recorded as the hands finish
+        (when ``histories``), so the driver need not replay them to write it."""
+        from dp_arena.runner.worker import play_units
+
+        answered = []
+        for index, (data, text) in enumerate(play_units(units, histories=histories)):
+            answered.append(data)
+            if on_result is not None:
+                on_result(index, data, text)
+        return answered
 
     def start(self) -> None:
         pass

@@ -15,16 +15,16 @@ from __future__ import annotations
 import os
 import resource
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from dp_arena.results import to_json
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.parcels import locate
 from dp_arena.tournament.histories import empty_history
-from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
+from dp_arena.tournament.units import Located, TableUnit, prepare_units, run_unit
 
-__all__ = ["run_batch", "warm_up"]
+__all__ = ["play_units", "run_batch", "warm_up"]
 
 # The source this worker process loaded: hashed at its first batch and kept, so a worker
 # left running across an upgrade of the files still answers with what it runs.
@@ -51,15 +51,12 @@ def run_batch(
     if _loaded_version is None:
         _loaded_version = code_version()
     located = locate(parcels, _fetch) if parcels else {}
-    table_units = [TableUnit.from_json(unit) for unit in units]
-    prepare_units(table_units, located)
     results, texts = [], []
-    for unit in table_units:
-        # The hands are recorded as they finish: the text the driver would rebuild.
-        history = empty_history(unit) if histories else None
-        result = run_unit(unit, located, on_deal=None if history is None else history.record)
-        results.append(to_json(result))
-        texts.append(None if history is None else history.text())
+    for data, text in play_units(
+        [TableUnit.from_json(unit) for unit in units], histories=histories, located=located
+    ):
+        results.append(data)
+        texts.append(text)
     return {
         "results": results,
         "histories": texts,
@@ -71,6 +68,19 @@ def run_batch(
         # Linux reports kibibytes.
         "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
     }
+
+
+def play_units(
+    units: Sequence[TableUnit], *, histories: bool, located: Located | None = None
+) -> Iterator[tuple[dict[str, Any], str | None]]:
+    """Play ``units`` in order in this process, yielding each one's result as JSON data
+    and, when ``histories``, its hand history: each hand is recorded as it finishes,
+    which gives the text the driver would otherwise rebuild by replaying the hands."""
+    prepare_units(units, located)
+    for unit in units:
+        history = empty_history(unit) if histories else None
+        result = run_unit(unit, located, on_deal=None if history is None else history.record)
+        yield to_json(result), None if history is None else history.text()
 
 
 def _fetch(reference: Any) -> Any:
