@@ -10,12 +10,12 @@ import stat
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.keys import EventKey
-from dp_arena.results import TableSessionResult
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.launch import SerialRun
 from dp_arena.tournament.loading import load_config
@@ -40,19 +40,21 @@ class _StopAfter(SerialRun):
     def __init__(self, units: int) -> None:
         self.left = units
 
-    def run(
+    def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
-    ) -> list[TableSessionResult]:
-        def counting(index: int, result: TableSessionResult) -> None:
+        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        *,
+        histories: bool = False,
+    ) -> list[dict[str, Any]]:
+        def counting(index: int, data: dict[str, Any], history: str | None) -> None:
             if on_result is not None:
-                on_result(index, result)
+                on_result(index, data, history)
             self.left -= 1
             if self.left <= 0:
                 raise KeyboardInterrupt
 
-        return super().run(units, counting)
+        return super().run_json(units, counting, histories=histories)
 
 
 def _forms(key: EventKey) -> list[str]:
