@@ -140,83 +140,29 @@ __all__ = [
     "play_table_session",
 ]
 
-# The module each exported name lives in (its package's public surface, not a private file).
-_HOMES: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "BUILTINS",
-            "AbsentSeat",
-            "Agent",
-            "AgentSpec",
-            "DealEnd",
-            "DealStart",
-            "FaultPolicy",
-            "InProcessSeat",
-            "Observation",
-            "Seat",
-            "SeatFault",
-            "SessionContext",
-            "TableSession",
-            "load_agent",
-            "parse_action",
-            "parse_spec",
-            "play_deal",
-            "play_table_session",
-        ),
-        "dp_arena.agents",
-    ),
-    **dict.fromkeys(
-        (
-            "Action",
-            "ActionKind",
-            "ActionRecord",
-            "Betting",
-            "Card",
-            "HandState",
-            "LegalActions",
-            "Street",
-            "TableRules",
-            "button_for_deal",
-            "deck_for",
-            "evaluate",
-            "format_card",
-            "format_cards",
-            "hand_class_name",
-            "new_hand",
-            "parse_card",
-            "parse_cards",
-        ),
-        "dp_arena.engine",
-    ),
-    **dict.fromkeys(
-        (
-            "AgentError",
-            "ConfigError",
-            "DPArenaError",
-            "HandHistoryError",
-            "IllegalActionError",
-            "IllegalReason",
-            "LedgerError",
-            "RunError",
-            "SubmissionError",
-        ),
-        "dp_arena.errors",
-    ),
-    **dict.fromkeys(("MatchConfig", "MatchResult", "play_match"), "dp_arena.match"),
-    **dict.fromkeys(("DealRecord", "Fault", "FaultKind", "TableSessionResult"), "dp_arena.results"),
-}
+# Where the exported names live: each is in the ``__all__`` of one of these (a package's
+# public surface, not a private file), looked through lightest first.
+_HOMES = (
+    "dp_arena.errors",
+    "dp_arena.results",
+    "dp_arena.engine",
+    "dp_arena.agents",
+    "dp_arena.match",
+)
 
 # Hidden from type checkers, which read the imports above instead: a visible module
 # ``__getattr__`` would make every misspelt ``dp_arena.X`` type-check as ``Any``.
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> Any:
-        home = _HOMES.get(name)
-        if home is None:
-            raise AttributeError(f"module 'dp_arena' has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
-        globals()[name] = value  # found directly from now on
-        return value
+        if name in __all__:
+            for home in _HOMES:
+                module = importlib.import_module(home)
+                if name in module.__all__:
+                    value = getattr(module, name)
+                    globals()[name] = value  # found directly from now on
+                    return value
+        raise AttributeError(f"module 'dp_arena' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -174,9 +174,7 @@ class Observation:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Observation:
-        hole = parse_cards(data["hole_cards"])
-        if len(hole) != 2:
-            raise ValueError(f"hole_cards must be two cards, not {data['hole_cards']!r}")
+        hole = _hole_cards(data["hole_cards"])
         return cls(
             seat=data["seat"],
             seat_count=data["seat_count"],
@@ -187,7 +185,7 @@ class Observation:
             big_blind=data["big_blind"],
             betting=Betting(data["betting"]),
             cap=data["cap"],
-            hole_cards=(hole[0], hole[1]),
+            hole_cards=hole,
             board=parse_cards(data["board"]),
             street=Street[data["street"].upper()],
             pot=data["pot"],
@@ -228,14 +226,12 @@ class DealStart:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DealStart:
-        hole = parse_cards(data["hole_cards"])
-        if len(hole) != 2:
-            raise ValueError(f"hole_cards must be two cards, not {data['hole_cards']!r}")
+        hole = _hole_cards(data["hole_cards"])
         return cls(
             seat=data["seat"],
             seat_count=data["seat_count"],
             button=data["button"],
-            hole_cards=(hole[0], hole[1]),
+            hole_cards=hole,
             context=SessionContext.from_json(data["context"]),
         )
 
@@ -284,6 +280,13 @@ class DealEnd:
             history=tuple(record_from_json(item) for item in data["history"]),
             context=SessionContext.from_json(data["context"]),
         )
+
+
+def _hole_cards(text: str) -> tuple[Card, Card]:
+    hole = parse_cards(text)
+    if len(hole) != 2:
+        raise ValueError(f"hole_cards must be two cards, not {text!r}")
+    return hole[0], hole[1]
 
 
 def record_to_json(record: ActionRecord) -> dict[str, Any]:

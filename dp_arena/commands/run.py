@@ -8,10 +8,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.tournament.config import EventConfig
+
+if TYPE_CHECKING:
+    from dp_arena.runner.launch import RunOutcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,13 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress line (also the default when the CI variable is set)",
     )
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: entrants (default: the config's [registry] path,"
-        " else $DP_ARENA_REGISTRY, else ./registry)",
-    )
+    add_registry_argument(parser)
     parser.add_argument(
         "--allow-absent",
         action="store_true",
@@ -43,6 +42,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from dp_arena.runner.launch import add_executor_arguments
 
     add_executor_arguments(parser)
+
+
+def add_registry_argument(parser: argparse.ArgumentParser) -> None:
+    """``--registry``, for the commands that read a config (``run`` and ``plan``)."""
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: entrants (default: the config's [registry] path,"
+        " else $DP_ARENA_REGISTRY, else ./registry)",
+    )
+
+
+def is_quiet(args: argparse.Namespace) -> bool:
+    """``--quiet`` given, or the CI variable set."""
+    return bool(args.quiet or os.environ.get("CI"))
+
+
+def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int:
+    """Play a run (``play`` starts or continues it) and print its summary, how it ran and
+    where its results are: the exit status (2 when the run directory or the ledger
+    refused, 130 when interrupted)."""
+    try:
+        outcome = play()
+    except DPArenaError as error:  # the run directory, or the ledger, refused
+        print(f"dp-arena {command}: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(
+            f"\ndp-arena {command}: interrupted; continue with `dp-arena resume {run_dir}`",
+            file=sys.stderr,
+        )
+        return 130
+    print(outcome.event.summary, end="")
+    print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -56,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
-    quiet = args.quiet or bool(os.environ.get("CI"))
+    quiet = is_quiet(args)
     checked = check_entrants(config, quiet=quiet, allow_absent=args.allow_absent)
     if checked is None:
         print(
@@ -80,21 +115,12 @@ def run(args: argparse.Namespace) -> int:
             " event; the key is revealed in results.json when it ends)",
             file=sys.stderr,
         )
-    try:
-        outcome = start_run(config, run_dir, options, quiet=quiet, key=key)
-    except DPArenaError as error:  # the run directory, or the ledger, refused
-        print(f"dp-arena run: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(
-            f"\ndp-arena run: interrupted; continue with `dp-arena resume {run_dir}`",
-            file=sys.stderr,
-        )
-        return 130
-    print(outcome.event.summary, end="")
-    print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
-    print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
-    return 0
+    status = play_run(
+        "run", run_dir, lambda: start_run(config, run_dir, options, quiet=quiet, key=key)
+    )
+    if status == 0:
+        print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
+    return status
 
 
 def check_entrants(

@@ -58,24 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="the training card written with --config (default: the weights file with .md)",
     )
-    parser.add_argument(
-        "--episodes",
-        type=int,
-        default=defaults.episodes,
-        help="training episodes (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--tables",
-        type=int,
-        default=defaults.tables,
-        help="mirrored tables per episode (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--deals",
-        type=int,
-        default=defaults.deals,
-        help="deals per table per episode, even (default: %(default)s)",
-    )
+    _number(parser, "--episodes", int, defaults.episodes, "training episodes")
+    _number(parser, "--tables", int, defaults.tables, "mirrored tables per episode")
+    _number(parser, "--deals", int, defaults.deals, "deals per table per episode, even")
     parser.add_argument(
         "--opponents",
         nargs="+",
@@ -83,22 +68,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SPEC",
         help="opponents, one per episode in turn (default: %(default)s)",
     )
-    parser.add_argument(
-        "--learning-rate",
-        type=float,
-        default=defaults.learning_rate,
-        help="Adam step size (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--entropy",
-        type=float,
-        default=defaults.entropy,
-        help="entropy bonus (default: %(default)s)",
-    )
+    _number(parser, "--learning-rate", float, defaults.learning_rate, "Adam step size")
+    _number(parser, "--entropy", float, defaults.entropy, "entropy bonus")
     parser.add_argument("--betting", choices=["no-limit", "pot-limit"], default=defaults.betting)
-    parser.add_argument(
-        "--seed", type=int, default=defaults.seed, help="training seed (default: %(default)s)"
-    )
+    _number(parser, "--seed", int, defaults.seed, "training seed")
     parser.add_argument(
         "--output",
         type=Path,
@@ -108,18 +81,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--force", action="store_true", help="overwrite the --output file if it exists"
     )
-    parser.add_argument(
-        "--evaluate-deals",
-        type=int,
-        default=2000,
-        help="deal blocks per evaluation, 0 to skip (default: %(default)s)",
-    )
-    parser.add_argument(
+    _number(parser, "--evaluate-deals", int, 2000, "deal blocks per evaluation, 0 to skip")
+    _number(
+        parser,
         "--evaluate-seed",
-        type=int,
-        default=20260,
-        help="deck seed of the evaluation, unlike any training deck (default: %(default)s)",
+        int,
+        20260,
+        "deck seed of the evaluation, unlike any training deck",
     )
+
+
+def _number(
+    parser: argparse.ArgumentParser, flag: str, kind: type[float], default: float, text: str
+) -> None:
+    """A number option (``kind``: int or float) whose help ends with its default."""
+    parser.add_argument(flag, type=kind, default=default, help=f"{text} (default: %(default)s)")
 
 
 def _defaults() -> TrainConfig:

@@ -98,6 +98,21 @@ def _tick_text(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.1f}"
 
 
+def _grid_line(x1: float, x2: float, y1: float, y2: float) -> str:
+    """A light line behind a chart's marks, at a tick."""
+    return element("line", x1=x1, x2=x2, y1=y1, y2=y2, stroke="#e3e3e3", stroke_width=1)
+
+
+def _tick_label(content: str, x: float, y: float, anchor: str) -> str:
+    """The text of a tick on an axis."""
+    return element("text", content, x=x, y=y, text_anchor=anchor, font_size=11, fill="#555")
+
+
+def _caption(content: str, x: float, y: float) -> str:
+    """What a chart's axis measures, centred below it."""
+    return element("text", content, x=x, y=y, text_anchor="middle", font_size=12, fill="#333")
+
+
 def ci_chart(
     rows: Sequence[dict[str, Any]], *, title: str, adjusted_label: str = "adjusted"
 ) -> str:
@@ -121,28 +136,8 @@ def ci_chart(
 
     body = []
     for tick in _ticks(low, high):
-        body.append(
-            element(
-                "line",
-                x1=x(tick),
-                x2=x(tick),
-                y1=top - 6,
-                y2=height - bottom,
-                stroke="#e3e3e3",
-                stroke_width=1,
-            )
-        )
-        body.append(
-            element(
-                "text",
-                _tick_text(tick),
-                x=x(tick),
-                y=height - bottom + 18,
-                text_anchor="middle",
-                font_size=11,
-                fill="#555",
-            )
-        )
+        body.append(_grid_line(x(tick), x(tick), top - 6, height - bottom))
+        body.append(_tick_label(_tick_text(tick), x(tick), height - bottom + 18, "middle"))
     body.append(
         element(
             "line",
@@ -216,17 +211,7 @@ def ci_chart(
         )
     caption = "mbb per deal (dot: mean; bar: 95% interval"
     caption += f"; dashed: {adjusted_label})" if adjusted else ")"
-    body.append(
-        element(
-            "text",
-            caption,
-            x=(left + width - right) / 2,
-            y=height - 4,
-            text_anchor="middle",
-            font_size=12,
-            fill="#333",
-        )
-    )
+    body.append(_caption(caption, (left + width - right) / 2, height - 4))
     return _svg(width, height, "chart", title, body)
 
 
@@ -250,41 +235,11 @@ def history_chart(
 
     body = []
     for tick in _ticks(low, high, 5):
-        body.append(
-            element(
-                "line",
-                x1=left,
-                x2=width - right,
-                y1=y(tick),
-                y2=y(tick),
-                stroke="#e3e3e3",
-                stroke_width=1,
-            )
-        )
-        body.append(
-            element(
-                "text",
-                _tick_text(tick),
-                x=left - 8,
-                y=y(tick) + 4,
-                text_anchor="end",
-                font_size=11,
-                fill="#555",
-            )
-        )
+        body.append(_grid_line(left, width - right, y(tick), y(tick)))
+        body.append(_tick_label(_tick_text(tick), left - 8, y(tick) + 4, "end"))
     for tick in sorted({round(t) for t in _ticks(1, events, min(events, 10))} | {1, events}):
         if 1 <= tick <= events:
-            body.append(
-                element(
-                    "text",
-                    str(tick),
-                    x=x(tick),
-                    y=height - bottom + 16,
-                    text_anchor="middle",
-                    font_size=11,
-                    fill="#555",
-                )
-            )
+            body.append(_tick_label(str(tick), x(tick), height - bottom + 16, "middle"))
     for index, (name, hue, points) in enumerate(series):
         if len(points) > 1:
             coordinates = " ".join(f"{_value(x(event))},{_value(y(v))}" for event, v in points)
@@ -302,17 +257,7 @@ def history_chart(
                 "text", label(name), x=width - right + 32, y=legend_y + 1, font_size=12, fill="#222"
             )
         )
-    body.append(
-        element(
-            "text",
-            "event",
-            x=(left + width - right) / 2,
-            y=height - 6,
-            text_anchor="middle",
-            font_size=12,
-            fill="#333",
-        )
-    )
+    body.append(_caption("event", (left + width - right) / 2, height - 6))
     return _svg(width, height, "chart", title, body)
 
 

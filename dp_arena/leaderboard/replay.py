@@ -25,7 +25,7 @@ from typing import Any
 from dp_arena.engine import Action, ActionKind, HandState
 from dp_arena.engine.cards import format_cards
 from dp_arena.engine.rules import TableRules
-from dp_arena.ratings.equity import replay as replay_record
+from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.results import DealRecord
 from dp_arena.text import printable
 
@@ -103,15 +103,7 @@ def hand_view(state: HandState, players: Sequence[str], *, title: str) -> dict[s
 
 def record_view(record: DealRecord, rules: TableRules, *, title: str) -> dict[str, Any]:
     """The frames of one deal of a table-session's results."""
-    state = replay_record(
-        rules,
-        button=record.button,
-        hole_cards=record.hole_cards,
-        board=record.board,
-        actions=record.actions,
-        absent=record.absent,
-    )
-    return hand_view(state, record.players, title=title)
+    return hand_view(replay(rules, **recorded_hand(record)), record.players, title=title)
 
 
 def _asset(name: str) -> str:

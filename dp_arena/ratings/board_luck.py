@@ -73,7 +73,7 @@ from fractions import Fraction
 from dp_arena.engine import Card, HandState, Street, TableRules, evaluate
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import HandHistoryError
-from dp_arena.ratings.equity import replay
+from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.ratings.runouts import outcome_table
 from dp_arena.results import DealRecord
 
@@ -111,15 +111,7 @@ class BoardLuck:
 
 def corrected_nets(rules: TableRules, record: DealRecord) -> tuple[Fraction, ...]:
     """The corrected nets of one deal record (:func:`board_luck_nets` of its fields)."""
-    return board_luck_nets(
-        rules,
-        button=record.button,
-        hole_cards=record.hole_cards,
-        board=record.board,
-        actions=record.actions,
-        absent=record.absent,
-        nets=record.nets,
-    )
+    return board_luck_nets(rules, **recorded_hand(record), nets=record.nets)
 
 
 def board_luck_nets(

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
+from typing import TypedDict
 
 from dp_arena.engine import Action, Card, HandState, Street, TableRules, parse_cards
 from dp_arena.engine.showdown import split_pot
@@ -54,13 +55,37 @@ from dp_arena.ratings.runouts import outcome_counts
 from dp_arena.results import DealRecord
 
 __all__ = [
+    "RecordedHand",
     "adjusted_nets",
     "all_in_nets",
     "expected_payoffs",
     "outcome_counts",
     "pot_payoffs",
+    "recorded_hand",
     "replay",
 ]
+
+
+class RecordedHand(TypedDict):
+    """A deal record's hand, as the keywords of :func:`replay`, :func:`adjusted_nets` and
+    :func:`~dp_arena.ratings.board_luck.board_luck_nets`."""
+
+    button: int
+    hole_cards: Sequence[str]
+    board: str
+    actions: Sequence[str]
+    absent: Sequence[int]
+
+
+def recorded_hand(record: DealRecord) -> RecordedHand:
+    """The hand of one deal record: ``replay(rules, **recorded_hand(record))``."""
+    return RecordedHand(
+        button=record.button,
+        hole_cards=record.hole_cards,
+        board=record.board,
+        actions=record.actions,
+        absent=record.absent,
+    )
 
 
 def replay(
@@ -138,15 +163,7 @@ def _pair(cards: tuple[Card, ...]) -> tuple[Card, Card]:
 
 def all_in_nets(rules: TableRules, record: DealRecord) -> tuple[Fraction, ...]:
     """The all-in equity nets of one deal record (:func:`adjusted_nets` of its fields)."""
-    return adjusted_nets(
-        rules,
-        button=record.button,
-        hole_cards=record.hole_cards,
-        board=record.board,
-        actions=record.actions,
-        absent=record.absent,
-        nets=record.nets,
-    )
+    return adjusted_nets(rules, **recorded_hand(record), nets=record.nets)
 
 
 def adjusted_nets(

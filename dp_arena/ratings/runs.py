@@ -44,6 +44,9 @@ __all__ = [
 ]
 
 RESULTS_FILE = "results.json"
+# The groups of tables in a session's results, by the session's kind: a round robin's
+# mini-matches, a session of sections' sections (their list's key, each one's number's).
+_GROUPS = {"round-robin": ("matches", "match"), "sections": ("sections", "section")}
 
 NetAdjustment = Callable[[TableRules, DealRecord], tuple[Fraction, ...]]
 """A deal's adjusted nets (exact, one per seat) from the table's rules and its record."""
@@ -253,26 +256,17 @@ def load_run(
         if plan is None:
             raise reader.fail(where, f"session {number} is not in the plan")
         kind = reader.get(session, "kind", where, str)
-        if kind == "round-robin":
-            groups = [
-                (
-                    reader.get(match, "match", f"{where}.matches[{m}]", int),
-                    match,
-                    f"{where}.matches[{m}]",
-                )
-                for m, match in enumerate(reader.get(session, "matches", where, list))
-            ]
-        elif kind == "sections":
-            groups = [
-                (
-                    reader.get(section, "section", f"{where}.sections[{s}]", int),
-                    section,
-                    f"{where}.sections[{s}]",
-                )
-                for s, section in enumerate(reader.get(session, "sections", where, list))
-            ]
-        else:
+        if kind not in _GROUPS:
             raise reader.fail(f"{where}.kind", f"unknown session kind {kind!r}")
+        list_key, number_key = _GROUPS[kind]
+        groups = [
+            (
+                reader.get(group, number_key, f"{where}.{list_key}[{g}]", int),
+                group,
+                f"{where}.{list_key}[{g}]",
+            )
+            for g, group in enumerate(reader.get(session, list_key, where, list))
+        ]
         for section_number, group, group_where in groups:
             tables = reader.get(group, "table_results", group_where, list)
             blocks += _section_blocks(

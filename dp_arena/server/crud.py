@@ -7,9 +7,9 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import ColumnElement, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from dp_arena.errors import ConfigError
@@ -40,9 +40,18 @@ AUTHOR_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 CHECKING, ACCEPTED, REJECTED, WITHDRAWN = "checking", "accepted", "rejected", "withdrawn"
 SCHEDULED, PLAYING, FINISHED, VOID = "scheduled", "playing", "finished", "void"
 
+Row = TypeVar("Row")
+
 
 def _time(delta: timedelta = timedelta()) -> str:
     return (datetime.now(UTC) + delta).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _inserted(session: Session, row: Row) -> Row:
+    """``row`` added and flushed: its id is known from now on."""
+    session.add(row)
+    session.flush()
+    return row
 
 
 # -- authors and tokens ------------------------------------------------------------------
@@ -58,9 +67,7 @@ def add_author(session: Session, name: str) -> tuple[Author, str]:
         )
     if session.scalar(select(Author).where(Author.name == name)) is not None:
         raise ConfigError(f"there is already an author named {name!r}", field="name")
-    author = Author(name=name, created_at=now())
-    session.add(author)
-    session.flush()
+    author = _inserted(session, Author(name=name, created_at=now()))
     return author, add_token(session, author)
 
 
@@ -136,36 +143,32 @@ def close_web_session(session: Session, cookie: str) -> None:
 
 
 def add_submission(session: Session, author: Author, archive_sha256: str, size: int) -> Submission:
-    submission = Submission(
-        author_id=author.id,
-        status=CHECKING,
-        archive_sha256=archive_sha256,
-        archive_bytes=size,
-        created_at=now(),
+    return _inserted(
+        session,
+        Submission(
+            author_id=author.id,
+            status=CHECKING,
+            archive_sha256=archive_sha256,
+            archive_bytes=size,
+            created_at=now(),
+        ),
     )
-    session.add(submission)
-    session.flush()
-    return submission
 
 
 def uploads_since(session: Session, author: Author, hours: float) -> int:
     since = _time(-timedelta(hours=hours))
-    return int(
-        session.scalar(
-            select(func.count(Submission.id)).where(
-                Submission.author_id == author.id, Submission.created_at >= since
-            )
-        )
-        or 0
-    )
+    return _submissions_counted(session, author, Submission.created_at >= since)
 
 
 def checking_count(session: Session, author: Author) -> int:
+    return _submissions_counted(session, author, Submission.status == CHECKING)
+
+
+def _submissions_counted(session: Session, author: Author, condition: ColumnElement[bool]) -> int:
+    """How many of ``author``'s submissions meet ``condition``."""
     return int(
         session.scalar(
-            select(func.count(Submission.id)).where(
-                Submission.author_id == author.id, Submission.status == CHECKING
-            )
+            select(func.count(Submission.id)).where(Submission.author_id == author.id, condition)
         )
         or 0
     )
@@ -181,10 +184,7 @@ def claim_bot_name(session: Session, name: str, author_id: int) -> Bot | None:
     """The bot ``name`` for this author: made if new, ``None`` when another author owns it."""
     bot = session.scalar(select(Bot).where(Bot.name == name))
     if bot is None:
-        bot = Bot(name=name, author_id=author_id, created_at=now())
-        session.add(bot)
-        session.flush()
-        return bot
+        return _inserted(session, Bot(name=name, author_id=author_id, created_at=now()))
     return bot if bot.author_id == author_id else None
 
 
@@ -253,22 +253,22 @@ def add_match(
     cap: int,
     commitment: str,
 ) -> Match:
-    match = Match(
-        status=SCHEDULED,
-        first_id=first.id,
-        second_id=second.id,
-        deals=deals,
-        betting=betting,
-        small_blind=small_blind,
-        big_blind=big_blind,
-        cap=cap,
-        commitment=commitment,
-        created_at=now(),
-        attempts=0,
+    return _inserted(
+        session,
+        Match(
+            status=SCHEDULED,
+            first_id=first.id,
+            second_id=second.id,
+            deals=deals,
+            betting=betting,
+            small_blind=small_blind,
+            big_blind=big_blind,
+            cap=cap,
+            commitment=commitment,
+            created_at=now(),
+            attempts=0,
+        ),
     )
-    session.add(match)
-    session.flush()
-    return match
 
 
 def match(session: Session, match_id: int) -> Match | None:
@@ -354,17 +354,17 @@ def points_of(session: Session, submission_ids: Sequence[int]) -> Sequence[Ladde
 def add_tournament(
     session: Session, name: str, config: str, run_dir: str, *, commitment: str | None = None
 ) -> Tournament:
-    tournament = Tournament(
-        name=name,
-        status="running",
-        config=config,
-        run_dir=run_dir,
-        commitment=commitment,
-        created_at=now(),
+    return _inserted(
+        session,
+        Tournament(
+            name=name,
+            status="running",
+            config=config,
+            run_dir=run_dir,
+            commitment=commitment,
+            created_at=now(),
+        ),
     )
-    session.add(tournament)
-    session.flush()
-    return tournament
 
 
 def tournaments(session: Session) -> Sequence[Tournament]:

@@ -34,7 +34,7 @@ from dp_arena.ratings import DealBlock
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner.verify import check_unit
-from dp_arena.server import crud
+from dp_arena.server import crud, views
 from dp_arena.server.db import Database
 from dp_arena.server.models import Match, Submission, now
 from dp_arena.server.pairing import PairStats, choose_pair
@@ -351,16 +351,7 @@ class Ladder:
         self._standings = standings
         data = leaderboard_json(
             standings,
-            [
-                {
-                    "id": entry.id,
-                    "name": entry.name,
-                    "version": entry.label,
-                    "ref": entry.ref,
-                    "author": authors.get(entry.author_id, ""),
-                }
-                for entry in entries
-            ],
+            [views.entry_json(entry, authors) for entry in entries],
             matches=len(finished),
             updated=now(),
         )

@@ -33,7 +33,15 @@ from dp_arena.ratings import (
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.results import TableSessionResult
 
-__all__ = ["LadderMatch", "Standings", "compute_standings", "default_adjusted", "match_blocks"]
+__all__ = [
+    "LadderMatch",
+    "Standings",
+    "compute_standings",
+    "default_adjusted",
+    "match_blocks",
+    "rank_lines",
+    "unscored_line",
+]
 
 
 def default_adjusted() -> AdjustedScore | None:
@@ -232,20 +240,7 @@ def leaderboard_json(
     lines = []
     for entry in entries:
         standing = standings.by_ref.get(str(entry["ref"]))
-        line: dict[str, Any] = {
-            "id": entry["id"],
-            "name": entry["name"],
-            "version": entry["version"],
-            "ref": entry["ref"],
-            "author": entry["author"],
-            "deals": 0,
-            "matches": 0,
-            "mbb_per_deal": None,
-            "ci95": None,
-            "std_error": None,
-            "adjusted": None,
-            "rating": None,
-        }
+        line = unscored_line(entry)
         if standing is not None:
             line |= {
                 "deals": standing.deals,
@@ -270,15 +265,7 @@ def leaderboard_json(
                 },
             }
         lines.append(line)
-    lines.sort(
-        key=lambda line: (
-            line["mbb_per_deal"] is None,
-            -(line["mbb_per_deal"] or 0.0),
-            str(line["ref"]),
-        )
-    )
-    for rank, line in enumerate(lines, start=1):
-        line["rank"] = rank if line["mbb_per_deal"] is not None else None
+    rank_lines(lines)
     return {
         "bots": lines,
         "matches": matches,
@@ -289,3 +276,31 @@ def leaderboard_json(
         if adjusted is None
         else {"key": adjusted.key, "label": adjusted.label, "about": adjusted.about},
     }
+
+
+def unscored_line(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The leaderboard line of an entry with no score yet (``entry`` as
+    :func:`leaderboard_json` takes it)."""
+    return {key: entry[key] for key in ("id", "name", "version", "ref", "author")} | {
+        "deals": 0,
+        "matches": 0,
+        "mbb_per_deal": None,
+        "ci95": None,
+        "std_error": None,
+        "adjusted": None,
+        "rating": None,
+    }
+
+
+def rank_lines(lines: list[dict[str, Any]]) -> None:
+    """Sort leaderboard lines in place, best score first and the unscored last (by ref),
+    and give each scored line its rank."""
+    lines.sort(
+        key=lambda line: (
+            line["mbb_per_deal"] is None,
+            -(line["mbb_per_deal"] or 0.0),
+            str(line["ref"]),
+        )
+    )
+    for rank, line in enumerate(lines, start=1):
+        line["rank"] = rank if line["mbb_per_deal"] is not None else None

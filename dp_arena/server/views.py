@@ -9,7 +9,7 @@ from typing import Any
 
 from dp_arena.server.models import Match, Submission
 
-__all__ = ["match_json", "match_summary", "submission_json"]
+__all__ = ["entry_json", "match_json", "match_summary", "submission_json"]
 
 
 def submission_json(
@@ -35,6 +35,18 @@ def submission_json(
     if report:
         data["report"] = None if row.report is None else json.loads(row.report)
     return data
+
+
+def entry_json(row: Submission, authors: Mapping[int, str]) -> dict[str, Any]:
+    """A ladder entry as its leaderboard line names it (what
+    :func:`~dp_arena.server.standings.leaderboard_json` takes)."""
+    return {
+        "id": row.id,
+        "name": row.name,
+        "version": row.label,
+        "ref": row.ref,
+        "author": authors.get(row.author_id, ""),
+    }
 
 
 def _bot(row: Submission | None, authors: Mapping[int, str]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from starlette.routing import BaseRoute, Route
 from dp_arena.server import crud, views
 from dp_arena.server.app import server_of
 from dp_arena.server.routes.common import bearer_author, error, url
+from dp_arena.server.standings import rank_lines, unscored_line
 from dp_arena.server.uploads import (
     UploadRefused,
     read_limited,
@@ -119,28 +120,10 @@ def leaderboard_data(request: Request) -> dict[str, Any]:
         authors = crud.authors(session)
         entries = crud.current_entries(session)
     ranked = {line["id"]: line for line in data["bots"]}
-    lines = []
-    for entry in entries:
-        line = ranked.get(entry.id) or {
-            "id": entry.id,
-            "name": entry.name,
-            "version": entry.label,
-            "ref": entry.ref,
-            "author": authors.get(entry.author_id, ""),
-            "deals": 0,
-            "matches": 0,
-            "mbb_per_deal": None,
-            "ci95": None,
-            "std_error": None,
-            "adjusted": None,
-            "rating": None,
-        }
-        lines.append(line)
-    lines.sort(
-        key=lambda line: (line["mbb_per_deal"] is None, -(line["mbb_per_deal"] or 0.0), line["ref"])
-    )
-    for rank, line in enumerate(lines, start=1):
-        line["rank"] = None if line["mbb_per_deal"] is None else rank
+    lines = [
+        ranked.get(entry.id) or unscored_line(views.entry_json(entry, authors)) for entry in entries
+    ]
+    rank_lines(lines)
     return {**data, "bots": lines}
 
 
