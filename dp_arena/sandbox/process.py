@@ -9,14 +9,11 @@ did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import re
 import signal
 import subprocess
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,11 +27,12 @@ from dp_arena.sandbox import protocol
 from dp_arena.sandbox.isolation import SandboxCommand
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
+from dp_arena.sandbox.reaper import REAPER
 from dp_arena.sandbox.spawn import BotProcess, spawn
 from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["REAPER", "ProcessSeat", "Reaper", "log_path"]
+__all__ = ["ProcessSeat", "log_path"]
 
 # How long a bot may take to exit after its goodbye before it is killed.
 EXIT_GRACE = 0.5
@@ -182,9 +180,9 @@ class ProcessSeat:
 
     def close_later(self) -> None:
         """Say goodbye now and leave the rest of :meth:`close` to the reaper's thread
-        (the table is done with the seat; see :class:`Reaper`)."""
+        (the table is done with the seat; see :mod:`dp_arena.sandbox.reaper`)."""
         self.say_goodbye()
-        REAPER.add(self)
+        REAPER.add(self._finish)
 
     def _finish(self) -> None:
         """The end of :meth:`close`, after the goodbye: the grace, the kill, the logs."""
@@ -542,72 +540,6 @@ class ProcessSeat:
             self._given_up.add(closing)
         self.log.note(f"PROTOCOL: {detail}")
         return SeatFault(FaultKind.PROTOCOL, detail)
-
-
-class Reaper:
-    """Finishes closing seats in a thread of its own: a table's seats are told goodbye
-    and the next table sits down while they exit, each within the same grace and then
-    killed, as :meth:`ProcessSeat.close` does. At most :data:`BACKLOG` seats wait here:
-    past that, closing waits (a table of bots that ignore their goodbye cannot pile up
-    processes). At exit, every seat waiting is finished."""
-
-    BACKLOG = 64
-
-    def __init__(self) -> None:
-        self._queue: deque[ProcessSeat] = deque()
-        self._lock = threading.Lock()
-        self._work = threading.Condition(self._lock)
-        self._idle = threading.Condition(self._lock)
-        self._busy = 0
-        self._thread: threading.Thread | None = None
-
-    def add(self, seat: ProcessSeat) -> None:
-        with self._lock:
-            if len(self._queue) >= self.BACKLOG:
-                full = True
-            else:
-                full = False
-                self._queue.append(seat)
-                if self._thread is None:
-                    self._thread = threading.Thread(
-                        target=self._run, name="dp-arena-reaper", daemon=True
-                    )
-                    self._thread.start()
-                    atexit.register(self.flush)
-                self._work.notify()
-        if full:
-            seat._finish()
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._queue:
-                    self._work.wait()
-                seat = self._queue.popleft()
-                self._busy += 1
-            try:
-                seat._finish()
-            except Exception:  # one seat's bad end must not stop the others'
-                pass
-            finally:
-                with self._lock:
-                    self._busy -= 1
-                    if not self._queue and not self._busy:
-                        self._idle.notify_all()
-
-    def flush(self, timeout: float = 60.0) -> bool:
-        """Wait until every seat handed over is closed; whether they all were."""
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while self._queue or self._busy:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._idle.wait(remaining)
-        return True
-
-
-REAPER = Reaper()
 
 
 # The kinds of message a bot may send (``type`` left out means an action).
