@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from dp_arena.agents.agent import HOOKS
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
@@ -422,7 +423,7 @@ class ProcessSeat:
         if kind == "error":
             if awaited == _HELLO or (awaited is not None and answers == awaited):
                 return message
-            self._pending.append((FaultKind.ERROR, f"error: {_text(message, 300)}"))
+            self._pending.append((FaultKind.ERROR, _error_text(message)))
             return None
         if awaited is not None:
             return message
@@ -583,6 +584,15 @@ def _request_of(message: dict[str, Any]) -> int | None:
     (``true`` and ``3.0`` are not)."""
     request_id = message.get("id")
     return request_id if type(request_id) is int else None
+
+
+def _error_text(message: dict[str, Any]) -> str:
+    """An error the bot sent about no request, as its fault says it. One that names the
+    hook it came from (the Python runner's, worded as the in-process seat words a hook's
+    fault) stands as it is, so one bug reads the same in this process and sandboxed."""
+    if message.get("about") in HOOKS:
+        return _text(message, 500)
+    return f"error: {_text(message, 300)}"
 
 
 def _text(message: dict[str, Any], limit: int) -> str:
