@@ -13,6 +13,7 @@ from dp_arena.errors import ConfigError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from dp_arena.commands.run import add_registry_argument
     from dp_arena.tournament.formats import FORMATS
 
     parser.add_argument(
@@ -29,13 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " a secret key when it runs, and its plan is shown with seed 0)",
     )
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: entrants (default: the config's [registry] path,"
-        " else $DP_ARENA_REGISTRY, else ./registry)",
-    )
+    add_registry_argument(parser)
     parser.add_argument(
         "--no-load",
         action="store_true",

@@ -6,10 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 from pathlib import Path
-
-from dp_arena.errors import DPArenaError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dp_arena.commands.run import play_run
     from dp_arena.runner.launch import executor_options
     from dp_arena.runner.resume import is_finished, resume_run
 
@@ -36,17 +34,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{run_dir} has already finished; its results are in {run_dir / 'results.json'}")
         return 0
     quiet = args.quiet or bool(os.environ.get("CI"))
-    try:
-        outcome = resume_run(run_dir, executor_options(args), quiet=quiet)
-    except DPArenaError as error:  # the run directory, or the ledger, refused
-        print(f"dp-arena resume: {error}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(
-            f"\ndp-arena resume: interrupted; continue with `dp-arena resume {run_dir}`",
-            file=sys.stderr,
-        )
-        return 130
-    print(outcome.event.summary, end="")
-    print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
-    return 0
+    return play_run(
+        "resume", run_dir, lambda: resume_run(run_dir, executor_options(args), quiet=quiet)
+    )

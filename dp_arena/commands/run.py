@@ -8,10 +8,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.tournament.config import EventConfig
+
+if TYPE_CHECKING:
+    from dp_arena.runner.launch import RunOutcome
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,13 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress line (also the default when the CI variable is set)",
     )
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: entrants (default: the config's [registry] path,"
-        " else $DP_ARENA_REGISTRY, else ./registry)",
-    )
+    add_registry_argument(parser)
     parser.add_argument(
         "--allow-absent",
         action="store_true",
@@ -80,20 +79,46 @@ def run(args: argparse.Namespace) -> int:
             " event; the key is revealed in results.json when it ends)",
             file=sys.stderr,
         )
+    return play_run(
+        "run",
+        run_dir,
+        lambda: start_run(config, run_dir, options, quiet=quiet, key=key),
+        closing=f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`",
+    )
+
+
+def add_registry_argument(parser: argparse.ArgumentParser) -> None:
+    """``--registry DIR``, for the commands that read an event's config."""
+    parser.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry of registry: entrants (default: the config's [registry] path,"
+        " else $DP_ARENA_REGISTRY, else ./registry)",
+    )
+
+
+def play_run(
+    command: str, run_dir: Path, play: Callable[[], RunOutcome], *, closing: str | None = None
+) -> int:
+    """Play a run (``play``: ``run`` starts one, ``resume`` continues one), then print its
+    summary, its report and ``closing``; the exit status (2 when the run directory or the
+    ledger refused, 130 when interrupted: the run can be resumed)."""
     try:
-        outcome = start_run(config, run_dir, options, quiet=quiet, key=key)
+        outcome = play()
     except DPArenaError as error:  # the run directory, or the ledger, refused
-        print(f"dp-arena run: {error}", file=sys.stderr)
+        print(f"dp-arena {command}: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(
-            f"\ndp-arena run: interrupted; continue with `dp-arena resume {run_dir}`",
+            f"\ndp-arena {command}: interrupted; continue with `dp-arena resume {run_dir}`",
             file=sys.stderr,
         )
         return 130
     print(outcome.event.summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
-    print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
+    if closing is not None:
+        print(closing)
     return 0
 
 
