@@ -301,7 +301,7 @@ def open_agent_seat(
     its own sandboxed process), otherwise Python specs in-process."""
     open_seat = _sandbox_open_seat()
     if open_seat is not None:
-        return open_seat(spec, name=name, trusted=trusted, log_dir=log_dir)  # type: ignore[no-any-return]
+        return open_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
     parsed = parse_spec(spec)
     if not parsed.is_python:
         raise AgentError(
@@ -310,13 +310,14 @@ def open_agent_seat(
     return InProcessSeat(load_agent(parsed), name)
 
 
-def _sandbox_open_seat() -> Callable[..., Any] | None:
-    """The sandbox's seat factory, or ``None`` while :mod:`dp_arena.sandbox` does not
-    provide one (it is imported lazily: the match does not need it for built-ins)."""
+def _sandbox_open_seat() -> Callable[..., Seat] | None:
+    """The sandbox's seat factory, or ``None`` without :mod:`dp_arena.sandbox` (it is
+    imported lazily: the match does not need it for built-ins)."""
     if importlib.util.find_spec("dp_arena.sandbox") is None:
         return None
-    module = importlib.import_module("dp_arena.sandbox")
-    return getattr(module, "open_seat", None)
+    from dp_arena.sandbox import open_seat
+
+    return open_seat
 
 
 def sandbox_available() -> bool:

@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from dp_arena.agents.agent import Agent, parse_action
+from dp_arena.agents.agent import HOOKS, Agent, parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
@@ -123,9 +123,8 @@ class InProcessSeat(Seat):
     def __init__(self, agent: Agent, name: str) -> None:
         self.agent = agent
         self.name = name
-        self._hooks = {
-            hook: getattr(agent, hook, None) for hook in ("begin_session", "begin_deal", "end_deal")
-        }
+        # The bot's own optional hooks: it owes the harness no base class to declare them.
+        self._hooks = {hook: getattr(agent, hook, None) for hook in HOOKS}
 
     @property
     def bot_name(self) -> str:

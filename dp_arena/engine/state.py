@@ -43,8 +43,8 @@ from dp_arena.engine.rules import TableRules
 
 __all__ = ["HAND_STATE_FIELDS", "HandState"]
 
-# Every attribute of a hand, in the order of ``HandState.__slots__`` (a compiled build of
-# the class has no ``__slots__`` to list them).
+# Every attribute of a hand: ``HandState.__slots__``, listed here too because a compiled
+# build of the class has no ``__slots__`` to read them from.
 HAND_STATE_FIELDS = (
     "_legal",
     "absent",
@@ -80,31 +80,7 @@ class HandState:
     """One hand in progress. Seats are ``0..seat_count-1``; every per-seat list is in seat
     order. Treat the attributes as read-only: only :meth:`apply` changes a hand."""
 
-    __slots__ = (
-        "_legal",
-        "absent",
-        "acted",
-        "actor",
-        "available",
-        "big_blind_seat",
-        "big_blind_unmatched",
-        "board",
-        "button",
-        "committed",
-        "current_bet",
-        "folded",
-        "history",
-        "hole_cards",
-        "largest_increment",
-        "payoffs",
-        "pots",
-        "rules",
-        "showdown_values",
-        "small_blind_seat",
-        "starting_stacks",
-        "street",
-        "street_bets",
-    )
+    __slots__ = HAND_STATE_FIELDS
 
     rules: TableRules
     button: int

@@ -21,7 +21,7 @@ class Progress:
         self, stream: IO[str] | None = None, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.live = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.live = self.stream.isatty()
         self.clock = clock
         self.started = clock()
         self.drawn = -INTERVAL

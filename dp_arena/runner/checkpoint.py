@@ -25,9 +25,12 @@ from dp_arena.tournament.units import Executor, TableUnit
 __all__ = ["CheckpointExecutor", "JsonExecutor"]
 
 
-class JsonExecutor(Protocol):
-    """An executor that can hand results on as JSON data (saves a decode and re-encode),
-    each with its hand history as the worker wrote it when ``histories`` is asked for."""
+class JsonExecutor(Executor, Protocol):
+    """An executor that hands results on as JSON data, each with its hand history as the
+    worker wrote it when ``histories`` is asked for. :meth:`run_json` has a default: the
+    executor's own ``run``, each result encoded as it arrives and without a history (the
+    driver writes it), so an executor that plays in this process needs only ``run``;
+    Ray's overrides it to save the decode and the encode again."""
 
     def run_json(
         self,
@@ -35,7 +38,22 @@ class JsonExecutor(Protocol):
         on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]: ...
+    ) -> list[dict[str, Any]]:
+        """Results of ``units`` as JSON data, in the order of ``units``;
+        ``on_result(index, data, history)`` is told of each as it arrives."""
+        del histories  # no worker writes any: the driver does
+        encoded: list[dict[str, Any] | None] = [None] * len(units)
+
+        def deliver(index: int, result: TableSessionResult) -> None:
+            data = encoded[index] = to_json(result)
+            if on_result is not None:
+                on_result(index, data, None)
+
+        results = self.run(units, deliver)
+        return [
+            data if data is not None else to_json(result)
+            for data, result in zip(encoded, results, strict=True)
+        ]
 
 
 class CheckpointExecutor:
@@ -44,7 +62,7 @@ class CheckpointExecutor:
 
     def __init__(
         self,
-        inner: Executor,
+        inner: JsonExecutor,
         store: RunStore,
         *,
         progress: RunProgress | None = None,
@@ -103,19 +121,10 @@ class CheckpointExecutor:
 
         if missing:
             batch = [units[index] for index in missing]
-            run_json = getattr(self.inner, "run_json", None)
-            if run_json is not None:
-                answered: list[Any] = run_json(batch, finished, histories=self.histories)
-                for position, data in enumerate(answered):
-                    if results[missing[position]] is None:
-                        finished(position, data)
-            else:
-                returned = self.inner.run(
-                    batch, lambda position, result: finished(position, to_json(result))
-                )
-                for position, result in enumerate(returned):
-                    if results[missing[position]] is None:
-                        finished(position, to_json(result))
+            answered = self.inner.run_json(batch, finished, histories=self.histories)
+            for position, data in enumerate(answered):
+                if results[missing[position]] is None:
+                    finished(position, data)
         if self.log is not None:
             deals = sum(len(result.deals) for result in results if result is not None)
             self.log.write(

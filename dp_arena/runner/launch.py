@@ -29,7 +29,7 @@ from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
-from dp_arena.runner.checkpoint import CheckpointExecutor
+from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor
 from dp_arena.runner.fingerprint import (
     bot_codes,
     bot_fingerprints,
@@ -43,7 +43,7 @@ from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import Entrant, EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
+from dp_arena.tournament.units import SerialExecutor, TableUnit
 
 __all__ = [
     "COMMITMENT_FILE",
@@ -250,7 +250,7 @@ def _sandboxed(entrant: Entrant) -> bool:
     return not (spec.kind is SpecKind.BUILTIN or (entrant.trusted and spec.is_python))
 
 
-class EventExecutor(Executor, Protocol):
+class EventExecutor(JsonExecutor, Protocol):
     """The executor a run plays its event on, with what the run reports of it:
     :class:`~dp_arena.runner.ray_executor.RayExecutor`, or :class:`SerialRun`."""
 
@@ -284,7 +284,7 @@ class EventExecutor(Executor, Protocol):
     def close(self) -> None: ...
 
 
-class SerialRun(SerialExecutor):
+class SerialRun(SerialExecutor, JsonExecutor):
     """The serial executor as a run plays on it: nothing to start, report or copy."""
 
     description = "serial (in this process)"

@@ -77,7 +77,7 @@ class RunProgress:
     ) -> None:
         self.totals = totals
         self.stream = stream if stream is not None else sys.stderr
-        is_terminal = bool(getattr(self.stream, "isatty", lambda: False)())
+        is_terminal = self.stream.isatty()
         self.live = is_terminal if live is None else live and is_terminal
         self.clock = clock
         self.refresh_seconds = refresh_seconds

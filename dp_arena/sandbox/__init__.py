@@ -51,8 +51,6 @@ __all__ = [
     "prepare",
 ]
 
-REGISTRY_PREFIX = "registry:"
-
 
 def isolation() -> Isolation:
     """The isolation active on this machine (probed once per process)."""
@@ -244,14 +242,16 @@ def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -
 
 def _parsed(spec: str) -> tuple[AgentSpec, str, Path | None]:
     """The spec parsed, a registry bot's resolved to its stored spec and folder."""
-    if spec.startswith(REGISTRY_PREFIX):
-        from dp_arena.registry import Registry
+    parsed = parse_spec(spec)
+    if parsed.kind is not SpecKind.REGISTRY:
+        return parsed, spec, None
+    from dp_arena.registry import Registry
 
-        registry, reference = Registry.for_spec(spec)
-        stored = registry.resolve(reference)
-        parsed = parse_spec(stored.spec if stored.is_python else f"cmd:{stored.spec}")
-        return parsed, stored.spec, stored.folder
-    return parse_spec(spec), spec, None
+    registry, reference = Registry.for_spec(parsed.text)
+    stored = registry.resolve(reference)
+    # The stored spec is what the bot's manifest says to run: a class, or a command line.
+    parsed = parse_spec(stored.spec if stored.is_python else f"cmd:{stored.spec}")
+    return parsed, stored.spec, stored.folder
 
 
 def close_seats(seats: list[Seat]) -> None:

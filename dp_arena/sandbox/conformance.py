@@ -294,10 +294,8 @@ def check_agent(
 
     in_process = False
     try:
-        parsed = parse_spec(spec) if not spec.startswith("registry:") else None
-        in_process = parsed is not None and (
-            parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
-        )
+        parsed = parse_spec(spec)  # a registry bot's is its own kind: never in-process
+        in_process = parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
     except Exception:  # open_seat reports a bad spec as a load error
         pass
     report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())

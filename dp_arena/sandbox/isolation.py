@@ -541,6 +541,9 @@ def _wrap(
     filter_program: bytes | None = None,
     template: bool = False,
 ) -> SandboxCommand:
+    """``argv`` as a command in ``mode``'s sandbox: under the bot's limits, its uid and
+    the syscall filter (a template's seats set their own), inside the namespaces and
+    read-only root of :func:`_bubblewrap` or :func:`_unshare`, or as it is (``none``)."""
     launcher: list[str] = []
     if filter_program is not None and mode != "bubblewrap":
         # No bubblewrap to load the filter: a launcher installs it, then execs the bot.
@@ -549,75 +552,101 @@ def _wrap(
     # A template sets each seat's limits, uid and filter itself.
     inner = argv if template else _limits_argv(limits) + _drop_argv(uid) + launcher + argv
     visible = visible_paths(own, runtime)
-    env = minimal_env()
     if mode == "bubblewrap":
-        outer = [
-            "bwrap",
-            "--die-with-parent",
-            "--new-session",
-            "--unshare-ipc",
-            "--unshare-pid",
-            "--unshare-net",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
-            "--hostname",
-            "bot",
-        ]
-        if not _is_root():
-            outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
-        for system, link in system_entries():
-            outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
-        outer += ["--proc", "/proc"]
-        for source, target in proc_masks(limits.memory_bytes):
-            outer += ["--ro-bind", source, target]
-        outer += [
-            "--dev",
-            "/dev",
-            "--size",
-            str(limits.tmp_bytes),
-            "--perms",
-            "1777",
-            "--tmpfs",
-            "/tmp",
-        ]
-        made: set[Path] = set()
-        for path in visible:
-            for ancestor in reversed(path.parents):
-                if (
-                    str(ancestor) in ("/", "/tmp")
-                    or ancestor in made
-                    or any(ancestor == Path(system) for system, _ in system_entries())
-                ):
-                    continue
-                made.add(ancestor)
-                outer += ["--perms", "0755", "--dir", str(ancestor)]
-            outer += ["--ro-bind", str(path), str(path)]
-        outer += ["--chdir", str(bot_dir)]
-        if template:
-            for capability in TEMPLATE_CAPABILITIES:
-                outer += ["--cap-add", capability]
-        elif uid is not None:
-            outer += [
-                "--cap-add",
-                "CAP_SETUID",
-                "--cap-add",
-                "CAP_SETGID",
-                "--cap-add",
-                "CAP_SETPCAP",
-            ]
-        seccomp_file = None
-        if filter_program is not None:
-            outer += ["--seccomp", str(SECCOMP_FD)]
-            seccomp_file = host_file("seccomp.bpf", filter_program)
-        return SandboxCommand((*outer, "--", *inner), env, "/", uid, seccomp_file=seccomp_file)
+        return _bubblewrap(
+            inner,
+            visible=visible,
+            bot_dir=bot_dir,
+            limits=limits,
+            uid=uid,
+            filter_program=filter_program,
+            template=template,
+        )
     if mode == "unshare":
-        scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
-        script = _unshare_script(scratch, visible, bot_dir, limits, inner)
-        outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
-        if not _is_root():
-            outer.append("--map-root-user")
-        return SandboxCommand((*outer, "/bin/sh", "-c", script), env, "/", uid, scratch)
-    return SandboxCommand(tuple(inner), env, str(bot_dir), uid)
+        return _unshare(inner, visible=visible, bot_dir=bot_dir, limits=limits, uid=uid)
+    return SandboxCommand(tuple(inner), minimal_env(), str(bot_dir), uid)
+
+
+def _bubblewrap(
+    inner: list[str],
+    *,
+    visible: Sequence[Path],
+    bot_dir: Path,
+    limits: Limits,
+    uid: int | None,
+    filter_program: bytes | None,
+    template: bool,
+) -> SandboxCommand:
+    """``inner`` under ``bwrap``: new namespaces, and a root holding the system's
+    read-only files, a fresh ``/proc`` (its host-wide figures masked), ``/dev`` and
+    ``/tmp``, and the ``visible`` paths read-only; bubblewrap loads the filter."""
+    outer = [
+        "bwrap",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-ipc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "bot",
+    ]
+    if not _is_root():
+        outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
+    for system, link in system_entries():
+        outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
+    outer += ["--proc", "/proc"]
+    for source, target in proc_masks(limits.memory_bytes):
+        outer += ["--ro-bind", source, target]
+    outer += [
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.tmp_bytes),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+    ]
+    made: set[Path] = set()
+    for path in visible:
+        for ancestor in reversed(path.parents):
+            if (
+                str(ancestor) in ("/", "/tmp")
+                or ancestor in made
+                or any(ancestor == Path(system) for system, _ in system_entries())
+            ):
+                continue
+            made.add(ancestor)
+            outer += ["--perms", "0755", "--dir", str(ancestor)]
+        outer += ["--ro-bind", str(path), str(path)]
+    outer += ["--chdir", str(bot_dir)]
+    if template:
+        for capability in TEMPLATE_CAPABILITIES:
+            outer += ["--cap-add", capability]
+    elif uid is not None:
+        outer += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"]
+    seccomp_file = None
+    if filter_program is not None:
+        outer += ["--seccomp", str(SECCOMP_FD)]
+        seccomp_file = host_file("seccomp.bpf", filter_program)
+    return SandboxCommand(
+        (*outer, "--", *inner), minimal_env(), "/", uid, seccomp_file=seccomp_file
+    )
+
+
+def _unshare(
+    inner: list[str], *, visible: Sequence[Path], bot_dir: Path, limits: Limits, uid: int | None
+) -> SandboxCommand:
+    """``inner`` under ``unshare``: the same namespaces, and a shell script that builds the
+    same read-only root in a scratch folder and enters it (:func:`_unshare_script`)."""
+    scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
+    script = _unshare_script(scratch, visible, bot_dir, limits, inner)
+    outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
+    if not _is_root():
+        outer.append("--map-root-user")
+    return SandboxCommand((*outer, "/bin/sh", "-c", script), minimal_env(), "/", uid, scratch)
 
 
 def _unshare_script(

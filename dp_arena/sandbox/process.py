@@ -9,18 +9,17 @@ did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import re
 import signal
 import subprocess
-import threading
 import time
-from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from dp_arena.agents.agent import HOOKS
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
@@ -29,14 +28,18 @@ from dp_arena.sandbox import protocol
 from dp_arena.sandbox.isolation import SandboxCommand
 from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
+from dp_arena.sandbox.reaper import REAPER
 from dp_arena.sandbox.spawn import BotProcess, spawn
 from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["REAPER", "ProcessSeat", "Reaper", "log_path"]
+__all__ = ["ProcessSeat", "log_path"]
 
 # How long a bot may take to exit after its goodbye before it is killed.
 EXIT_GRACE = 0.5
+
+_T = TypeVar("_T")
+_Told = TypeVar("_Told")  # what a notification tells the bot of
 
 
 def log_path(log_dir: Path | None, name: str) -> Path | None:
@@ -66,7 +69,14 @@ _next_log: dict[tuple[str, str], int] = {}
 
 
 class ProcessSeat:
-    """A bot in a sandboxed process (see :mod:`dp_arena.sandbox`)."""
+    """A bot in a sandboxed process (see :mod:`dp_arena.sandbox`).
+
+    Each call is an *exchange* with the bot (its hello, a decision, a notification),
+    run by :meth:`_exchange`: the one place where what fails on the bot's pipes (its
+    process ended, it stopped reading, no answer came in time) becomes the fault the
+    call answers with. Every line the bot writes is taken by :meth:`_take`, the same way
+    whenever it comes: the answer awaited, or a log, a late reply, an error or a stray
+    line, each dealt with there."""
 
     def __init__(
         self, command: SandboxCommand, *, name: str, limits: Limits, log_dir: Path | None = None
@@ -85,6 +95,7 @@ class ProcessSeat:
         self._pending: list[tuple[FaultKind, str]] = []
         self._request_id = 0
         self._given_up: set[int] = set()  # requests that timed out: their late replies are dropped
+        self._wait = _Wait(strays_before=False)  # what the exchange under way has read
         self._bank = limits.time_bank
         self._started = time.monotonic()
         self.decision_seconds: list[float] = []
@@ -120,38 +131,25 @@ class ProcessSeat:
 
     def begin_session(self, context: SessionContext) -> SeatFault | None:
         self._bank = self.limits.time_bank
-        if self._unheard("begin_session"):
-            return self._notify(None)
-        return self._notify(protocol.session_start(context))
+        return self._notify("begin_session", protocol.session_start, context)
 
     def begin_deal(self, start: DealStart) -> SeatFault | None:
-        if self._unheard("begin_deal"):
-            return self._notify(None)
-        return self._notify(protocol.deal_start(start))
+        return self._notify("begin_deal", protocol.deal_start, start)
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:
-        if self._unheard("end_deal"):
-            return self._notify(None)
-        return self._notify(protocol.deal_end(end))
-
-    def _unheard(self, hook: str) -> bool:
-        """Whether the bot said in its hello that it has no such hook (the Python
-        runner says which it has): its notification is then not sent at all."""
-        return self._loaded and self._hooks is not None and hook not in self._hooks
+        return self._notify("end_deal", protocol.deal_end, end)
 
     def decide(self, observation: Observation) -> Action | SeatFault:
         fault = self._ready()
         if fault is not None:
             return fault
-        assert self.pipes is not None
         self._drain()  # late replies and stray lines from earlier decisions
         self._request_id += 1
         request_id = self._request_id
         started = time.monotonic()
         deadline = started + self.limits.action_timeout + self._bank
-        answer = self._ask(
-            protocol.encode(protocol.act(request_id, observation)), request_id, deadline
-        )
+        request = protocol.encode(protocol.act(request_id, observation))
+        answer = self._exchange("act", lambda: self._ask(request, request_id, deadline))
         elapsed = time.monotonic() - started
         self.decision_seconds.append(elapsed)
         if isinstance(answer, SeatFault) and answer.kind is FaultKind.TIMEOUT:
@@ -183,9 +181,9 @@ class ProcessSeat:
 
     def close_later(self) -> None:
         """Say goodbye now and leave the rest of :meth:`close` to the reaper's thread
-        (the table is done with the seat; see :class:`Reaper`)."""
+        (the table is done with the seat; see :mod:`dp_arena.sandbox.reaper`)."""
         self.say_goodbye()
-        REAPER.add(self)
+        REAPER.add(self._finish)
 
     def _finish(self) -> None:
         """The end of :meth:`close`, after the goodbye: the grace, the kill, the logs."""
@@ -222,11 +220,7 @@ class ProcessSeat:
             self._await_hello()
         return self._dead if not self._loaded else None
 
-    # -- internals --------------------------------------------------------------------
-
-    def _kill(self) -> None:
-        assert self.sandbox is not None
-        self.sandbox.kill()
+    # -- the exchanges ----------------------------------------------------------------
 
     def _ready(self) -> SeatFault | None:
         """None if the bot is loaded and alive; otherwise the fault to report, once in
@@ -241,134 +235,210 @@ class ProcessSeat:
         return SeatFault(self._dead.kind, f"not running ({self._dead.detail[:100]})")
 
     def _await_hello(self) -> None:
-        """Wait for the hello until the load timeout. Logs are kept and stray output noted
-        (one fault, at the first notification); any other line is taken as the hello."""
-        assert self.pipes is not None
-        deadline = self._started + self.limits.load_timeout
-        instead: str | None = None  # the first stray line, if any
-        while True:
-            try:
-                line = self.pipes.read_line(deadline)
-            except Oversized as error:
-                self._fail(FaultKind.LOAD_ERROR, f"instead of a hello, {error}")
-                return
-            except Closed:
-                self._fail(
-                    FaultKind.LOAD_ERROR,
-                    f"exited while loading{self._exit_text()}"
-                    + (self._partial_text() or _instead(instead)),
-                )
-                return
-            if line is None:
-                self._fail(
-                    FaultKind.LOAD_TIMEOUT if instead is None else FaultKind.LOAD_ERROR,
-                    f"no hello within the load timeout of {self.limits.load_timeout:g} s"
-                    + (self._partial_text() if instead is None else _instead(instead)),
-                )
-                return
-            message = self._read(line)
-            if isinstance(message, _Unread):
-                if not message.stray:
-                    self._fail(FaultKind.LOAD_ERROR, f"bad hello: {message.problem}")
-                    return
-                self._stray_line(message.problem)
-                instead = instead or message.problem
-                continue
-            kind = message.get("type")
-            if kind == "log":
-                self._log_message(message)
-                continue
-            if kind == "error":
-                self._fail(FaultKind.LOAD_ERROR, f"could not load: {_text(message, 400)}")
-                return
-            try:
-                self.bot_name = protocol.check_hello(message)
-            except protocol.ProtocolViolation as error:
-                self._fail(FaultKind.LOAD_ERROR, f"bad hello: {error}")
-                return
-            self._hooks = protocol.hello_hooks(message)
-            self._loaded = True
-            return
+        """Wait for the hello until the load timeout; a bot that gives none is gone."""
+        self._exchange("hello", self._hello)
 
-    def _fail(self, kind: FaultKind, detail: str) -> None:
-        tail = self.log.tail_text(300)
-        self.log.note(f"{kind.value}: {detail}")
-        if tail and kind in (FaultKind.LOAD_ERROR, FaultKind.CRASH):
-            detail += f"; stderr ends: {tail}"
-        self._dead = SeatFault(kind, detail[:1000])
-        if self.process is not None:
-            self._kill()
-
-    def _exit_text(self) -> str:
-        assert self.process is not None
+    def _hello(self) -> SeatFault | None:
+        """Take the bot's hello (the first message it sends but a log), or its load fault."""
+        answer = self._receive(_HELLO, self._started + self.limits.load_timeout)
+        if isinstance(answer, _Unread):
+            reason = "instead of a hello, " if answer.oversized else "bad hello: "
+            return self._fail(FaultKind.LOAD_ERROR, reason + answer.problem)
+        if answer.get("type") == "error":
+            return self._fail(FaultKind.LOAD_ERROR, f"could not load: {_text(answer, 400)}")
         try:
-            code = self.process.wait(2)
-        except subprocess.TimeoutExpired:
-            return ""
-        verdict = self.sandbox.verdict if self.sandbox is not None else None
-        verdict = verdict or getattr(self.process, "setup_error", None)
-        over = f": {verdict}" if verdict else ""
-        if code < 0:
-            try:
-                return f" (killed by {signal.Signals(-code).name}{over})"
-            except ValueError:
-                return f" (killed by signal {-code}{over})"
-        exact = getattr(self.process, "exact_status", False)
-        if code > 128 and not exact and self.command.argv[0] in ("bwrap", "unshare"):
-            # The sandbox's launcher reports a bot killed by signal N as status 128 + N.
-            try:
-                return f" (killed by {signal.Signals(code - 128).name}{over})"
-            except ValueError:
-                pass
-        return f" (exit status {code}{over})"
+            self.bot_name = protocol.check_hello(answer)
+        except protocol.ProtocolViolation as error:
+            return self._fail(FaultKind.LOAD_ERROR, f"bad hello: {error}")
+        self._hooks = protocol.hello_hooks(answer)
+        self._loaded = True
+        return None
 
-    def _notify(self, message: dict[str, Any] | None) -> SeatFault | None:
-        """Send a one-way message (``None``: one the bot has no hook for, which is not
-        sent); the fault to report, if any (including errors the bot reported since the
-        last call)."""
+    def _notify(
+        self, hook: str, message: Callable[[_Told], dict[str, Any]], told: _Told
+    ) -> SeatFault | None:
+        """Tell the bot of ``told`` (the message for ``hook``), unless it said in its hello
+        that it has no such hook; the fault to report, if any (including the errors and
+        stray lines the bot sent since the last notification)."""
         fault = self._ready()
         if fault is not None:
             return fault
-        assert self.pipes is not None
         self._drain()
-        if message is None:
-            return self._pending_fault()
-        try:
-            if not self.pipes.send(
-                protocol.encode(message), time.monotonic() + self.limits.action_timeout
-            ):
-                return SeatFault(
-                    FaultKind.TIMEOUT, f"{message['type']}: the bot is not reading its input"
-                )
-        except Closed:
-            self._fail(
-                FaultKind.CRASH, f"{message['type']}: the bot's input is closed{self._exit_text()}"
-            )
-            self._reported_dead = True
-            assert self._dead is not None
-            return self._dead
+        if self._hooks is None or hook in self._hooks:
+            notification = message(told)
+            line = protocol.encode(notification)
+            deadline = time.monotonic() + self.limits.action_timeout
+            fault = self._exchange(notification["type"], lambda: self._send(line, deadline))
+            if fault is not None:
+                return fault
         return self._pending_fault()
 
-    def _pending_fault(self) -> SeatFault | None:
-        if not self._pending:
-            return None
-        problems, self._pending = self._pending, []
-        kind = (
-            FaultKind.PROTOCOL
-            if any(kind is FaultKind.PROTOCOL for kind, _ in problems)
-            else FaultKind.ERROR
-        )
-        return SeatFault(kind, "; ".join(text for _, text in problems)[:1000])
+    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
+        """Send ``act`` and take its answer: the action, or the fault it is."""
+        self._send(request, deadline)
+        answer = self._receive(request_id, deadline, stray_limit=self.limits.message_bytes)
+        if isinstance(answer, _Unread):
+            return self._protocol_fault(answer.problem, request_id)
+        if answer.get("type") == "error":
+            # A bot may call its own answer malformed (the Python runner does, as the
+            # in-process seat would); it cannot claim any other kind.
+            return SeatFault(
+                FaultKind.PROTOCOL if answer.get("fault") == "PROTOCOL" else FaultKind.ERROR,
+                _text(answer, 500),
+            )
+        try:
+            return protocol.reply_action(answer, expected_id=request_id)
+        except protocol.ProtocolViolation as error:
+            # A reply to another request (stale) leaves this one open: its own answer
+            # may still come. Any other bad answer closes it.
+            answers = _request_of(answer)
+            stale = answers is not None and answers != request_id
+            return self._protocol_fault(str(error), None if stale else request_id)
+
+    # -- the one boundary: failures on the pipes become faults ------------------------
+
+    def _exchange(self, what: str, exchange: Callable[[], _T]) -> _T | SeatFault:
+        """Run one exchange with the bot (``what``: ``hello``, ``act`` or a notification's
+        type) and turn what failed on its pipes into the fault to report, in one place:
+        its process ended (:class:`~dp_arena.sandbox.pipes.Closed`), it did not take the
+        message (:class:`_NotReading`), or no answer came by the deadline
+        (:class:`_Silence`). A fault that ends the seat is also kept as why it is gone."""
+        assert self.pipes is not None
+        self._wait = _Wait(strays_before=self._stray_pending())
+        try:
+            return exchange()
+        except Closed:
+            return self._gone(what)
+        except _NotReading:
+            heading = "" if what == "act" else f"{what}: "
+            return SeatFault(FaultKind.TIMEOUT, f"{heading}the bot is not reading its input")
+        except _Silence:
+            return self._silent(what)
+
+    def _gone(self, what: str) -> SeatFault:
+        """The fault of a bot whose process ended during an exchange."""
+        ended = self._exit_text()
+        if what == "hello":
+            return self._fail(
+                FaultKind.LOAD_ERROR,
+                f"exited while loading{ended}" + (self._partial_text() or self._instead()),
+            )
+        if what == "act":
+            detail = f"the bot's process ended{ended}" + (self._partial_text() or self._instead())
+        else:
+            detail = f"{what}: the bot's input is closed{ended}"
+        self._reported_dead = True
+        return self._fail(FaultKind.CRASH, detail)
+
+    def _silent(self, what: str) -> SeatFault:
+        """The fault of a wait that ended without an answer: a timeout, or, when the bot
+        wrote stray lines instead, what it wrote."""
+        instead = self._wait.instead
+        if what == "hello":
+            waited = f"no hello within the load timeout of {self.limits.load_timeout:g} s"
+            if instead is None:
+                return self._fail(FaultKind.LOAD_TIMEOUT, waited + self._partial_text())
+            return self._fail(FaultKind.LOAD_ERROR, waited + self._instead())
+        limit = self.limits.action_timeout + self._bank
+        waited = f"no answer within {limit:.3g} s (action time + time bank)"
+        if instead is None:
+            return SeatFault(FaultKind.TIMEOUT, waited + self._partial_text())
+        # What it wrote instead is the fault: its stray lines are not counted again at
+        # the next notification.
+        if not self._wait.strays_before:
+            self._pending = [p for p in self._pending if p[0] is not FaultKind.PROTOCOL]
+        return self._protocol_fault(waited + self._instead(), self._request_id)
+
+    def _send(self, line: bytes, deadline: float) -> None:
+        """Write ``line`` to the bot; :class:`_NotReading` if it did not take it by
+        ``deadline``."""
+        assert self.pipes is not None
+        if not self.pipes.send(line, deadline):
+            raise _NotReading
+
+    # -- reading ----------------------------------------------------------------------
+
+    def _receive(
+        self, awaited: int, deadline: float, *, stray_limit: int | None = None
+    ) -> dict[str, Any] | _Unread:
+        """Read until the answer to ``awaited`` (a request's id, or :data:`_HELLO`) comes,
+        or a broken message, which is taken for it; :class:`_Silence` if ``deadline``
+        passes first. Over ``stray_limit`` bytes of stray lines meanwhile, the wait ends
+        with a broken answer saying so."""
+        assert self.pipes is not None
+        while True:
+            try:
+                line = self.pipes.read_line(deadline)
+            except Oversized:
+                line = None
+            else:
+                if line is None:
+                    raise _Silence
+            answer = self._take(line, awaited)
+            if answer is not None:
+                return answer
+            if stray_limit is not None and self._wait.stray_bytes > stray_limit:
+                return _Unread(
+                    f"over {stray_limit} bytes of stray lines while request {awaited} was"
+                    f" awaited{self._instead()}",
+                    stray=False,
+                )
 
     def _drain(self) -> None:
+        """Take the lines the bot sent between exchanges (at most a few message limits of
+        them: a bot flooding its stdout cannot keep the dealer here). A closed pipe is
+        left for the next exchange to report."""
         assert self.pipes is not None
-        with contextlib.suppress(Closed):  # the next read reports the crash
-            self.pipes.drain_lines(self._stray, 4 * self.limits.message_bytes)
+        with contextlib.suppress(Closed):
+            self.pipes.drain_lines(self._between, 4 * self.limits.message_bytes)
 
-    def _read(self, line: bytes) -> dict[str, Any] | _Unread:
+    def _between(self, line: bytes | None) -> None:
+        self._take(line, None)
+
+    def _take(self, line: bytes | None, awaited: int | None) -> dict[str, Any] | _Unread | None:
+        """One line from the bot (``None``: one over the message limit, skipped). Returned
+        if it answers what is awaited (a request's id, :data:`_HELLO`, or ``None``
+        between requests): a broken message, an error about it, or anything else a bot
+        may send but a log. Otherwise dealt with here: a log is kept, a late reply
+        dropped (its request was already answered for), another error reported at the
+        next notification, and a stray line (a message nobody asked for, between
+        requests) noted for the same notification."""
+        message = self._read(line)
+        if isinstance(message, _Unread):
+            if awaited is not None and not message.stray:
+                return message
+            self._stray_line(message.problem)
+            if awaited is not None and line is not None:
+                self._wait.stray_bytes += len(line) + 1
+                self._wait.instead = self._wait.instead or message.problem
+            return None
+        kind = message.get("type", "action")
+        if kind == "log":
+            self._log_message(message)
+            return None
+        answers = _request_of(message)
+        if kind in ("action", "error") and self._is_late(answers):
+            self.log.note(f"{kind} for request {answers} dropped: it came too late")
+            return None
+        if kind == "error":
+            if awaited == _HELLO or (awaited is not None and answers == awaited):
+                return message
+            self._pending.append((FaultKind.ERROR, _error_text(message)))
+            return None
+        if awaited is not None:
+            return message
+        self._stray_line(f"a message while no answer was awaited: {protocol.brief(message)}")
+        return None
+
+    def _read(self, line: bytes | None) -> dict[str, Any] | _Unread:
         """A line from the bot as a message of a kind a bot may send, or what is wrong
         with it: stray output (a line that does not start with ``{`` or ``[``, or an
-        object of a type no bot sends) or a broken message (any other line)."""
+        object of a type no bot sends) or a broken message (any other line, and one over
+        the message limit)."""
+        if line is None:
+            return _Unread(
+                f"a message over {self.limits.message_bytes} bytes", stray=False, oversized=True
+            )
         try:
             message = protocol.decode(line)
         except protocol.ProtocolViolation as error:
@@ -380,26 +450,56 @@ class ProcessSeat:
             return message
         return _Unread(f"not a message of the protocol: {protocol.brief(message)}", stray=True)
 
-    def _stray(self, line: bytes | None) -> None:
-        """A line the bot sent while no answer was awaited: a log, an error from a hook,
-        a late reply to a request that timed out (dropped), or a stray line; the last
-        two, reported at the next notification."""
-        if line is None:
-            self._stray_line(f"a message over {self.limits.message_bytes} bytes")
-            return
-        message = self._read(line)
-        if isinstance(message, _Unread):
-            self._stray_line(message.problem)
-            return
-        kind = message.get("type", "action")
-        if kind == "log":
-            self._log_message(message)
-        elif kind in ("action", "error") and self._is_late(_request_of(message)):
-            self.log.note(f"{kind} for request {_request_of(message)} dropped: it came too late")
-        elif kind == "error":
-            self._pending.append((FaultKind.ERROR, f"error: {_text(message, 300)}"))
-        else:
-            self._stray_line(f"a message while no answer was awaited: {protocol.brief(message)}")
+    # -- what is reported -------------------------------------------------------------
+
+    def _kill(self) -> None:
+        assert self.sandbox is not None
+        self.sandbox.kill()
+
+    def _fail(self, kind: FaultKind, detail: str) -> SeatFault:
+        """The bot is gone, for ``kind`` and ``detail`` (with the end of its stderr, for a
+        load error or a crash): kill what is left of it and keep the fault."""
+        tail = self.log.tail_text(300)
+        self.log.note(f"{kind.value}: {detail}")
+        if tail and kind in (FaultKind.LOAD_ERROR, FaultKind.CRASH):
+            detail += f"; stderr ends: {tail}"
+        self._dead = SeatFault(kind, detail[:1000])
+        if self.process is not None:
+            self._kill()
+        return self._dead
+
+    def _exit_text(self) -> str:
+        assert self.process is not None and self.sandbox is not None
+        try:
+            code = self.process.wait(2)
+        except subprocess.TimeoutExpired:
+            return ""
+        verdict = self.sandbox.verdict or self.sandbox.setup_error
+        over = f": {verdict}" if verdict else ""
+        if code < 0:
+            try:
+                return f" (killed by {signal.Signals(-code).name}{over})"
+            except ValueError:
+                return f" (killed by signal {-code}{over})"
+        if code > 128 and not self.sandbox.forked and self.command.argv[0] in ("bwrap", "unshare"):
+            # The sandbox's launcher reports a bot killed by signal N as status 128 + N (a
+            # forked seat's status is the bot's own).
+            try:
+                return f" (killed by {signal.Signals(code - 128).name}{over})"
+            except ValueError:
+                pass
+        return f" (exit status {code}{over})"
+
+    def _pending_fault(self) -> SeatFault | None:
+        if not self._pending:
+            return None
+        problems, self._pending = self._pending, []
+        kind = (
+            FaultKind.PROTOCOL
+            if any(kind is FaultKind.PROTOCOL for kind, _ in problems)
+            else FaultKind.ERROR
+        )
+        return SeatFault(kind, "; ".join(text for _, text in problems)[:1000])
 
     def _stray_line(self, problem: str) -> None:
         # Every stray line until the next notification is one fault together: a flood of
@@ -417,6 +517,11 @@ class ProcessSeat:
     def _log_message(self, message: dict[str, Any]) -> None:
         self.log.note(f"log: {_text(message, 1000)}")
 
+    def _instead(self) -> str:
+        """What the bot wrote instead of an answer in the exchange under way, if anything."""
+        instead = self._wait.instead
+        return "" if instead is None else f"; instead it wrote a stray line: {instead}"
+
     def _partial_text(self) -> str:
         """What the bot sent without ending the line, if anything (a missing newline or
         flush is the commonest reason a bot in another language seems silent)."""
@@ -429,84 +534,6 @@ class ProcessSeat:
             " (end each message with a newline and flush stdout)"
         )
 
-    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
-        """Send ``act`` and wait for its answer: an action, or an error about it. The
-        first message (or broken one) is the answer. Logs are kept, late replies dropped
-        and stray output noted while the wait goes on, so a line of debug output costs
-        one fault whenever it comes, never the decision; if no answer comes, the fault
-        says what the bot wrote instead."""
-        assert self.pipes is not None
-        instead: str | None = None  # the first stray line of this wait, if any
-        stray_before = self._stray_pending()
-        stray_bytes = 0
-        try:
-            if not self.pipes.send(request, deadline):
-                return SeatFault(FaultKind.TIMEOUT, "the bot is not reading its input")
-            while True:
-                try:
-                    line = self.pipes.read_line(deadline)
-                except Oversized as error:
-                    return self._protocol_fault(str(error), request_id)
-                if line is None:
-                    limit = self.limits.action_timeout + self._bank
-                    waited = f"no answer within {limit:.3g} s (action time + time bank)"
-                    if instead is None:
-                        return SeatFault(FaultKind.TIMEOUT, waited + self._partial_text())
-                    # What it wrote instead is the fault: its stray lines are not counted
-                    # again at the next notification.
-                    if not stray_before:
-                        self._pending = [p for p in self._pending if p[0] is not FaultKind.PROTOCOL]
-                    return self._protocol_fault(waited + _instead(instead), request_id)
-                message = self._read(line)
-                if isinstance(message, _Unread) and not message.stray:
-                    return self._protocol_fault(message.problem, request_id)
-                if isinstance(message, _Unread):
-                    self._stray_line(message.problem)
-                    instead = instead or message.problem
-                    stray_bytes += len(line) + 1
-                    if stray_bytes > self.limits.message_bytes:
-                        return self._protocol_fault(
-                            f"over {self.limits.message_bytes} bytes of stray lines while"
-                            f" request {request_id} was awaited{_instead(instead)}",
-                            request_id,
-                        )
-                    continue
-                kind = message.get("type", "action")
-                answers = _request_of(message)
-                if kind == "log":
-                    self._log_message(message)
-                    continue
-                if kind in ("action", "error") and self._is_late(answers):
-                    self.log.note(f"{kind} for request {answers} dropped: it came too late")
-                    continue
-                if kind == "error":
-                    if answers == request_id:
-                        # A bot may call its own answer malformed (the Python runner does,
-                        # as the in-process seat would); it cannot claim any other kind.
-                        fault = message.get("fault")
-                        return SeatFault(
-                            FaultKind.PROTOCOL if fault == "PROTOCOL" else FaultKind.ERROR,
-                            _text(message, 500),
-                        )
-                    self._stray(line)  # an error from a hook: reported at the next hook
-                    continue
-                try:
-                    return protocol.reply_action(message, expected_id=request_id)
-                except protocol.ProtocolViolation as error:
-                    # A reply to another request (stale) leaves this one open: its own
-                    # answer may still come. Any other bad answer closes it.
-                    stale = answers is not None and answers != request_id
-                    return self._protocol_fault(str(error), None if stale else request_id)
-        except Closed:
-            self._fail(
-                FaultKind.CRASH,
-                f"the bot's process ended{self._exit_text()}"
-                + (self._partial_text() or _instead(instead)),
-            )
-            self._reported_dead = True
-            assert self._dead is not None
-            return self._dead
-
     def _protocol_fault(self, detail: str, closing: int | None) -> SeatFault:
         """A PROTOCOL fault for a decision; ``closing``: the request it ends, whose
         answer, if one still comes, is dropped as a late reply."""
@@ -516,87 +543,40 @@ class ProcessSeat:
         return SeatFault(FaultKind.PROTOCOL, detail)
 
 
-class Reaper:
-    """Finishes closing seats in a thread of its own: a table's seats are told goodbye
-    and the next table sits down while they exit, each within the same grace and then
-    killed, as :meth:`ProcessSeat.close` does. At most :data:`BACKLOG` seats wait here:
-    past that, closing waits (a table of bots that ignore their goodbye cannot pile up
-    processes). At exit, every seat waiting is finished."""
-
-    BACKLOG = 64
-
-    def __init__(self) -> None:
-        self._queue: deque[ProcessSeat] = deque()
-        self._lock = threading.Lock()
-        self._work = threading.Condition(self._lock)
-        self._idle = threading.Condition(self._lock)
-        self._busy = 0
-        self._thread: threading.Thread | None = None
-
-    def add(self, seat: ProcessSeat) -> None:
-        with self._lock:
-            if len(self._queue) >= self.BACKLOG:
-                full = True
-            else:
-                full = False
-                self._queue.append(seat)
-                if self._thread is None:
-                    self._thread = threading.Thread(
-                        target=self._run, name="dp-arena-reaper", daemon=True
-                    )
-                    self._thread.start()
-                    atexit.register(self.flush)
-                self._work.notify()
-        if full:
-            seat._finish()
-
-    def _run(self) -> None:
-        while True:
-            with self._lock:
-                while not self._queue:
-                    self._work.wait()
-                seat = self._queue.popleft()
-                self._busy += 1
-            try:
-                seat._finish()
-            except Exception:  # one seat's bad end must not stop the others'
-                pass
-            finally:
-                with self._lock:
-                    self._busy -= 1
-                    if not self._queue and not self._busy:
-                        self._idle.notify_all()
-
-    def flush(self, timeout: float = 60.0) -> bool:
-        """Wait until every seat handed over is closed; whether they all were."""
-        deadline = time.monotonic() + timeout
-        with self._lock:
-            while self._queue or self._busy:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._idle.wait(remaining)
-        return True
-
-
-REAPER = Reaper()
-
-
 # The kinds of message a bot may send (``type`` left out means an action).
 _BOT_MESSAGES = frozenset({"hello", "action", "error", "log"})
+# What a wait for the hello awaits, where a decision's awaits its request's id (from 1).
+_HELLO = 0
+
+
+class _NotReading(Exception):
+    """The bot did not take a message before its deadline."""
+
+
+class _Silence(Exception):
+    """No answer came before the deadline."""
+
+
+@dataclass(slots=True)
+class _Wait:
+    """What the exchange under way has read: whether stray lines were pending before it,
+    the first stray line since (what the bot wrote instead of an answer) and the bytes
+    of stray lines."""
+
+    strays_before: bool
+    instead: str | None = None
+    stray_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class _Unread:
     """A line that is no message: ``stray`` output (never taken for an answer) or a
-    broken message (taken for the answer awaited, if any)."""
+    broken message (taken for the answer awaited, if any), ``oversized`` for one over
+    the message limit."""
 
     problem: str
     stray: bool
-
-
-def _instead(problem: str | None) -> str:
-    return "" if problem is None else f"; instead it wrote a stray line: {problem}"
+    oversized: bool = False
 
 
 def _request_of(message: dict[str, Any]) -> int | None:
@@ -604,6 +584,15 @@ def _request_of(message: dict[str, Any]) -> int | None:
     (``true`` and ``3.0`` are not)."""
     request_id = message.get("id")
     return request_id if type(request_id) is int else None
+
+
+def _error_text(message: dict[str, Any]) -> str:
+    """An error the bot sent about no request, as its fault says it. One that names the
+    hook it came from (the Python runner's, worded as the in-process seat words a hook's
+    fault) stands as it is, so one bug reads the same in this process and sandboxed."""
+    if message.get("about") in HOOKS:
+        return _text(message, 500)
+    return f"error: {_text(message, 300)}"
 
 
 def _text(message: dict[str, Any], limit: int) -> str:

@@ -29,7 +29,7 @@ import operator
 import re
 from typing import Any
 
-from dp_arena.agents.agent import parse_action
+from dp_arena.agents.agent import HOOKS, parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
 from dp_arena.text import excerpt, printable
@@ -209,9 +209,6 @@ def check_hello(message: dict[str, Any]) -> str:
     if not isinstance(name, str):
         raise ProtocolViolation(f"hello: name must be a string, not {brief(name)}")
     return printable(name, 100)
-
-
-HOOKS = ("begin_session", "begin_deal", "end_deal")
 
 
 def hello_hooks(message: dict[str, Any]) -> frozenset[str] | None:

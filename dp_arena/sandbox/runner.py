@@ -2,39 +2,28 @@
 
 Run inside the sandbox as ``python -I -m dp_arena.sandbox.runner FILE.py:Class`` (or
 ``package.module:Class``, with ``--path DIR`` put on ``sys.path``). It answers the
-dealer's hello once the bot is loaded, calls the bot's hooks and ``act`` for the
-messages of :mod:`dp_arena.sandbox.protocol`, and reports the bot's exceptions as
-``error`` messages. The bot's own ``print`` output goes to stderr (its log): stdout
-carries only the protocol.
+dealer's hello once the bot is loaded, then plays the bot through an in-process seat
+(:class:`~dp_arena.agents.InProcessSeat`) for the messages of
+:mod:`dp_arena.sandbox.protocol`: the seat calls the bot's hooks and ``act``, and each
+fault it reports goes back as an ``error`` message, worded as it would be in-process.
+The bot's own ``print`` output goes to stderr (its log): stdout carries only the protocol.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
-import traceback
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
+# Imported with the package already (dp_arena.sandbox seats bots): nothing more to load.
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import InProcessSeat, SeatFault, describe_error
+from dp_arena.results import FaultKind
+
 __all__ = ["main"]
-
-
-def _text(value: object, limit: int) -> str:
-    """``str(value)`` cut to ``limit``; a bot's object may fail to become text, or be
-    enormous: neither must stop the runner reporting on it."""
-    try:
-        text = str(value)
-    except Exception:
-        return f"<{type(value).__name__} that cannot be shown>"
-    return text[:limit]
-
-
-def _describe(error: BaseException) -> str:
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}" if frames else ""
-    return f"{type(error).__name__}: {_text(error, 400)}"[:400] + where
 
 
 class _Host:
@@ -57,6 +46,13 @@ class _Host:
 
     def error(self, message: str, **extra: Any) -> None:
         self.send({"type": "error", "message": message, **extra})
+
+    def fault(self, fault: SeatFault, **extra: Any) -> None:
+        """The seat's fault as an ``error``: one the seat calls malformed (an answer that
+        is no action) says so, for the dealer to report it as the same kind."""
+        if fault.kind is FaultKind.PROTOCOL:
+            extra["fault"] = "PROTOCOL"
+        self.error(fault.detail, **extra)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -82,31 +78,33 @@ def main(argv: list[str] | None = None) -> int:
     for folder in reversed(args.path):
         sys.path.insert(0, folder)
     try:
-        from dp_arena.agents import parse_action
-        from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
         from dp_arena.agents.spec import load_agent
-        from dp_arena.engine.actions import Action
 
         agent = load_agent(args.spec)
     except BaseException as error:  # anything at all: the dealer must hear why
-        host.error(f"loading {args.spec}: {_describe(error)}")
+        host.error(f"loading {args.spec}: {describe_error(error)}")
         return 1
-    hooks = {
-        name: getattr(agent, name, None) for name in ("begin_session", "begin_deal", "end_deal")
-    }
+    seat = InProcessSeat(agent, args.spec)
     host.send(
         {
             "type": "hello",
             "protocol": host.protocol.PROTOCOL_VERSION,
-            "name": type(agent).__name__,
+            "name": seat.bot_name,
             # The dealer then sends no notification the bot would only skip.
-            "hooks": sorted(name for name, hook in hooks.items() if hook is not None),
+            "hooks": sorted(hook for hook in host.protocol.HOOKS if seat.has_hook(hook)),
         }
     )
-    readers = {
-        "session_start": ("begin_session", "context", SessionContext.from_json),
-        "deal_start": ("begin_deal", "deal", DealStart.from_json),
-        "deal_end": ("end_deal", "result", DealEnd.from_json),
+    _play(seat, stdin, host)
+    return 0
+
+
+def _play(seat: InProcessSeat, stdin: BinaryIO, host: _Host) -> None:
+    """Answer the dealer's messages until its goodbye (or the end of its input)."""
+    # Each notification: the hook it is for, its field, how it is read, the seat's call.
+    notifications: dict[str, tuple[str, str, Callable[[Any], Any], Callable[[Any], Any]]] = {
+        "session_start": ("begin_session", "context", SessionContext.from_json, seat.begin_session),
+        "deal_start": ("begin_deal", "deal", DealStart.from_json, seat.begin_deal),
+        "deal_end": ("end_deal", "result", DealEnd.from_json, seat.end_deal),
     }
     # The dealer's messages are trusted and well formed: the plain parser is the fast one.
     decode = json.loads
@@ -115,49 +113,30 @@ def main(argv: list[str] | None = None) -> int:
         kind = message.get("type")
         if kind == "act":
             request_id = message.get("id")
-            try:
-                answer = agent.act(Observation.from_json(message["observation"]))
-            except Exception as error:
-                host.error(f"act: {_describe(error)}", id=request_id)
-                continue
-            try:
-                action = answer if type(answer) is Action else parse_action(answer)
-            except Exception as error:  # an answer that is no action: as in-process, PROTOCOL
-                host.error(
-                    f"act returned {_text(answer, 80)!r}: {_text(error, 200)}",
-                    id=request_id,
-                    fault="PROTOCOL",
-                )
+            answer = seat.decide(Observation.from_json(message["observation"]))
+            if isinstance(answer, SeatFault):
+                host.fault(answer, id=request_id)
                 continue
             reply: dict[str, Any] = {
                 "type": "action",
                 "id": request_id,
-                "action": action.kind.value,
+                "action": answer.kind.value,
             }
-            if action.amount is not None:
-                reply["amount"] = action.amount
+            if answer.amount is not None:
+                reply["amount"] = answer.amount
             if not host.send(reply):
-                host.error(
-                    f"act returned {action.kind.value} with an amount that cannot be sent",
-                    id=request_id,
-                    fault="PROTOCOL",
-                )
-        elif kind in readers:
-            hook_name, field, read = readers[kind]
-            hook = hooks[hook_name]
-            if hook is None:
+                unsent = f"act returned {answer.kind.value} with an amount that cannot be sent"
+                host.fault(SeatFault(FaultKind.PROTOCOL, unsent), id=request_id)
+        elif kind in notifications:
+            hook, field, read, notify = notifications[kind]
+            if not seat.has_hook(hook):
                 continue
-            try:
-                hook(read(message[field]))
-            except Exception as error:
-                host.error(f"{hook_name}: {_describe(error)}", about=hook_name)
+            fault = notify(read(message[field]))
+            if fault is not None:
+                host.fault(fault, about=hook)
         elif kind == "goodbye":
-            close = getattr(agent, "close", None)
-            if callable(close):
-                with contextlib.suppress(Exception):
-                    close()
-            return 0
-    return 0
+            seat.close()
+            return
 
 
 if __name__ == "__main__":

@@ -203,7 +203,14 @@ class BotProcess:
 
     @property
     def forked(self) -> bool:
+        """Whether the process was forked from a template (its exit status is then the
+        bot's own, never a launcher's ``128 + N`` for a signal)."""
         return isinstance(self.process, ForkedProcess)
+
+    @property
+    def setup_error(self) -> str | None:
+        """Why a forked seat's set-up failed before any bot code ran, if it did."""
+        return self.process.setup_error if isinstance(self.process, ForkedProcess) else None
 
     @property
     def verdict(self) -> str | None:

@@ -89,8 +89,6 @@ class ForkedProcess:
     """A seat process forked from a template, with the parts of :class:`subprocess.Popen`
     a seat uses. ``pid`` is its monitor's (the root of its tree on the host)."""
 
-    exact_status = True  # the status is the bot's own, not a launcher's 128 + signal
-
     def __init__(self, status: socket.socket, pid: int, pidfd: int, pipes: tuple[int, int, int]):
         self._status = status
         self.pid = pid

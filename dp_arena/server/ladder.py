@@ -33,6 +33,7 @@ from dp_arena.match import MatchConfig, score_match, seatings
 from dp_arena.ratings import DealBlock
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
+from dp_arena.runner.launch import EventExecutor, SerialRun
 from dp_arena.runner.verify import check_unit
 from dp_arena.server import crud, views
 from dp_arena.server.db import Database
@@ -48,11 +49,18 @@ from dp_arena.server.standings import (
     match_blocks,
     match_rules,
 )
-from dp_arena.tournament.units import Executor, SeatAssignment, SerialExecutor, TableUnit
+from dp_arena.tournament.units import Executor, SeatAssignment, TableUnit
 
 __all__ = ["Ladder", "match_units", "verify_match"]
 
 log = logging.getLogger("dp_arena.server")
+
+
+class _LadderThread(SerialRun):
+    """The serial executor as the ladder plays on it: in its own thread."""
+
+    description = "serial (in the ladder's thread)"
+
 
 MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
 
@@ -170,9 +178,9 @@ class Ladder:
             self._thread.join(timeout)
 
     @contextlib.contextmanager
-    def _executor(self) -> Iterator[Executor]:
+    def _executor(self) -> Iterator[EventExecutor]:
         if self.settings.executor == "serial":
-            yield SerialExecutor()
+            yield _LadderThread()
             return
         from dp_arena.runner.ray_executor import RayExecutor
 
@@ -188,8 +196,7 @@ class Ladder:
             self.recover()
             self.refresh_standings(None)
             with self._executor() as executor:
-                where = getattr(executor, "description", "serial (in the ladder's thread)")
-                log.info("the ladder's tables run on %s", where)
+                log.info("the ladder's tables run on %s", executor.description)
                 while not self._stop.is_set():
                     match_id = self.next_match()
                     if match_id is None:

@@ -119,6 +119,7 @@ def test_the_listed_fields_are_the_hand_states_slots() -> None:
     if slots is None:
         pytest.skip("a compiled HandState has no __slots__")
     assert tuple(slots) == HAND_STATE_FIELDS
+    assert sorted(HandState.__annotations__) == sorted(HAND_STATE_FIELDS)  # each one declared
 
 
 def test_a_hand_copies_and_pickles_as_the_same_hand() -> None:

@@ -256,3 +256,52 @@ def test_deal_start_and_deal_end_survive_the_trip_through_json() -> None:
     )
     assert DealStart.from_json(json.loads(json.dumps(start.to_json()))) == start
     assert DealEnd.from_json(json.loads(json.dumps(end.to_json()))) == end
+
+
+BUGGY_BOT = '''
+class Buggy:
+    """Raises in act, answers with no action, then raises in a hook; plays on between."""
+
+    def __init__(self):
+        self.decisions = 0
+
+    def begin_deal(self, start):
+        if start.context.deal_number == 3:
+            raise KeyError("deal \\ud800 \\x1b[2J " + "x" * 300)
+
+    def act(self, observation):
+        self.decisions += 1
+        if self.decisions == 1:
+            raise ValueError("no \\ud800 luck \\x1b[2J")
+        if self.decisions == 2:
+            return {"action": "dance", "amount": "\\ud800"}
+        return "call" if observation.to_call else "check"
+'''
+
+
+def test_one_bug_reads_the_same_in_process_and_sandboxed(tmp_path: Path) -> None:
+    """The same bot's faults, played in this process and in the sandbox: the same kinds
+    and the same words (escaped alike: a lone surrogate or an escape sequence in the
+    bot's message included), wherever in the session each is reported."""
+    folder = tmp_path / "buggy"
+    folder.mkdir()
+    (folder / "bot.py").write_text(BUGGY_BOT)
+    spec = f"{folder / 'bot.py'}:Buggy"
+    faults: dict[bool, list[tuple[FaultKind, str]]] = {}
+    for trusted in (True, False):
+        seat = open_seat(spec, name="buggy", limits=LIMITS, trusted=trusted)
+        assert isinstance(seat, ProcessSeat) is not trusted
+        try:
+            result = play([seat, InProcessSeat(load_agent(RANDOM, seed=1), "random")], deals=6)
+        finally:
+            seat.close()
+        faults[trusted] = sorted((fault.kind, fault.detail) for fault in result.faults)
+    assert [kind for kind, _ in faults[True]] == sorted(
+        [FaultKind.ERROR, FaultKind.PROTOCOL, FaultKind.ERROR]
+    )
+    assert faults[False] == faults[True]
+    assert any(
+        detail.startswith("act: ValueError: no \\ud800 luck \\x1b[2J at bot.py:")
+        for _, detail in faults[True]
+    )
+    assert any(detail.startswith("begin_deal: KeyError: ") for _, detail in faults[True])
