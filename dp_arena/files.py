@@ -16,13 +16,18 @@ from pathlib import Path
 __all__ = ["BackgroundWriter", "write_atomic"]
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the new, never half."""
+def write_atomic(path: Path, content: str | bytes, *, durable: bool = False) -> None:
+    """Write ``content`` (text, as UTF-8, or bytes) to ``path`` so that readers see the old
+    file or the new, never half. ``durable``: on the disk before it takes the old one's
+    place, for a file that a database row about to be committed names."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as file:
-            file.write(text)
+        with os.fdopen(handle, "wb") as file:
+            file.write(content.encode("utf-8") if isinstance(content, str) else content)
+            if durable:
+                file.flush()
+                os.fsync(file.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

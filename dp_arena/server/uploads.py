@@ -5,10 +5,9 @@ later, in the checker's thread (:mod:`dp_arena.server.checks`)."""
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import AsyncIterator
 
+from dp_arena.files import write_atomic
 from dp_arena.server import crud
 from dp_arena.server.checks import ARCHIVE_SUFFIXES
 from dp_arena.server.db import Database
@@ -94,20 +93,10 @@ def store_upload(
     if not body:
         raise UploadRefused(400, "empty", "the upload is empty")
     check_rate(database, settings, author)
-    data = settings.data
     digest = hashlib.sha256(body).hexdigest()
-    descriptor, temporary = tempfile.mkstemp(prefix=".upload-", dir=data.uploads)
-    try:
-        with os.fdopen(descriptor, "wb") as stream:
-            stream.write(body)
-            stream.flush()
-            os.fsync(stream.fileno())
-        with database.session() as session:
-            submission = crud.add_submission(session, author, digest, len(body))
-            # In place before the row is committed: a submission in checking always has
-            # its archive.
-            os.replace(temporary, data.upload(submission.id, suffix))
-            return submission.id
-    finally:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
+    with database.session() as session:
+        submission = crud.add_submission(session, author, digest, len(body))
+        # In place before the row is committed: a submission in checking always has its
+        # archive (and a refused write leaves no row).
+        write_atomic(settings.data.upload(submission.id, suffix), body, durable=True)
+        return submission.id

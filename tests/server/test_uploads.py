@@ -1,0 +1,57 @@
+"""Taking an upload in: the archive kept whole under its submission's id, and an archive
+that cannot be written leaving neither a file nor a submission."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dp_arena.server import crud, uploads
+from dp_arena.server.db import Database
+from dp_arena.server.settings import ServerSettings
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[Database, ServerSettings]]:
+    database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+    database.migrate()
+    settings = ServerSettings(db_url=database.url, data_dir=tmp_path / "data", ladder=False)
+    settings.data.create()
+    yield database, settings
+    database.close()
+
+
+def test_an_upload_is_kept_whole_under_its_submissions_id(
+    server: tuple[Database, ServerSettings],
+) -> None:
+    database, settings = server
+    with database.session() as session:
+        author, _ = crud.add_author(session, "alice")
+    body = bytes(range(256)) * 40
+    number = uploads.store_upload(database, settings, author, body, ".zip")
+    assert [path.name for path in settings.data.uploads.iterdir()] == [f"{number}.zip"]
+    assert settings.data.upload(number, ".zip").read_bytes() == body
+    with database.session() as session:
+        submission = crud.submission(session, number)
+        assert submission is not None and submission.status == "checking"
+        assert submission.archive_bytes == len(body)
+
+
+def test_an_archive_not_written_leaves_no_submission(
+    server: tuple[Database, ServerSettings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database, settings = server
+    with database.session() as session:
+        author, _ = crud.add_author(session, "bob")
+
+    def full_disk(path: Path, content: str | bytes, *, durable: bool = False) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(uploads, "write_atomic", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        uploads.store_upload(database, settings, author, b"archive", ".zip")
+    assert list(settings.data.uploads.iterdir()) == []
+    with database.session() as session:
+        assert crud.checking_count(session, author) == 0

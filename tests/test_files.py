@@ -1,0 +1,67 @@
+"""Writing files whole: text as UTF-8 or bytes as they are, the old file replaced at once,
+on the disk first when asked, and a failed write leaving the old file and no temporary."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from dp_arena.files import BackgroundWriter, write_atomic
+
+
+def test_text_is_written_as_utf8_in_place_of_the_old_file(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "folder" / "notes.txt"
+    write_atomic(path, "first\n")
+    write_atomic(path, "deux – ü\n")
+    assert path.read_bytes() == "deux – ü\n".encode()
+    assert sorted(item.name for item in path.parent.iterdir()) == ["notes.txt"]
+
+
+def test_bytes_are_written_as_they_are(tmp_path: Path) -> None:
+    body = bytes(range(256)) * 3
+    write_atomic(tmp_path / "archive.zip", body)
+    assert (tmp_path / "archive.zip").read_bytes() == body
+
+
+def test_a_durable_file_is_on_the_disk_before_it_takes_the_old_ones_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "archive.zip"
+    synced: list[bool] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(path.exists())
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_atomic(path, b"new", durable=True)
+    assert synced == [False]  # synced while still a temporary file
+    write_atomic(tmp_path / "plain.txt", "not synced")
+    assert synced == [False]
+    assert path.read_bytes() == b"new"
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Path) -> None:
+    path = tmp_path / "results.json"
+    write_atomic(path, "old\n")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomic(path, "a lone surrogate \ud800 cannot be UTF-8")
+    assert path.read_text() == "old\n"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["results.json"]
+
+
+def test_the_background_writer_writes_every_file_by_its_flush(tmp_path: Path) -> None:
+    writer = BackgroundWriter()
+    try:
+        for number in range(20):
+            writer.write(tmp_path / f"{number}.txt", f"hand {number}\n")
+        writer.flush()
+    finally:
+        writer.close()
+    assert sorted(item.name for item in tmp_path.iterdir()) == sorted(
+        f"{number}.txt" for number in range(20)
+    )
+    assert (tmp_path / "7.txt").read_text() == "hand 7\n"
