@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from dp_arena.errors import ConfigError
 from dp_arena.tournament.bounds import describe_range, shown
 from dp_arena.tournament.config import Problem
+from dp_arena.tournament.interface import EventFormat
 
 if TYPE_CHECKING:
     from dp_arena.tournament.config import EventConfig
 
-__all__ = ["OptionChecks", "basis_points", "plan_problems", "valid_options"]
+__all__ = ["FormatWithOptions", "OptionChecks", "basis_points", "plan_problems", "valid_options"]
 
 Options = TypeVar("Options")
 
@@ -173,3 +174,18 @@ def valid_options(
     if problems:
         raise ConfigError(f"options.{problems[0]}", field=f"options.{problems[0].field}")
     return options
+
+
+class FormatWithOptions(EventFormat):
+    """A format with an ``[options]`` table of its own, read by its ``read_options`` (the
+    options and every problem with them), and whose plan checks a whole config: options
+    that name entrants, table settings it cannot take (:func:`plan_problems`)."""
+
+    read_options: Callable[[Mapping[str, Any]], tuple[object, list[Problem]]]
+
+    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
+        return self.read_options(options)[1]
+
+    def check_config(self, config: EventConfig) -> list[Problem]:
+        """Problems only the whole config shows (run by the config check)."""
+        return plan_problems(self.plan, config)

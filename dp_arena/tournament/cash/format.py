@@ -38,9 +38,9 @@ from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash.schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import OptionChecks, plan_problems, valid_options
+from dp_arena.tournament.option_checks import FormatWithOptions, OptionChecks, valid_options
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
 from dp_arena.tournament.plan import (
     MAX_SECTION,
@@ -190,10 +190,12 @@ def _resolve(
     return settings, options, schedule, tables, seats
 
 
-class CashFormat(EventFormat):
+class CashFormat(FormatWithOptions):
     name = "cash"
     title = "Duplicate cash game"
     defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=0, fee_cents=0)
+
+    read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
         if count < 4:
@@ -201,13 +203,6 @@ class CashFormat(EventFormat):
                 f"a duplicate cash game needs at least 4 players (two tables of two), not {count}"
             )
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return read_options(options)[1]
-
-    def check_config(self, config: EventConfig) -> list[Problem]:
-        """Problems only the whole config shows (run by the config check)."""
-        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, schedule, tables, seats = _resolve(config, self.defaults)

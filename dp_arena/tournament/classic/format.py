@@ -43,9 +43,9 @@ from dp_arena.tournament.classic.play import (
     play_classic,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.money import pay_places
-from dp_arena.tournament.option_checks import OptionChecks, plan_problems, valid_options
+from dp_arena.tournament.option_checks import FormatWithOptions, OptionChecks, valid_options
 from dp_arena.tournament.outcomes import EventResult
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan, plan_details
 from dp_arena.tournament.standings import standings_from_groups
@@ -159,22 +159,17 @@ def classic_settings(config: EventConfig) -> ClassicSettings:
     return settings
 
 
-class ClassicFormat(EventFormat):
+class ClassicFormat(FormatWithOptions):
     name = "classic"
     title = "Classic freezeout"
     defaults = FormatDefaults(small_blind=10, big_blind=20, buy_in_cents=200, fee_cents=0)
+
+    read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
         if count < 2:
             return f"a freezeout needs at least 2 entrants, not {count}"
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return read_options(options)[1]
-
-    def check_config(self, config: EventConfig) -> list[Problem]:
-        """Problems only the whole config shows (run by the config check)."""
-        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = classic_settings(config)

@@ -31,20 +31,18 @@ schedule stays the plan. Each set is settled in one ledger transaction.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.bounds import MAX_PLAYER_SETS
-from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
+from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.describe import SummaryParts
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.option_checks import plan_problems, valid_options
+from dp_arena.tournament.option_checks import FormatWithOptions, valid_options
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing, session_faults
 from dp_arena.tournament.plan import (
     EventPlan,
@@ -146,7 +144,7 @@ def _session_plan(planned: PlannedSet, settings: EventSettings) -> SessionPlan:
     )
 
 
-class QuickPlayFormat(EventFormat):
+class QuickPlayFormat(FormatWithOptions):
     name = "quickplay"
     title = "Quick Play"
     defaults = FormatDefaults(
@@ -157,17 +155,12 @@ class QuickPlayFormat(EventFormat):
         deals=((2, 4), (3, 6), (4, 4), (5, 5), (6, 6)),
     )
 
+    read_options = staticmethod(read_options)
+
     def check_players(self, count: int) -> str | None:
         if count < 4:
             return f"Quick Play needs at least 4 entrants (two heads-up tables), not {count}"
         return None
-
-    def check_options(self, options: Mapping[str, Any]) -> list[Problem]:
-        return read_options(options)[1]
-
-    def check_config(self, config: EventConfig) -> list[Problem]:
-        """Problems only the whole config shows (run by the config check)."""
-        return plan_problems(self.plan, config)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)
