@@ -13,11 +13,15 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dp_arena.engine import Betting
 from dp_arena.results import to_json
+
+if TYPE_CHECKING:
+    from dp_arena.tournament.config import EventConfig
 
 __all__ = [
     "MAX_SECTION",
@@ -173,6 +177,28 @@ class EventPlan:
     sessions: tuple[SessionPlan, ...]
     prizes: PrizePlan
     details: Any = None
+
+    @classmethod
+    def for_config(
+        cls,
+        config: EventConfig,
+        format_name: str,
+        *,
+        sessions: Iterable[SessionPlan],
+        prizes: PrizePlan,
+        details: Any = None,
+    ) -> EventPlan:
+        """The plan of ``config``'s event in a format: the event's name, deck seed and
+        number of entrants from the config, the rest as the format made it."""
+        return cls(
+            event=config.name,
+            format=format_name,
+            seed=config.deck_seed,
+            entrants=len(config.entrants),
+            sessions=tuple(sessions),
+            prizes=prizes,
+            details=details,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Plain JSON data: every field but ``details``, and each session's number of

@@ -224,11 +224,9 @@ class CashFormat(FormatWithOptions):
             f"rake {rake // 100}.{rake % 100:02d} % of each positive settlement",
             *([f"{waiting} players wait for a seat at the start"] if waiting > 0 else []),
         )
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=len(config.entrants),
+        return EventPlan.for_config(
+            config,
+            self.name,
             sessions=tuple(
                 _session_plan(stretch, settings, options, tables, seats)
                 for stretch in schedule.stretches

@@ -195,11 +195,9 @@ class ClassicFormat(FormatWithOptions):
             ),
             f"paid in whole buy-ins: {' + '.join(map(str, units))} = {entrants} units",
         )
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=entrants,
+        return EventPlan.for_config(
+            config,
+            self.name,
             sessions=(),
             prizes=PrizePlan(
                 pool_cents=pool,

@@ -187,11 +187,9 @@ class QuickPlayFormat(FormatWithOptions):
         waiting = [player for player, count in schedule.sets_played if count == 0]
         if waiting:
             notes.append(f"never seated (no two tables to fill): {', '.join(waiting)}")
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=len(config.entrants),
+        return EventPlan.for_config(
+            config,
+            self.name,
             sessions=tuple(_session_plan(planned, settings) for planned in schedule.sets),
             prizes=PrizePlan(
                 pool_cents=sum(set_cents.pool_cents for set_cents in money),

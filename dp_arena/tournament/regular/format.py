@@ -102,12 +102,10 @@ class RegularFormat(EventFormat):
             if semifinal:
                 sessions.append(plan_round_robin(number, remaining, 0, settings))
         pool = entrants * settings.buy_in_cents
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=entrants,
-            sessions=tuple(sessions),
+        return EventPlan.for_config(
+            config,
+            self.name,
+            sessions=sessions,
             prizes=PrizePlan(
                 pool_cents=pool,
                 buy_in_cents=settings.buy_in_cents,

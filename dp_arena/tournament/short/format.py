@@ -100,12 +100,10 @@ class ShortFormat(EventFormat):
         else:
             first, second = split_by_weights(pool, SHORT_SPLIT_TWO_PLACES) if pool else (0, 0)
             by_place = [split_evenly(first, seat_positions), split_evenly(second, seat_positions)]
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=entrants,
-            sessions=tuple(sessions),
+        return EventPlan.for_config(
+            config,
+            self.name,
+            sessions=sessions,
             prizes=PrizePlan(
                 pool_cents=pool,
                 buy_in_cents=settings.buy_in_cents,

@@ -58,11 +58,9 @@ class RoundRobinSitAndGo(EventFormat):
         winner, by_points = (
             split_by_weights(pool, (WINNER_SHARE, 10000 - WINNER_SHARE)) if pool else (0, 0)
         )
-        return EventPlan(
-            event=config.name,
-            format=self.name,
-            seed=config.deck_seed,
-            entrants=entrants,
+        return EventPlan.for_config(
+            config,
+            self.name,
             sessions=(plan_round_robin(1, entrants, 0, settings),),
             prizes=PrizePlan(
                 pool_cents=pool,
