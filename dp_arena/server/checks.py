@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import Author, Bot, now
 from dp_arena.server.settings import DataDir
+from dp_arena.server.worker import Worker
 from dp_arena.text import printable
 
 __all__ = ["ARCHIVE_SUFFIXES", "Checker", "check_submission"]
@@ -135,8 +135,10 @@ def check_submission(database: Database, data: DataDir, submission_id: int, *, s
     return final
 
 
-class Checker:
+class Checker(Worker):
     """Checks submissions one at a time in a thread; :meth:`wake` after an upload."""
+
+    thread_name = "dp-arena-checks"
 
     def __init__(
         self,
@@ -150,22 +152,7 @@ class Checker:
         self.data = data
         self.states = states
         self.on_accepted = on_accepted
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="dp-arena-checks", daemon=True)
-        self._thread.start()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self, timeout: float = 30.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
+        super().__init__()
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -173,8 +160,7 @@ class Checker:
                 waiting = crud.oldest_checking(session)
                 submission_id = None if waiting is None else waiting.id
             if submission_id is None:
-                self._wake.wait(5.0)
-                self._wake.clear()
+                self._idle()
                 continue
             try:
                 status = check_submission(

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -49,6 +48,7 @@ from dp_arena.server.standings import (
     match_blocks,
     match_rules,
 )
+from dp_arena.server.worker import Worker
 from dp_arena.tournament.units import Executor, SeatAssignment, TableUnit
 
 __all__ = ["Ladder", "match_units", "verify_match"]
@@ -147,8 +147,11 @@ def verify_match(data: dict[str, Any]) -> list[str]:
     return problems
 
 
-class Ladder:
+class Ladder(Worker):
     """The ladder's thread: plays matches while the server runs (see the module)."""
+
+    thread_name = "dp-arena-ladder"
+    stop_seconds = 60.0
 
     def __init__(self, database: Database, settings: ServerSettings) -> None:
         self.database = database
@@ -157,25 +160,10 @@ class Ladder:
         self.adjusted = default_adjusted()
         self._blocks: dict[int, tuple[DealBlock, ...]] = {}
         self._standings: Standings | None = None
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self.matches_played = 0
+        super().__init__()
 
     # -- life cycle --------------------------------------------------------------------
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="dp-arena-ladder", daemon=True)
-        self._thread.start()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self, timeout: float = 60.0) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
 
     @contextlib.contextmanager
     def _executor(self) -> Iterator[EventExecutor]:
@@ -200,8 +188,7 @@ class Ladder:
                 while not self._stop.is_set():
                     match_id = self.next_match()
                     if match_id is None:
-                        self._wake.wait(5.0)
-                        self._wake.clear()
+                        self._idle()
                         continue
                     self.play(match_id, executor)
                     if self.settings.ladder_pause:
