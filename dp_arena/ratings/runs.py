@@ -217,12 +217,7 @@ def load_run(
             f"{run_dir} is not a finished run directory: cannot read {path}:"
             f" {error.strerror or error}"
         ) from None
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise RunError(f"{path}: not valid JSON: {error}") from None
-    except RecursionError:
-        raise RunError(f"{path}: not valid JSON: nested too deeply") from None
+    data = _json(raw, str(path))
     reader = _Reader(path)
     event = reader.get(data, "event", "", dict)
     label = run_dir.resolve().name
@@ -346,15 +341,20 @@ def read_sessions(run_dir: Path, data: Mapping[str, Any]) -> Iterator[dict[str, 
         yield _joined(part, raw)
 
 
+def _json(raw: bytes, where: str) -> Any:
+    """``raw`` read as JSON; :class:`RunError` naming ``where`` when it is not."""
+    try:
+        return json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise RunError(f"{where}: not valid JSON: {error}") from None
+    except RecursionError:
+        raise RunError(f"{where}: not valid JSON: nested too deeply") from None
+
+
 def _joined(part: Path, raw: bytes) -> dict[str, Any]:
     records = []
     for number, line in enumerate(raw.splitlines(), start=1):
-        try:
-            record = json.loads(line)
-        except (ValueError, UnicodeDecodeError) as error:
-            raise RunError(f"{part}: line {number}: not valid JSON: {error}") from None
-        except RecursionError:
-            raise RunError(f"{part}: line {number}: not valid JSON: nested too deeply") from None
+        record = _json(line, f"{part}: line {number}")
         if not isinstance(record, dict):
             raise RunError(f"{part}: line {number}: not a record (an object)")
         records.append(record)
