@@ -30,6 +30,7 @@ from dp_arena.errors import ConfigError
 if TYPE_CHECKING:
     # Imported when the command runs, not when the CLI lists its options: the learner
     # loads NumPy and PettingZoo.
+    from dp_arena.learn.policy import LinearPolicy
     from dp_arena.learn.train import TrainConfig
 
 RUNS_DIR = Path("runs")
@@ -120,6 +121,17 @@ def _writable_output(args: argparse.Namespace) -> Path | None:
     return output
 
 
+def _save(
+    policy: LinearPolicy, output: Path, started: float, *, force: bool, **metadata: str
+) -> float | None:
+    """The seconds ``policy`` trained since ``started``, recorded in it with ``metadata``
+    and written to ``output``; ``None`` (said why) when it cannot be written."""
+    elapsed = time.perf_counter() - started
+    policy.metadata["training_seconds"] = round(elapsed, 1)
+    policy.metadata.update(metadata)
+    return elapsed if _write(output, policy.to_text(), force=force) else None
+
+
 def _write(output: Path, text: str, *, force: bool) -> bool:
     output.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -175,9 +187,8 @@ def run(args: argparse.Namespace) -> int:
             )
 
     policy = train(config, on_episode=report)
-    elapsed = time.perf_counter() - started
-    policy.metadata["training_seconds"] = round(elapsed, 1)
-    if not _write(output, policy.to_text(), force=args.force):
+    elapsed = _save(policy, output, started, force=args.force)
+    if elapsed is None:
         return 2
     print(f"trained in {elapsed:.1f} s; weights written to {output}")
     print(f'  play them with LearnedBot(weights="{output}") (agents/learned.py)')
@@ -238,10 +249,8 @@ def _run_recipe(args: argparse.Namespace) -> int:
         )
 
     policy = train_fitted(config, on_iteration=report)
-    elapsed = time.perf_counter() - started
-    policy.metadata["training_seconds"] = round(elapsed, 1)
-    policy.metadata["recipe"] = str(args.config)
-    if not _write(output, policy.to_text(), force=args.force):
+    elapsed = _save(policy, output, started, force=args.force, recipe=str(args.config))
+    if elapsed is None:
         return 2
     print(f"trained in {elapsed / 60:.1f} min; weights written to {output}", flush=True)
     evaluation = None
