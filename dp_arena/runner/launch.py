@@ -162,8 +162,8 @@ class RunOutcome:
         if not self.units_played and not self.units_from_store:
             # A classic freezeout's tables are coupled hand by hand (balancing, breaking):
             # it plays in this process and sends nothing to the executor.
-            hands = getattr(self.event.result.details, "hands_played", None)
-            played = f"{hands:,} table-hands" if isinstance(hands, int) else "the event"
+            hands = self.event.result.hands_played
+            played = f"{hands:,} table-hands" if hands is not None else "the event"
             return (
                 f"{played} played in this process in {format_duration(self.seconds)}"
                 " (this format's tables are coupled hand by hand, so it does not use the executor)"

@@ -11,7 +11,6 @@ The bot's own ``print`` output goes to stderr (its log): stdout carries only the
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -55,13 +54,24 @@ class _Host:
         self.error(fault.detail, **extra)
 
 
+class _Arguments:
+    """``SPEC [--path DIR]...``, as the dealer writes them: the bot's spec
+    (``FILE.py:Class`` or ``package.module:Class``) and folders to put on ``sys.path``
+    first. Read by hand: argparse would cost each seat a millisecond and more."""
+
+    def __init__(self, argv: list[str]) -> None:
+        flags = argv[1::2]
+        if not argv or len(argv) % 2 == 0 or any(flag != "--path" for flag in flags):
+            raise SystemExit(
+                "usage: python -m dp_arena.sandbox.runner SPEC [--path DIR]..."
+                f" (not {' '.join(argv) or 'nothing'})"
+            )
+        self.spec: str = argv[0]
+        self.path: list[str] = argv[2::2]
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.runner")
-    parser.add_argument("spec", help="FILE.py:Class or package.module:Class")
-    parser.add_argument(
-        "--path", action="append", default=[], help="a folder to put on sys.path first"
-    )
-    args = parser.parse_args(argv)
+    args = _Arguments(sys.argv[1:] if argv is None else argv)
 
     # Keep the real stdout for the protocol and send everything else written to fd 1
     # (print, C extensions) to stderr, where it lands in the bot's log.

@@ -144,6 +144,9 @@ class EventResult:
     standings: tuple[Standing, ...]
     faults: tuple[Fault, ...]
     details: Any = None  # a format's own records (Quick Play money, cash settlements, ...)
+    # Hands a format dealt itself rather than in table units (the classic freezeout's
+    # tables are coupled hand by hand); ``None`` when every deal was a table unit's.
+    hands_played: int | None = None
 
 
 def session_faults(sessions: Iterable[SessionOutcome | RoundRobinOutcome]) -> tuple[Fault, ...]:

@@ -5,6 +5,7 @@ missing table-session) is caught by the check it belongs to."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import zlib
@@ -149,8 +150,11 @@ def test_a_changed_session_part_fails_the_results(copy: Path) -> None:
     match, as a careful forger would): what the stored table-sessions give differs."""
 
     def change(data: Any) -> None:
-        table = data["sessions"][0]["sections"][0]["table_results"][0]
-        table["deal_nets"][0] = [-net for net in table["deal_nets"][0]]
+        # The first deal that moved chips (a split pot nets nothing: negating it would not
+        # change it; the event's decks come from a fresh key each time).
+        tables = data["sessions"][0]["sections"][0]["table_results"]
+        nets = next(nets for table in tables for nets in table["deal_nets"] if any(nets))
+        nets[:] = [-net for net in nets]
 
     run_files.edit_results(copy, change)
     verification = verify_run(copy)
@@ -205,7 +209,13 @@ def test_a_classic_freezeout_verifies_its_decks_from_its_histories(tmp_path: Pat
         '[field]\ncount = 6\nfrom = ["tag", "calling-station", "aggressive"]\n',
     )
     run_dir = tmp_path / "run"
-    start_run(load_config(config), run_dir, SERIAL, quiet=True)
+    outcome = start_run(load_config(config), run_dir, SERIAL, quiet=True)
+    # Its tables are coupled hand by hand: the run reports the hands its format dealt.
+    hands = sum(
+        len(re.findall(r"^\[\d+\]$", text, re.MULTILINE)) for text in _texts(run_dir / "histories")
+    )
+    assert outcome.event.result.hands_played == hands > 0
+    assert outcome.report().startswith(f"{hands:,} table-hands played in this process")
     verification = verify_run(run_dir)
     assert verification.passed
     assert [check.name for check in verification.checks] == ["commitment", "plan", "histories"]
@@ -215,3 +225,7 @@ def test_a_classic_freezeout_verifies_its_decks_from_its_histories(tmp_path: Pat
     first = text[position : position + 2]
     history.write_text(text[:position] + ("2c" if first != "2c" else "3c") + text[position + 2 :])
     assert _failed(run_dir) == {"histories"}
+
+
+def _texts(folder: Path) -> list[str]:
+    return [path.read_text() for path in sorted(folder.glob("*.phhs"))]

@@ -225,7 +225,9 @@ class ClassicFormat(FormatWithOptions):
         )
         prizes = pay_places(plan.prizes.places, outcome.finishing_order)
         standings = standings_from_groups(outcome.finishing_order, prizes, {}, {})
-        return EventResult((), tuple(standings), outcome.faults, outcome)
+        return EventResult(
+            (), tuple(standings), outcome.faults, outcome, hands_played=outcome.hands_played
+        )
 
 
 CLASSIC = ClassicFormat()
