@@ -116,7 +116,8 @@ def test_the_learner_in_every_seat_and_without_native_opponents(learner_seat: in
         deals=6,
         native_opponents=False,
     )
-    assert not any(table.native for table in vector.unwrapped.tables)
+    assert not vector.unwrapped.batched
+    assert not any(table.native for table in vector.unwrapped.tables.tables)
     assert _play_side_by_side(vector, oracle, seed=3, steps=80) > 0
 
 
@@ -153,7 +154,7 @@ def test_native_opponents_decide_as_the_bots_they_stand_for() -> None:
     kwargs: dict[str, Any] = {"num_envs": 6, "opponents": ["random", "calling-station"], "deals": 9}
     native = SingleAgentVectorEnv(**kwargs)
     played = SingleAgentVectorEnv(**kwargs, native_opponents=False)
-    assert all(len(table.native) == 2 for table in native.tables)
+    assert native.batched and not played.batched
     first, _ = native.reset(seed=40)
     second, _ = played.reset(seed=40)
     rng = np.random.default_rng(0)
@@ -180,14 +181,14 @@ def test_seeds_follow_sync_vector_env_and_a_list_seeds_each_table() -> None:
 def test_a_masked_action_is_refused_before_any_table_moves() -> None:
     vector = SingleAgentVectorEnv(num_envs=3, opponents=["calling-station"], deals=2)
     vector.reset(seed=2)
-    histories = [len(table.hand.history) for table in vector.tables]
+    histories = [len(view.history) for view in vector.views() if view is not None]
     masks = vector.action_masks()
     actions = np.ones(3, dtype=np.int64)
     actions[2] = 9
     with pytest.raises(IllegalActionError, match=r"environment 2: action 9 is outside") as caught:
         vector.step(actions)
     assert caught.value.reason is IllegalReason.UNKNOWN_ACTION
-    assert [len(table.hand.history) for table in vector.tables] == histories
+    assert [len(view.history) for view in vector.views() if view is not None] == histories
     assert np.array_equal(vector.action_masks(), masks)
     with pytest.raises(IllegalActionError, match="integers"):
         vector.step(np.ones(3))
