@@ -48,9 +48,11 @@ __all__ = ["CALL", "CHECK", "FOLD", "NO_ACTOR", "RAISE", "TableBatch"]
 # Action kinds as codes (the order of ActionKind's members).
 FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
 NO_ACTOR = -1  # the hand is over
-_PREFLOP, _RIVER, _SHOWDOWN = 0, 3, 4
+_PREFLOP, _SHOWDOWN = 0, 4
 _WORST = 1 << 30  # above every hand value
 _LOG_START = 32  # actions logged a deal before the log grows
+# The permission bits of a legal kind: fold 8, check 4, call 2, raise 1 (kind k is bit 3 - k).
+_FOLD_BIT, _CHECK_BIT, _CALL_BIT = 8, 4, 2
 
 
 class TableBatch:
@@ -69,12 +71,14 @@ class TableBatch:
         self.big_blind = rules.big_blind
         self.pot_limit = rules.betting is Betting.POT_LIMIT
         shape = (tables, seats)
-        self.available = np.zeros(shape, dtype=np.int64)
+        # Every seat starts with the cap: what it still has available is the cap minus
+        # what it committed (:attr:`available`).
         self.committed = np.zeros(shape, dtype=np.int64)
         self.street_bets = np.zeros(shape, dtype=np.int64)
         self.folded = np.zeros(shape, dtype=bool)
         self.acted = np.zeros(shape, dtype=bool)
         self.payoffs = np.zeros(shape, dtype=np.int64)
+        self.values = np.zeros(shape, dtype=np.int64)  # each hand's showdown value
         self.hole_cards = np.zeros((tables, seats, 2), dtype=np.int64)
         self.board = np.zeros((tables, 5), dtype=np.int64)
         self.street = np.zeros(tables, dtype=np.int64)
@@ -82,22 +86,34 @@ class TableBatch:
         self.button = np.zeros(tables, dtype=np.int64)
         self.current_bet = np.zeros(tables, dtype=np.int64)
         self.largest_increment = np.zeros(tables, dtype=np.int64)
+        self.live = np.zeros(tables, dtype=np.int64)  # players still in the hand
         # What the history part of the observation counts: per street and seat, the bets
         # and raises made and the chips put in by actions.
         self.raises = np.zeros((tables, 4, seats), dtype=np.int64)
         self.action_chips = np.zeros((tables, 4, seats), dtype=np.int64)
-        # The legal actions of each table's player to act (meaningless when none is).
+        # The legal actions of each table's player to act (meaningless when none is), and
+        # the kinds allowed as bits (fold 8, check 4, call 2, raise 1).
         self.owed = np.zeros(tables, dtype=np.int64)
         self.call_amount = np.zeros(tables, dtype=np.int64)
         self.can_raise = np.zeros(tables, dtype=bool)
         self.min_raise_to = np.zeros(tables, dtype=np.int64)
         self.max_raise_to = np.zeros(tables, dtype=np.int64)
+        self.permissions = np.zeros(tables, dtype=np.int64)
         # Each deal's actions (kind, raise-to or 0), to replay it on the engine on request.
-        self.log_kinds = np.zeros((tables, _LOG_START), dtype=np.int8)
+        self.log_kinds = np.zeros((tables, _LOG_START), dtype=np.int64)
         self.log_amounts = np.zeros((tables, _LOG_START), dtype=np.int64)
         self.log_length = np.zeros(tables, dtype=np.int64)
-        self._seat_range = np.arange(seats)
-        self._after = np.arange(1, seats + 1)
+        seat_range = np.arange(seats)
+        # The seats in turn from seat s (row s), after seat s, and from the left of seat s.
+        self._from = (seat_range[:, None] + seat_range) % seats
+        self._after = (seat_range[:, None] + seat_range + 1) % seats
+        self._left_of = (seat_range - seat_range[:, None] - 1) % seats  # places after s
+        self._dealt = np.array([1, 2, 3, 5, 7]) + 2 * seats
+
+    @property
+    def available(self) -> np.ndarray:
+        """Chips each seat can still commit this deal (the cap graphic)."""
+        return self.cap - self.committed
 
     # -- dealing ---------------------------------------------------------------------
 
@@ -106,38 +122,48 @@ class TableBatch:
         + 8`` cards, as :func:`~dp_arena.engine.deal_cards` deals them), with its button,
         post the blinds and open the betting, every seat with the cap."""
         seats = self.seat_count
-        count = rows.size
-        order = (buttons[:, None] + 1 + self._seat_range) % seats  # dealt to, in turn
-        lines = np.arange(count)[:, None]
-        hole = np.empty((count, seats, 2), dtype=np.int64)
+        lines = np.arange(rows.size)[:, None]
+        order = self._after[buttons]  # dealt to in turn, from the left of the button
+        hole = np.empty((rows.size, seats, 2), dtype=np.int64)
         hole[lines, order, 0] = decks[:, :seats]
         hole[lines, order, 1] = decks[:, seats : 2 * seats]
         self.hole_cards[rows] = hole
-        top = 2 * seats  # burn, flop x3, burn, turn, burn, river
-        self.board[rows] = decks[:, [top + 1, top + 2, top + 3, top + 5, top + 7]]
+        board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
+        self.board[rows] = board
+        # Every hand's showdown value, known from the deal.
+        self.values[rows] = hand_values(
+            np.concatenate((hole, np.broadcast_to(board[:, None, :], (rows.size, seats, 5))), 2)
+        )
         self.button[rows] = buttons
-        self.available[rows] = self.cap
-        self.committed[rows] = 0
-        self.street_bets[rows] = 0
+        committed = np.zeros((rows.size, seats), dtype=np.int64)
+        # Heads-up the button posts the small blind. Every seat has the cap, at least the
+        # big blind: both blinds are posted in full.
+        small = buttons if seats == 2 else order[:, 0]
+        big = self._after[small, 0]
+        flat = lines[:, 0]
+        committed[flat, small] = self.small_blind
+        committed[flat, big] = self.big_blind
+        self.committed[rows] = committed
+        self.street_bets[rows] = committed
         self.folded[rows] = False
-        self.acted[rows] = False
-        self.payoffs[rows] = 0
         self.raises[rows] = 0
         self.action_chips[rows] = 0
         self.log_length[rows] = 0
         self.street[rows] = _PREFLOP
-        self.actor[rows] = NO_ACTOR
         self.largest_increment[rows] = 0
-        # Heads-up the button posts the small blind. Every seat has the cap, at least the
-        # big blind: both blinds are posted in full.
-        small = buttons if seats == 2 else (buttons + 1) % seats
-        big = (small + 1) % seats
-        for seats_posting, blind in ((small, self.small_blind), (big, self.big_blind)):
-            self.available[rows, seats_posting] -= blind
-            self.committed[rows, seats_posting] += blind
-            self.street_bets[rows, seats_posting] += blind
+        self.live[rows] = seats
         self.current_bet[rows] = self.big_blind
-        self._open_betting(rows, (big + 1) % seats)
+        first = self._after[big, 0]
+        if self.cap > self.big_blind:
+            # Every seat can still put chips in: the betting opens, left of the big blind.
+            self.acted[rows] = False
+            self._legal(rows, first)
+            return
+        opened, heads, shown = self._open_betting(rows, first)
+        self._legal(opened, heads)
+        if shown.size:  # everyone all-in from the blinds
+            self.actor[shown] = NO_ACTOR
+            self._settle(shown)
 
     # -- acting ----------------------------------------------------------------------
 
@@ -145,59 +171,49 @@ class TableBatch:
         """Apply, at each of ``rows``, action ``kinds`` (``FOLD``, ``CHECK``, ``CALL``,
         ``RAISE``) of its player to act, a raise to ``amounts``; all are checked before
         any is applied."""
-        self._verify(rows, kinds, amounts)
         seat = self.actor[rows]
-        street = self.street[rows]
-        chips = np.where(kinds == CALL, self.call_amount[rows], 0)
-        folding = kinds == FOLD
-        if folding.any():
-            self.folded[rows[folding], seat[folding]] = True
         raising = kinds == RAISE
-        if raising.any():
-            raised = rows[raising]
-            raiser = seat[raising]
-            amount = amounts[raising]
-            current_bet = self.current_bet[raised]
+        raisers = raising.nonzero()[0]
+        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
+        if raisers.size:
+            raised = rows[raisers]
+            amount = amounts[raisers]
+            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
+                amount <= self.max_raise_to[raised]
+            )
+        if np.count_nonzero(allowed) != rows.size:
+            index = int((allowed == 0).nonzero()[0][0])
+            raise IllegalActionError(
+                IllegalReason.UNKNOWN_ACTION,
+                f"table {int(rows[index])}: action kind {int(kinds[index])}"
+                f" ({int(amounts[index])}) is not legal now",
+                action=int(kinds[index]),
+            )
+        street = self.street[rows]
+        current_bet = self.current_bet[rows]
+        chips = np.where(kinds == CALL, self.call_amount[rows], 0)
+        if raisers.size:
+            raiser = seat[raisers]
             largest = self.largest_increment[raised]
-            increment = amount - current_bet
-            chips[raising] = amount - self.street_bets[raised, raiser]
+            increment = amount - current_bet[raisers]
+            chips[raisers] = amount - self.street_bets[raised, raiser]
             full = increment >= np.maximum(largest, self.big_blind)  # reopens the betting
-            if full.any():
+            if np.count_nonzero(full):
                 self.acted[raised[full]] = False
             self.largest_increment[raised] = np.maximum(largest, increment)
+            current_bet[raisers] = amount
             self.current_bet[raised] = amount
-        self.available[rows, seat] -= chips
+        folders = (kinds == FOLD).nonzero()[0]
+        if folders.size:
+            self.folded[rows[folders], seat[folders]] = True
+            self.live[rows[folders]] -= 1
         self.committed[rows, seat] += chips
         self.street_bets[rows, seat] += chips
         self.acted[rows, seat] = True
         self.raises[rows, street, seat] += raising
         self.action_chips[rows, street, seat] += chips
         self._log(rows, kinds, np.where(raising, amounts, 0))
-        self._advance(rows, seat)
-
-    def _verify(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
-        owed = self.owed[rows]
-        allowed = np.select(
-            [kinds == FOLD, kinds == CHECK, kinds == CALL, kinds == RAISE],
-            [
-                owed > 0,
-                owed == 0,
-                self.call_amount[rows] > 0,
-                self.can_raise[rows]
-                & (amounts >= self.min_raise_to[rows])
-                & (amounts <= self.max_raise_to[rows]),
-            ],
-            default=False,
-        )
-        allowed &= self.actor[rows] != NO_ACTOR
-        if not allowed.all():
-            index = int(np.flatnonzero(~allowed)[0])
-            raise IllegalActionError(
-                IllegalReason.UNKNOWN_ACTION,
-                f"table {int(rows[index])}: action {int(kinds[index])}"
-                f" ({int(amounts[index])}) is not legal now",
-                action=int(kinds[index]),
-            )
+        self._advance(rows, seat, current_bet)
 
     def _log(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
         length = self.log_length[rows]
@@ -209,22 +225,26 @@ class TableBatch:
         self.log_amounts[rows, length] = amounts
         self.log_length[rows] = length + 1
 
-    def _legal(self, rows: np.ndarray) -> None:
-        """The legal actions of the player to act at ``rows`` (``betting.legal_actions``;
-        the bet to match is the current bet: the big blind is never short here)."""
-        seat = self.actor[rows]
-        available = self.available[rows, seat]
-        bet = self.street_bets[rows, seat]
+    def _legal(self, rows: np.ndarray, seat: np.ndarray) -> None:
+        """Make ``seat`` the player to act at ``rows`` and find its legal actions
+        (``betting.legal_actions``; the bet to match is the current bet: the big blind is
+        never short here)."""
+        self.actor[rows] = seat
+        lines = np.arange(rows.size)
+        street_bets = self.street_bets[rows]
+        committed = self.committed[rows]
         current_bet = self.current_bet[rows]
+        bet = street_bets[lines, seat]
+        available = self.cap - committed[lines, seat]
         largest = self.largest_increment[rows]
         owed = np.maximum(current_bet - bet, 0)
         call_amount = np.minimum(available, owed)
         full_raise = np.maximum(largest, self.big_blind)
         # Someone else still in could put in more than the current bet.
         could_call = ~self.folded[rows] & (
-            self.street_bets[rows] + self.available[rows] > current_bet[:, None]
+            street_bets + (self.cap - committed) > current_bet[:, None]
         )
-        could_call[np.arange(rows.size), seat] = False
+        could_call[lines, seat] = False
         can_raise = (
             (call_amount >= largest)
             & (available > owed)
@@ -235,115 +255,142 @@ class TableBatch:
         min_raise_to = np.minimum(all_in_to, current_bet + full_raise)
         max_raise_to = all_in_to
         if self.pot_limit:
-            pot_to = 2 * current_bet - bet + self.committed[rows].sum(axis=1)
+            pot_to = 2 * current_bet - bet + committed.sum(axis=1)
             max_raise_to = np.minimum(all_in_to, np.maximum(min_raise_to, pot_to))
         self.owed[rows] = owed
         self.call_amount[rows] = call_amount
         self.can_raise[rows] = can_raise
         self.min_raise_to[rows] = min_raise_to
         self.max_raise_to[rows] = max_raise_to
+        self.permissions[rows] = (
+            np.where(owed > 0, _FOLD_BIT, _CHECK_BIT)
+            + np.where(call_amount > 0, _CALL_BIT, 0)
+            + can_raise
+        )
 
     # -- moving on -------------------------------------------------------------------
 
-    def _advance(self, rows: np.ndarray, last: np.ndarray) -> None:
+    def _advance(self, rows: np.ndarray, last: np.ndarray, current_bet: np.ndarray) -> None:
         """The next player to act after ``last``, or the end of the street or the hand."""
-        alone = (~self.folded[rows]).sum(axis=1) == 1
-        if alone.any():
-            won = rows[alone]
-            self.actor[won] = NO_ACTOR
-            self._settle(won)
-            rows = rows[~alone]
-            last = last[~alone]
-            if not rows.size:
-                return
-        order = (last[:, None] + self._after) % self.seat_count
-        owes = ~self.acted[rows] | (self.street_bets[rows] < self.current_bet[rows, None])
-        to_act = ~self.folded[rows] & (self.available[rows] > 0) & owes
-        in_turn = np.take_along_axis(to_act, order, axis=1)
-        found = in_turn.any(axis=1)
-        following = order[np.arange(rows.size), in_turn.argmax(axis=1)]
-        acting = rows[found]
-        self.actor[acting] = following[found]
-        self._legal(acting)
-        ended = rows[~found]
-        if ended.size:
-            dealt = self._next_street(ended)
-            self._open_betting(dealt, (self.button[dealt] + 1) % self.seat_count)
+        alone = self.live[rows] == 1
+        settled = rows[alone]
+        if settled.size:
+            playing = ~alone
+            rows, last, current_bet = rows[playing], last[playing], current_bet[playing]
+        lines = np.arange(rows.size)
+        owes = ~self.acted[rows] | (self.street_bets[rows] < current_bet[:, None])
+        to_act = ~self.folded[rows] & (self.committed[rows] < self.cap) & owes
+        order = self._after[last]
+        in_turn = to_act[lines[:, None], order]
+        first = in_turn.argmax(axis=1)
+        found = in_turn[lines, first]
+        following = order[lines, first]
+        if np.count_nonzero(found) < rows.size:
+            ended = rows[~found]
+            rows, following = rows[found], following[found]
+            dealt, shown = self._next_street(ended)
+            opened, heads, runouts = self._open_street(dealt)
+            rows = np.concatenate((rows, opened))
+            following = np.concatenate((following, heads))
+            settled = np.concatenate((settled, shown, runouts))
+        self._legal(rows, following)
+        if settled.size:
+            self.actor[settled] = NO_ACTOR
+            self._settle(settled)
 
-    def _open_betting(self, rows: np.ndarray, first: np.ndarray) -> None:
+    def _open_street(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_open_betting` for a street after the flop is dealt, where no one has bet
+        yet: the round is played when two or more players still in can put chips in,
+        first the first of them from the left of the button; otherwise no later round can
+        be (nothing changes), and the board is dealt to the showdown. The rows opened, their
+        first player, and those at the showdown (settled by the caller)."""
+        lines = np.arange(rows.size)
+        can_act = ~self.folded[rows] & (self.committed[rows] < self.cap)
+        self.acted[rows] = ~can_act
+        order = self._after[self.button[rows]]
+        in_turn = can_act[lines[:, None], order]
+        head = order[lines, in_turn.argmax(axis=1)]
+        opened = in_turn.sum(axis=1) > 1
+        if np.count_nonzero(opened) == rows.size:
+            return rows, head, rows[:0]
+        shown = rows[~opened]
+        self.acted[shown] = True
+        self.street[shown] = _SHOWDOWN
+        return rows[opened], head[opened], shown
+
+    def _open_betting(
+        self, rows: np.ndarray, first: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a betting round at ``rows`` with ``first`` first in turn, or deal on to
-        the showdown where it cannot be played."""
-        seats = self.seat_count
+        the showdown where it cannot be played: the rows whose round opened, their first
+        player to act, and the rows that reached the showdown (settled by the caller)."""
+        opened_rows = []
+        heads = []
+        shown_rows = []
         while rows.size:
+            lines = np.arange(rows.size)
             folded = self.folded[rows]
-            available = self.available[rows]
             street_bets = self.street_bets[rows]
+            available = self.cap - self.committed[rows]
             totals = np.where(folded, -1, street_bets + available)
             second_largest = np.sort(totals, axis=1)[:, -2]
             # A player who cannot lose more chips (everyone else is all-in for less) sits out.
             can_act = ~folded & (available > 0) & (second_largest[:, None] > street_bets)
             self.acted[rows] = ~can_act
-            order = (first[:, None] + self._seat_range) % seats
-            in_turn = np.take_along_axis(can_act, order, axis=1)
-            count = can_act.sum(axis=1)
-            head = order[np.arange(rows.size), in_turn.argmax(axis=1)]
-            head_owes = street_bets[np.arange(rows.size), head] < self.current_bet[rows]
-            opened = (count > 1) | ((count == 1) & head_owes)
-            acting = rows[opened]
-            self.actor[acting] = head[opened]
-            self._legal(acting)
-            rows = self._next_street(rows[~opened])
-            first = (self.button[rows] + 1) % seats
+            order = self._from[first]
+            in_turn = can_act[lines[:, None], order]
+            count = in_turn.sum(axis=1)
+            head = order[lines, in_turn.argmax(axis=1)]
+            opened = (count > 1) | (
+                (count == 1) & (street_bets[lines, head] < self.current_bet[rows])
+            )
+            if np.count_nonzero(opened) == rows.size:
+                opened_rows.append(rows)
+                heads.append(head)
+                break
+            opened_rows.append(rows[opened])
+            heads.append(head[opened])
+            rows, shown = self._next_street(rows[~opened])
+            shown_rows.append(shown)
+            first = self._after[self.button[rows], 0]
+        empty = np.zeros(0, dtype=np.int64)
+        return (
+            np.concatenate(opened_rows) if opened_rows else empty,
+            np.concatenate(heads) if heads else empty,
+            np.concatenate(shown_rows) if shown_rows else empty,
+        )
 
-    def _next_street(self, rows: np.ndarray) -> np.ndarray:
-        """Close the street's bets at ``rows``; deal the next street, or settle the hand
-        after the river. The rows dealt on."""
+    def _next_street(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Close the street's bets at ``rows`` and deal the next street: the rows dealt on,
+        and those that played the river (now at the showdown, to be settled)."""
         self.street_bets[rows] = 0
         self.current_bet[rows] = 0
         self.largest_increment[rows] = 0
         self.actor[rows] = NO_ACTOR
-        street = self.street[rows]
-        river = street == _RIVER
-        if river.any():
-            shown = rows[river]
-            self.street[shown] = _SHOWDOWN
-            self._settle(shown)
-            rows = rows[~river]
-            street = street[~river]
-        self.street[rows] = street + 1
-        return rows
+        street = self.street[rows] + 1
+        self.street[rows] = street  # after the river: the showdown
+        river = street == _SHOWDOWN
+        return rows[~river], rows[river]
 
     def _settle(self, rows: np.ndarray) -> None:
-        """Award the pot at ``rows`` (``showdown.settle``) and set the payoffs."""
-        live = ~self.folded[rows]
+        """Award the pot at ``rows`` (``showdown.settle``) and set the payoffs: to the one
+        player left, or shared by the best hands, odd chips one at a time to the winners
+        from the left of the button."""
         committed = self.committed[rows]
+        folded = self.folded[rows]
+        highest = np.where(folded, -1, committed).max(axis=1)
+        lowest = np.where(folded, _WORST, committed).min(axis=1)
+        if np.count_nonzero(highest != lowest):  # a side pot: only with unequal stacks
+            raise AssertionError("TableBatch: players in the hand put in unequal totals")
         pot = committed.sum(axis=1)
-        won = np.zeros_like(committed)
-        alone = live.sum(axis=1) == 1
-        if alone.any():
-            won[alone] = np.where(live[alone], pot[alone, None], 0)
-        shown = ~alone
-        if shown.any():
-            live_shown = live[shown]
-            totals = committed[shown]
-            highest = np.where(live_shown, totals, -1).max(axis=1)
-            lowest = np.where(live_shown, totals, _WORST).min(axis=1)
-            if (highest != lowest).any():  # a side pot: only with unequal stacks
-                raise AssertionError("TableBatch: players in the hand put in unequal totals")
-            table_rows = rows[shown]
-            count = table_rows.size
-            cards = np.concatenate(
-                (
-                    self.hole_cards[table_rows],
-                    np.broadcast_to(self.board[table_rows, None, :], (count, self.seat_count, 5)),
-                ),
-                axis=2,
-            )
-            values = np.where(live_shown, hand_values(cards), _WORST)
-            winners = values == values.min(axis=1)[:, None]
-            share, odd_chips = np.divmod(pot[shown], winners.sum(axis=1))
-            # Odd chips one at a time to the winners from the left of the button.
-            turn = (self._seat_range - self.button[table_rows, None] - 1) % self.seat_count
-            ahead = (winners[:, None, :] & (turn[:, None, :] < turn[:, :, None])).sum(axis=2)
-            won[shown] = np.where(winners, share[:, None] + (ahead < odd_chips[:, None]), 0)
+        values = np.where(folded, _WORST, self.values[rows])
+        winners = values == values.min(axis=1)[:, None]
+        share, odd_chips = np.divmod(pot, winners.sum(axis=1))
+        won = np.where(winners, share[:, None], 0)
+        odd = odd_chips.nonzero()[0]
+        if odd.size:
+            turn = self._left_of[self.button[rows[odd]]]
+            split = winners[odd]
+            ahead = (split[:, None, :] & (turn[:, None, :] < turn[:, :, None])).sum(axis=2)
+            won[odd] += split & (ahead < odd_chips[odd, None])
         self.payoffs[rows] = won - committed

@@ -41,7 +41,7 @@ __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 # The opponents a batch plays, and their codes.
 BATCH_OPPONENTS = ("calling-station", "random")
 _LEARNER, _CALLING_STATION, _RANDOM = 0, 1, 2
-DECK_CHUNK = 32  # decks of a session shuffled at once
+DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
 _CHIP_LIMIT = 1 << 62
 # The legal kinds' codes for each (fold, check, call, raise) permission, as the bit
@@ -105,6 +105,7 @@ class BatchTables:
         self.generators = [random.Random(0) for _ in range(count * seats)]
         self.seeded = np.zeros((count, seats), dtype=bool)
         self.event_seeds: list[int | None] = [None] * count
+        self.prefixes = [""] * count  # the random bot's seed text up to the deal
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -113,7 +114,7 @@ class BatchTables:
         self.pending = np.zeros(count, dtype=np.float64)
         self.carried = np.zeros(count, dtype=np.float64)
         self.done = np.ones(count, dtype=bool)
-        self.deck_cards = np.zeros((count, DECK_CHUNK, 2 * seats + 8), dtype=np.int64)
+        self.deck_cards = np.zeros((count, DECK_CHUNK, 2 * seats + 8), dtype=np.int8)
         self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
@@ -139,6 +140,7 @@ class BatchTables:
                 self.session[row] += 1
         starting = np.array(rows, dtype=np.intp)
         chosen = starting
+        self._name_sessions(starting)
         while starting.size:
             self.deal[starting] = 0
             self.nets[starting] = 0
@@ -150,9 +152,14 @@ class BatchTables:
             # The learner had no decision in the whole session: play the next one.
             starting = starting[self.done[starting]]
             self.session[starting] += 1
+            self._name_sessions(starting)
         # Deals that ended before the learner's first decision are paid with it.
         self.carried[chosen] = self.pending[chosen]
         self.pending[chosen] = 0.0
+
+    def _name_sessions(self, rows: np.ndarray) -> None:
+        for row, session in zip(rows.tolist(), self.session[rows].tolist(), strict=True):
+            self.prefixes[row] = f"0:capped_holdem_v0:{self.event_seeds[row]}:0:{session}:"
 
     def act(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play the learner's discrete ``actions`` at ``rows`` (legal: the caller checked
@@ -248,61 +255,67 @@ class BatchTables:
 
     def _opponents_act(self, rows: np.ndarray, seats: np.ndarray) -> None:
         batch = self.batch
-        kinds = np.zeros(rows.size, dtype=np.int64)
-        amounts = np.zeros(rows.size, dtype=np.int64)
+        if not self.has_random:  # calling stations: call any bet, check otherwise
+            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
+            batch.apply(rows, kinds, np.zeros(rows.size, dtype=np.int64))
+            return
         random_seat = self.seat_kinds[seats] == _RANDOM
         if self.has_calling_station:
-            # Calls any bet, checks otherwise.
-            calls = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
-            kinds = np.where(random_seat, kinds, calls)
-        if self.has_random and random_seat.any():
-            drawn = np.flatnonzero(random_seat)
-            kinds[drawn], amounts[drawn] = self._random_decisions(rows[drawn], seats[drawn])
+            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
+            drawn = random_seat.nonzero()[0]
+            kinds[drawn], amounts = self._random_decisions(rows[drawn], seats[drawn])
+            all_amounts = np.zeros(rows.size, dtype=np.int64)
+            all_amounts[drawn] = amounts
+            batch.apply(rows, kinds, all_amounts)
+            return
+        kinds, amounts = self._random_decisions(rows, seats)
         batch.apply(rows, kinds, amounts)
 
-    def _random_decisions(self, rows: np.ndarray, seats: np.ndarray) -> tuple[list[int], list[int]]:
+    def _random_decisions(
+        self, rows: np.ndarray, seats: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``agents/random_bot.py``'s decisions: a uniform legal kind, a raise to a uniform
-        amount between the minimum and the maximum, from its generator of the deal."""
+        amount between the minimum and the maximum, from its generator of the deal (one
+        decision a generator here, so every kind is drawn first, then the amounts)."""
         batch = self.batch
-        seat_count = self.seat_count
         generators = self.generators
-        owed = batch.owed[rows]
-        permissions = (
-            8 * (owed > 0)
-            + 4 * (owed == 0)
-            + 2 * (batch.call_amount[rows] > 0)
-            + batch.can_raise[rows]
-        )
-        fresh = ~self.seeded[rows, seats]
-        if fresh.any():
-            # RandomBot's text: seed, event, section, session, deal, seat.
+        index = rows * self.seat_count + seats
+        fresh = (~self.seeded[rows, seats]).nonzero()[0]
+        if fresh.size:
+            # RandomBot's text: seed, event, section, session (in the prefix), deal, seat.
             new_rows = rows[fresh]
-            new_seats = seats[fresh]
-            for row, seat, session, deal in zip(
+            prefixes = self.prefixes
+            for generator, row, deal, seat in zip(
+                index[fresh].tolist(),
                 new_rows.tolist(),
-                new_seats.tolist(),
-                self.session[new_rows].tolist(),
                 self.deal[new_rows].tolist(),
+                seats[fresh].tolist(),
                 strict=True,
             ):
-                generators[row * seat_count + seat].seed(
-                    f"0:capped_holdem_v0:{self.event_seeds[row]}:0:{session}:{deal}:{seat}"
+                generators[generator].seed(f"{prefixes[row]}{deal}:{seat}")
+            self.seeded[new_rows, seats[fresh]] = True
+        kinds = np.array(
+            [
+                generators[generator].choice(_KIND_CODES[allowed])
+                for generator, allowed in zip(
+                    index.tolist(), batch.permissions[rows].tolist(), strict=True
                 )
-            self.seeded[new_rows, new_seats] = True
-        kinds: list[int] = []
-        amounts: list[int] = []
-        for row, seat, allowed, low, high in zip(
-            rows.tolist(),
-            seats.tolist(),
-            permissions.tolist(),
-            batch.min_raise_to[rows].tolist(),
-            batch.max_raise_to[rows].tolist(),
-            strict=True,
-        ):
-            generator = generators[row * seat_count + seat]
-            kind = generator.choice(_KIND_CODES[allowed])
-            kinds.append(kind)
-            amounts.append(generator.randint(low, high) if kind == RAISE else 0)
+            ],
+            dtype=np.int64,
+        )
+        amounts = np.zeros(rows.size, dtype=np.int64)
+        raising = (kinds == RAISE).nonzero()[0]
+        if raising.size:
+            raised = rows[raising]
+            amounts[raising] = [
+                generators[generator].randint(low, high)
+                for generator, low, high in zip(
+                    index[raising].tolist(),
+                    batch.min_raise_to[raised].tolist(),
+                    batch.max_raise_to[raised].tolist(),
+                    strict=True,
+                )
+            ]
         return kinds, amounts
 
     # -- what the learner sees -------------------------------------------------------

@@ -88,6 +88,9 @@ def _play_side_by_side(
         (["tag"], "pot-limit", "flat"),
         (["random", "calling-station"], "no-limit", "flat"),
         (["aggressive", "random", "tag", "calling-station", "equity"], "no-limit", "dict"),
+        (["calling-station"], "pot-limit", "dict"),
+        (["random"] * 5, "no-limit", "flat"),
+        (["random", "calling-station", "random", "random", "calling-station"], "pot-limit", "dict"),
     ],
 )
 def test_every_step_equals_the_single_env_beside_it(
@@ -103,7 +106,44 @@ def test_every_step_equals_the_single_env_beside_it(
         observation_format=format_,
     )
     assert isinstance(vector, SingleAgentVectorEnv)
+    # The built-in random and calling-station opponents are played as one batch.
+    assert vector.batched == all(name in ("random", "calling-station") for name in opponents)
     assert _play_side_by_side(vector, oracle, seed=17, steps=120) > 5
+
+
+@pytest.mark.parametrize(
+    ("opponents", "options"),
+    [
+        (["random"], {"cap": 20, "blinds": (10, 20)}),  # the big blind is all-in at once
+        (["random", "random"], {"cap": 20, "blinds": (20, 20)}),  # both blinds all-in
+        (["random", "random"], {"cap": 45, "raise_sizes": ("min", 0.33, 2.5)}),
+        (["calling-station", "random", "random"], {"cap": 200, "betting": "pot-limit"}),
+        (["random"] * 8, {"cap": 300, "raise_sizes": (0.75, "all-in")}),
+    ],
+)
+def test_the_batch_equals_the_single_env_at_small_caps_and_other_sizes(
+    opponents: list[str], options: dict[str, Any]
+) -> None:
+    players = len(opponents) + 1
+    vector, oracle = _pair(
+        6, AutoresetMode.NEXT_STEP, opponents=opponents, deals=2 * players, **options
+    )
+    assert vector.batched
+    _play_side_by_side(vector, oracle, seed=29, steps=60)
+
+
+@pytest.mark.parametrize("learner_seat", [0, 2, 5])
+def test_the_batch_with_the_learner_in_any_seat(learner_seat: int) -> None:
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.NEXT_STEP,
+        opponents=["random", "calling-station", "random", "random", "random"],
+        learner_seat=learner_seat,
+        deals=6,
+        observation_format="flat",
+    )
+    assert vector.batched
+    assert _play_side_by_side(vector, oracle, seed=5, steps=80) > 0
 
 
 @pytest.mark.parametrize("learner_seat", [0, 1, 2])
