@@ -109,6 +109,7 @@ class TableBatch:
         self._after = (seat_range[:, None] + seat_range + 1) % seats
         self._left_of = (seat_range - seat_range[:, None] - 1) % seats  # places after s
         self._dealt = np.array([1, 2, 3, 5, 7]) + 2 * seats
+        self._waiting: list[np.ndarray] = []  # rows whose legal actions are to be found
 
     @property
     def available(self) -> np.ndarray:
@@ -117,10 +118,13 @@ class TableBatch:
 
     # -- dealing ---------------------------------------------------------------------
 
-    def start(self, rows: np.ndarray, decks: np.ndarray, buttons: np.ndarray) -> None:
+    def start(
+        self, rows: np.ndarray, decks: np.ndarray, buttons: np.ndarray, *, update: bool = True
+    ) -> None:
         """Deal a new hand at each of ``rows`` from its deck (at least the top ``2 x seats
         + 8`` cards, as :func:`~dp_arena.engine.deal_cards` deals them), with its button,
-        post the blinds and open the betting, every seat with the cap."""
+        post the blinds and open the betting, every seat with the cap. With ``update``
+        false the legal actions are found only by the next :meth:`update_legal`."""
         seats = self.seat_count
         lines = np.arange(rows.size)[:, None]
         order = self._after[buttons]  # dealt to in turn, from the left of the button
@@ -157,20 +161,28 @@ class TableBatch:
         if self.cap > self.big_blind:
             # Every seat can still put chips in: the betting opens, left of the big blind.
             self.acted[rows] = False
-            self._legal(rows, first)
-            return
-        opened, heads, shown = self._open_betting(rows, first)
-        self._legal(opened, heads)
-        if shown.size:  # everyone all-in from the blinds
-            self.actor[shown] = NO_ACTOR
-            self._settle(shown)
+            self._to_act(rows, first)
+        else:
+            opened, heads, shown = self._open_betting(rows, first)
+            self._to_act(opened, heads)
+            if shown.size:  # everyone all-in from the blinds
+                self.actor[shown] = NO_ACTOR
+                self._settle(shown)
+        if update:
+            self.update_legal()
 
     # -- acting ----------------------------------------------------------------------
 
-    def apply(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
+    def apply(
+        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, *, update: bool = True
+    ) -> None:
         """Apply, at each of ``rows``, action ``kinds`` (``FOLD``, ``CHECK``, ``CALL``,
         ``RAISE``) of its player to act, a raise to ``amounts``; all are checked before
-        any is applied."""
+        any is applied. With ``update`` false the legal actions of the next players are
+        found only by the next :meth:`update_legal` (which a caller that also deals
+        new hands calls once for both)."""
+        if self._waiting:
+            raise AssertionError("TableBatch.apply: update_legal() was not called")
         seat = self.actor[rows]
         raising = kinds == RAISE
         raisers = raising.nonzero()[0]
@@ -214,6 +226,8 @@ class TableBatch:
         self.action_chips[rows, street, seat] += chips
         self._log(rows, kinds, np.where(raising, amounts, 0))
         self._advance(rows, seat, current_bet)
+        if update:
+            self.update_legal()
 
     def _log(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
         length = self.log_length[rows]
@@ -225,11 +239,23 @@ class TableBatch:
         self.log_amounts[rows, length] = amounts
         self.log_length[rows] = length + 1
 
-    def _legal(self, rows: np.ndarray, seat: np.ndarray) -> None:
-        """Make ``seat`` the player to act at ``rows`` and find its legal actions
-        (``betting.legal_actions``; the bet to match is the current bet: the big blind is
-        never short here)."""
+    def _to_act(self, rows: np.ndarray, seat: np.ndarray) -> None:
+        """Make ``seat`` the player to act at ``rows``; its legal actions wait for
+        :meth:`update_legal`."""
         self.actor[rows] = seat
+        self._waiting.append(rows)
+
+    def update_legal(self) -> None:
+        """Find the legal actions of the players who came to act since the last call."""
+        if not self._waiting:
+            return
+        rows = self._waiting[0] if len(self._waiting) == 1 else np.concatenate(self._waiting)
+        self._waiting = []
+        self._legal(rows, self.actor[rows])
+
+    def _legal(self, rows: np.ndarray, seat: np.ndarray) -> None:
+        """The legal actions of ``seat``, to act at ``rows`` (``betting.legal_actions``;
+        the bet to match is the current bet: the big blind is never short here)."""
         lines = np.arange(rows.size)
         street_bets = self.street_bets[rows]
         committed = self.committed[rows]
@@ -293,7 +319,7 @@ class TableBatch:
             rows = np.concatenate((rows, opened))
             following = np.concatenate((following, heads))
             settled = np.concatenate((settled, shown, runouts))
-        self._legal(rows, following)
+        self._to_act(rows, following)
         if settled.size:
             self.actor[settled] = NO_ACTOR
             self._settle(settled)

@@ -181,7 +181,7 @@ class BatchTables:
                 call_amount=call_amount[raising],
                 current_bet=batch.current_bet[raised],
             )
-        batch.apply(rows, kinds, amounts)
+        batch.apply(rows, kinds, amounts, update=False)
         self._play(rows)
         rewards = self.carried[rows] + self.pending[rows]
         self.carried[rows] = 0.0
@@ -192,16 +192,22 @@ class BatchTables:
         """Play the opponents (and deal on) at ``rows`` until each table's learner is to
         act or its session ends."""
         batch = self.batch
+        learner = self.learner
         while rows.size:
             actor = batch.actor[rows]
             over = actor == NO_ACTOR
-            if over.any():
+            if np.count_nonzero(over):
                 self._end_deals(rows[over])
                 rows = rows[~self.done[rows]]
                 continue  # a new deal may be over at once (everyone all-in from the blinds)
-            rows = rows[actor != self.learner]
+            # The legal actions of the players who came to act after the last actions and
+            # in the new deals, found at once.
+            batch.update_legal()
+            opponent = actor != learner
+            rows = rows[opponent]
             if rows.size:
-                self._opponents_act(rows, actor[actor != self.learner])
+                self._opponents_act(rows, actor[opponent])
+        batch.update_legal()
 
     def _end_deals(self, rows: np.ndarray) -> None:
         payoffs = self.batch.payoffs[rows]
@@ -223,7 +229,7 @@ class BatchTables:
         if stale.any():
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
-        self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count)
+        self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count, update=False)
         self.context_deal[rows] = deal
         self.context_net[rows] = self.nets[rows, self.learner]
         self.seeded[rows] = False
@@ -257,7 +263,7 @@ class BatchTables:
         batch = self.batch
         if not self.has_random:  # calling stations: call any bet, check otherwise
             kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
-            batch.apply(rows, kinds, np.zeros(rows.size, dtype=np.int64))
+            batch.apply(rows, kinds, np.zeros(rows.size, dtype=np.int64), update=False)
             return
         random_seat = self.seat_kinds[seats] == _RANDOM
         if self.has_calling_station:
@@ -266,10 +272,10 @@ class BatchTables:
             kinds[drawn], amounts = self._random_decisions(rows[drawn], seats[drawn])
             all_amounts = np.zeros(rows.size, dtype=np.int64)
             all_amounts[drawn] = amounts
-            batch.apply(rows, kinds, all_amounts)
+            batch.apply(rows, kinds, all_amounts, update=False)
             return
         kinds, amounts = self._random_decisions(rows, seats)
-        batch.apply(rows, kinds, amounts)
+        batch.apply(rows, kinds, amounts, update=False)
 
     def _random_decisions(
         self, rows: np.ndarray, seats: np.ndarray
