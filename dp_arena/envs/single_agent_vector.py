@@ -21,13 +21,19 @@ compare every array of every step. Gymnasium's three autoreset modes are support
 (``autoreset_mode``: ``"NextStep"``, the default, ``"SameStep"`` with ``final_obs`` in the
 infos, and ``"Disabled"`` with ``reset(options={"reset_mask": ...})``).
 
-It is fast because each table is played straight on the engine: no AEC bookkeeping, no
-typed observation for the learner (``views()`` builds them on request), and the
-built-in ``random`` and ``calling-station`` opponents are played natively
-(:mod:`dp_arena.envs.native_opponents`, the same decisions without building their typed
-observation). Any other opponent is played as the single env plays it, through its
-typed observation and its hooks. ``infos`` holds ``"action_mask"`` (all zeros for a
-table whose episode just ended).
+How the tables are played (``batched`` says which way): against the built-in
+``random`` and ``calling-station`` opponents, with the net reward, all tables are one
+batch (:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across
+tables (:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together,
+the showdown values read from the evaluator's tables, the observations and masks
+encoded as arrays, the opponents' decisions made for every table whose turn it is, and
+the learners' typed observations built only on request (``views()``, by replaying the
+deal on the engine). Any other line-up, the duplicate reward, or
+``native_opponents=False`` plays each table straight on the engine
+(:mod:`dp_arena.envs.vector_tables`): no AEC bookkeeping, no typed observation for the
+learner, the built-in bots played natively (:mod:`dp_arena.envs.native_opponents`), any
+other opponent through its typed observation and hooks, as the single env plays it.
+``infos`` holds ``"action_mask"`` (all zeros for a table whose episode just ended).
 
 ``reward="duplicate"`` pays each deal's net minus the net of ``reference`` (an agent
 spec) playing the same cards in the same seat at a shadow table, against its own copies
@@ -67,7 +73,8 @@ _MAX_ENVS = 65_536
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     """``num_envs`` tables of :class:`~dp_arena.envs.single_agent.SingleAgentEnv`; see
     the module docstring. ``native_opponents=False`` plays the built-in opponents through
-    their typed observations too (the tests compare both ways)."""
+    their typed observations too, table by table (the tests compare the ways);
+    ``batched`` tells whether the tables are played as one batch."""
 
     # Gymnasium reads ``metadata`` from the instance's type; this one is never mutated
     # (each instance sets its own copy with its autoreset mode).
