@@ -35,12 +35,14 @@ from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
 from dp_arena.envs.discrete_actions import ActionTable
+from dp_arena.envs.native_opponents import NATIVE_OPPONENTS
 
 __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
 # The opponents a batch plays, and their codes.
 BATCH_OPPONENTS = ("calling-station", "random")
 _LEARNER, _CALLING_STATION, _RANDOM = 0, 1, 2
+_LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
 _CHIP_LIMIT = 1 << 62
@@ -118,6 +120,10 @@ class BatchTables:
         self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
+        self.opponents = dict(zip(others, opponents, strict=True))
+        # Per table, the deals of this session the learner folded out of and the batch did
+        # not play on: (session, deal, the kinds and amounts played up to the fold).
+        self.left: list[list[tuple[int, int, list[int], list[int]]]] = [[] for _ in range(count)]
 
     # -- sessions --------------------------------------------------------------------
 
@@ -147,6 +153,8 @@ class BatchTables:
             self.pending[starting] = 0.0
             self.done[starting] = False
             self.deck_first[starting] = -1
+            for row in starting.tolist():
+                self.left[row] = []
             self._start(starting)
             self._play(starting)
             # The learner had no decision in the whole session: play the next one.
@@ -182,6 +190,12 @@ class BatchTables:
                 current_bet=batch.current_bet[raised],
             )
         batch.apply(rows, kinds, amounts, update=False)
+        if self.seat_count > 2:
+            folded = rows[kinds == FOLD]
+            # Out of a deal that goes on without it, and not the session's last.
+            out = folded[(batch.actor[folded] != NO_ACTOR) & (self.deal[folded] + 1 < self.deals)]
+            if out.size:
+                self._leave(out)
         self._play(rows)
         rewards = self.carried[rows] + self.pending[rows]
         self.carried[rows] = 0.0
@@ -208,6 +222,65 @@ class BatchTables:
             if rows.size:
                 self._opponents_act(rows, actor[opponent])
         batch.update_legal()
+
+    def _leave(self, rows: np.ndarray) -> None:
+        """End the deals the learner folded out of at ``rows`` without playing them on:
+        its net is what it put in, and nothing else the environment returns depends on
+        the rest of the deal. The other seats' nets wait for :meth:`_settle_left`."""
+        batch = self.batch
+        learner = self.learner
+        lost = batch.committed[rows, learner]
+        self.nets[rows, learner] -= lost
+        self.pending[rows] += -lost / self.big_blind
+        for row, session, deal, length in zip(
+            rows.tolist(),
+            self.session[rows].tolist(),
+            self.deal[rows].tolist(),
+            batch.log_length[rows].tolist(),
+            strict=True,
+        ):
+            left = self.left[row]
+            left.append(
+                (
+                    session,
+                    deal,
+                    batch.log_kinds[row, :length].tolist(),
+                    batch.log_amounts[row, :length].tolist(),
+                )
+            )
+            if len(left) >= _LEFT_LIMIT:
+                self._settle_left(row)
+        self.deal[rows] += 1
+        self._start(rows)
+
+    def _settle_left(self, row: int) -> None:
+        """Play on, on the engine, the deals the learner left at table ``row``, as the
+        batch would have played them, and add the other seats' nets."""
+        seed = self.event_seeds[row]
+        assert seed is not None
+        event = f"capped_holdem_v0:{seed}"
+        learner = self.learner
+        players = {seat: NATIVE_OPPONENTS[spec]() for seat, spec in self.opponents.items()}
+        for session, deal, kinds, amounts in self.left[row]:
+            hand = new_hand(
+                self.rules, deck_for(seed, 0, session, deal), button=deal % self.seat_count
+            )
+            for seat, player in players.items():
+                player.begin_deal(event, session, deal, seat)
+            for kind, amount in zip(kinds, amounts, strict=True):
+                action = Action(_KINDS[kind], amount if kind == RAISE else None)
+                actor = hand.actor
+                assert actor is not None
+                # The opponents decide again, so that the random bot draws as it drew.
+                if actor != learner and players[actor].act(hand) != action:
+                    raise AssertionError(f"table {row}: deal {deal} does not replay")
+                hand.apply(action)
+            while (actor := hand.actor) is not None:
+                hand.apply(players[actor].act(hand))
+            assert hand.payoffs is not None
+            for seat in players:
+                self.nets[row, seat] += hand.payoffs[seat]
+        self.left[row] = []
 
     def _end_deals(self, rows: np.ndarray) -> None:
         payoffs = self.batch.payoffs[rows]
@@ -364,6 +437,8 @@ class BatchTables:
         engine (kept between calls, so only the new actions are applied)."""
         seed = self.event_seeds[row]
         assert seed is not None
+        if self.left[row]:
+            self._settle_left(row)
         session, deal, serial = int(self.session[row]), int(self.deal[row]), int(self.serial[row])
         kept = self._replays.get(row)
         if kept is not None and kept[0] == serial:

@@ -14,6 +14,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
+from dp_arena.envs import batch_tables
 from dp_arena.envs.single_agent import ENV_ID
 from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
@@ -159,6 +160,49 @@ def test_the_learner_in_every_seat_and_without_native_opponents(learner_seat: in
     assert not vector.unwrapped.batched
     assert not any(table.native for table in vector.unwrapped.tables.tables)
     assert _play_side_by_side(vector, oracle, seed=3, steps=80) > 0
+
+
+@pytest.mark.parametrize("left_limit", [256, 2])
+def test_deals_the_learner_folded_out_of_are_settled_when_viewed(
+    left_limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch does not play on a deal the learner folded out of (nothing it returns
+    depends on the rest); the other seats' nets, which the typed observations show, are
+    found by playing those deals on when asked: here only after many steps (or every
+    ``left_limit`` deals), and they equal the single env's."""
+    monkeypatch.setattr(batch_tables, "_LEFT_LIMIT", left_limit)
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.NEXT_STEP,
+        opponents=["random", "calling-station", "random"],
+        deals=40,
+        observation_format="flat",
+    )
+    observations, infos = vector.reset(seed=13)
+    expected, expected_infos = oracle.reset(seed=13)
+    rng = np.random.default_rng(13)
+    for _ in range(150):
+        masks = infos["action_mask"].astype(bool)
+        # Fold whenever folding is allowed, so that many deals go on without the learner.
+        actions = np.array(
+            [
+                0 if row[0] else int(rng.choice(np.flatnonzero(row))) if row.any() else 0
+                for row in masks
+            ]
+        )
+        observations, rewards, terminated, _, infos = vector.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
+        _assert_same(observations, expected)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(terminated, expected_terminated)
+    assert any(vector.unwrapped.tables.left) or left_limit == 2
+    assert vector.unwrapped.views() == [
+        info if live else None
+        for info, live in zip(
+            expected_infos["observation"], expected_infos["_observation"], strict=True
+        )
+    ]
+    assert not any(vector.unwrapped.tables.left)
 
 
 def test_same_step_autoreset_gives_the_final_observations() -> None:
