@@ -70,6 +70,16 @@ def _reference(num_players: int) -> Callable[[], Any] | None:
 
 
 VECTOR_TABLES = 256
+# (players, opponent, tables): the three line-ups of the goal at 256 tables, the six-max
+# calling station, and six-max against random at 1024 tables (where the batch's fixed cost
+# a step is shared by four times the tables).
+VECTOR_RUNS = (
+    (2, "random", VECTOR_TABLES),
+    (2, "calling-station", VECTOR_TABLES),
+    (6, "random", VECTOR_TABLES),
+    (6, "calling-station", VECTOR_TABLES),
+    (6, "random", 1024),
+)
 
 
 def _measure_vector(
@@ -145,16 +155,16 @@ def run() -> dict[str, Any]:
             f" ({reference['decisions_per_second']:,} decisions/s);"
             f" ratio {ratio:.1f}x steps, {decision_ratio:.1f}x decisions (target 10x)"
         )
-    for players, opponent in ((2, "random"), (2, "calling-station"), (6, "random")):
+    for players, opponent, tables in VECTOR_RUNS:
         reference_factory = _reference(players)
         if reference_factory is None:
             break
         before = _measure(reference_factory)["decisions_per_second"]
-        vector = _measure_vector([opponent] * (players - 1))
+        vector = _measure_vector([opponent] * (players - 1), num_envs=tables)
         after = _measure(reference_factory)["decisions_per_second"]
         reference_rate = (before + after) / 2
         ratio = vector["transitions_per_second"] / reference_rate
-        name = f"vector_{players}p_{opponent}"
+        name = f"vector_{players}p_{opponent}" + ("" if tables == VECTOR_TABLES else f"_{tables}")
         figures[name] = {
             **vector,
             "reference_decisions_per_second": [before, after],

@@ -121,6 +121,47 @@ class ActionTable:
         amount = current_bet + numerator * (pot + legal.call_amount) // denominator
         return low if amount < low else min(amount, high)
 
+    def raise_to_array(
+        self,
+        indices: np.ndarray,
+        low: np.ndarray,
+        high: np.ndarray,
+        *,
+        pot: np.ndarray,
+        call_amount: np.ndarray,
+        current_bet: np.ndarray,
+    ) -> np.ndarray:
+        """:meth:`raise_to` for many decisions at once (the vector environment): raise
+        action ``indices[i]`` with legal range ``[low[i], high[i]]``, in ``int64``."""
+        amounts = np.empty(indices.shape, dtype=np.int64)
+        for position, size in enumerate(self._fractions, start=2):
+            chosen = indices == position
+            if not chosen.any():
+                continue
+            if size == _MIN:
+                amounts[chosen] = low[chosen]
+            elif size == _MAX:
+                amounts[chosen] = high[chosen]
+            else:
+                assert isinstance(size, tuple)
+                numerator, denominator = size
+                amount = (
+                    current_bet[chosen]
+                    + numerator * (pot[chosen] + call_amount[chosen]) // denominator
+                )
+                amounts[chosen] = np.where(
+                    amount < low[chosen], low[chosen], np.minimum(amount, high[chosen])
+                )
+        return amounts
+
+    def largest_fraction_part(self) -> int:
+        """The largest numerator or denominator of the pot-fraction sizes (1 when there is
+        none): what bounds the integers :meth:`raise_to_array` multiplies."""
+        return max(
+            (part for size in self._fractions if isinstance(size, tuple) for part in size),
+            default=1,
+        )
+
     def to_action(
         self, index: object, legal: LegalActions, *, pot: int, current_bet: int
     ) -> Action:

@@ -14,6 +14,7 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
+from dp_arena.envs import batch_tables
 from dp_arena.envs.single_agent import ENV_ID
 from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
@@ -88,6 +89,9 @@ def _play_side_by_side(
         (["tag"], "pot-limit", "flat"),
         (["random", "calling-station"], "no-limit", "flat"),
         (["aggressive", "random", "tag", "calling-station", "equity"], "no-limit", "dict"),
+        (["calling-station"], "pot-limit", "dict"),
+        (["random"] * 5, "no-limit", "flat"),
+        (["random", "calling-station", "random", "random", "calling-station"], "pot-limit", "dict"),
     ],
 )
 def test_every_step_equals_the_single_env_beside_it(
@@ -103,7 +107,44 @@ def test_every_step_equals_the_single_env_beside_it(
         observation_format=format_,
     )
     assert isinstance(vector, SingleAgentVectorEnv)
+    # The built-in random and calling-station opponents are played as one batch.
+    assert vector.batched == all(name in ("random", "calling-station") for name in opponents)
     assert _play_side_by_side(vector, oracle, seed=17, steps=120) > 5
+
+
+@pytest.mark.parametrize(
+    ("opponents", "options"),
+    [
+        (["random"], {"cap": 20, "blinds": (10, 20)}),  # the big blind is all-in at once
+        (["random", "random"], {"cap": 20, "blinds": (20, 20)}),  # both blinds all-in
+        (["random", "random"], {"cap": 45, "raise_sizes": ("min", 0.33, 2.5)}),
+        (["calling-station", "random", "random"], {"cap": 200, "betting": "pot-limit"}),
+        (["random"] * 8, {"cap": 300, "raise_sizes": (0.75, "all-in")}),
+    ],
+)
+def test_the_batch_equals_the_single_env_at_small_caps_and_other_sizes(
+    opponents: list[str], options: dict[str, Any]
+) -> None:
+    players = len(opponents) + 1
+    vector, oracle = _pair(
+        6, AutoresetMode.NEXT_STEP, opponents=opponents, deals=2 * players, **options
+    )
+    assert vector.batched
+    _play_side_by_side(vector, oracle, seed=29, steps=60)
+
+
+@pytest.mark.parametrize("learner_seat", [0, 2, 5])
+def test_the_batch_with_the_learner_in_any_seat(learner_seat: int) -> None:
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.NEXT_STEP,
+        opponents=["random", "calling-station", "random", "random", "random"],
+        learner_seat=learner_seat,
+        deals=6,
+        observation_format="flat",
+    )
+    assert vector.batched
+    assert _play_side_by_side(vector, oracle, seed=5, steps=80) > 0
 
 
 @pytest.mark.parametrize("learner_seat", [0, 1, 2])
@@ -116,8 +157,52 @@ def test_the_learner_in_every_seat_and_without_native_opponents(learner_seat: in
         deals=6,
         native_opponents=False,
     )
-    assert not any(table.native for table in vector.unwrapped.tables)
+    assert not vector.unwrapped.batched
+    assert not any(table.native for table in vector.unwrapped.tables.tables)
     assert _play_side_by_side(vector, oracle, seed=3, steps=80) > 0
+
+
+@pytest.mark.parametrize("left_limit", [256, 2])
+def test_deals_the_learner_folded_out_of_are_settled_when_viewed(
+    left_limit: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch does not play on a deal the learner folded out of (nothing it returns
+    depends on the rest); the other seats' nets, which the typed observations show, are
+    found by playing those deals on when asked: here only after many steps (or every
+    ``left_limit`` deals), and they equal the single env's."""
+    monkeypatch.setattr(batch_tables, "_LEFT_LIMIT", left_limit)
+    vector, oracle = _pair(
+        4,
+        AutoresetMode.NEXT_STEP,
+        opponents=["random", "calling-station", "random"],
+        deals=40,
+        observation_format="flat",
+    )
+    observations, infos = vector.reset(seed=13)
+    expected, expected_infos = oracle.reset(seed=13)
+    rng = np.random.default_rng(13)
+    for _ in range(150):
+        masks = infos["action_mask"].astype(bool)
+        # Fold whenever folding is allowed, so that many deals go on without the learner.
+        actions = np.array(
+            [
+                0 if row[0] else int(rng.choice(np.flatnonzero(row))) if row.any() else 0
+                for row in masks
+            ]
+        )
+        observations, rewards, terminated, _, infos = vector.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
+        _assert_same(observations, expected)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(terminated, expected_terminated)
+    assert any(vector.unwrapped.tables.left) or left_limit == 2
+    assert vector.unwrapped.views() == [
+        info if live else None
+        for info, live in zip(
+            expected_infos["observation"], expected_infos["_observation"], strict=True
+        )
+    ]
+    assert not any(vector.unwrapped.tables.left)
 
 
 def test_same_step_autoreset_gives_the_final_observations() -> None:
@@ -153,7 +238,7 @@ def test_native_opponents_decide_as_the_bots_they_stand_for() -> None:
     kwargs: dict[str, Any] = {"num_envs": 6, "opponents": ["random", "calling-station"], "deals": 9}
     native = SingleAgentVectorEnv(**kwargs)
     played = SingleAgentVectorEnv(**kwargs, native_opponents=False)
-    assert all(len(table.native) == 2 for table in native.tables)
+    assert native.batched and not played.batched
     first, _ = native.reset(seed=40)
     second, _ = played.reset(seed=40)
     rng = np.random.default_rng(0)
@@ -180,14 +265,14 @@ def test_seeds_follow_sync_vector_env_and_a_list_seeds_each_table() -> None:
 def test_a_masked_action_is_refused_before_any_table_moves() -> None:
     vector = SingleAgentVectorEnv(num_envs=3, opponents=["calling-station"], deals=2)
     vector.reset(seed=2)
-    histories = [len(table.hand.history) for table in vector.tables]
+    histories = [len(view.history) for view in vector.views() if view is not None]
     masks = vector.action_masks()
     actions = np.ones(3, dtype=np.int64)
     actions[2] = 9
     with pytest.raises(IllegalActionError, match=r"environment 2: action 9 is outside") as caught:
         vector.step(actions)
     assert caught.value.reason is IllegalReason.UNKNOWN_ACTION
-    assert [len(table.hand.history) for table in vector.tables] == histories
+    assert [len(view.history) for view in vector.views() if view is not None] == histories
     assert np.array_equal(vector.action_masks(), masks)
     with pytest.raises(IllegalActionError, match="integers"):
         vector.step(np.ones(3))

@@ -1,0 +1,103 @@
+"""The observation vectors and action masks of one seat at every table of a
+:class:`~dp_arena.envs.batch_engine.TableBatch`, as arrays: row ``i`` is what
+:func:`dp_arena.envs.encoding.encode_state` and the discrete actions' mask give for
+table ``i`` (the same float64 arithmetic, rounded to float32 once).
+
+>>> import numpy as np
+>>> from dp_arena.engine import Betting, TableRules, deck_for, new_hand
+>>> from dp_arena.envs.batch_engine import TableBatch
+>>> from dp_arena.envs.encoding import encode_state
+>>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+>>> batch = TableBatch(rules, tables=1)
+>>> batch.start(np.array([0]), np.array([deck_for(1, 0, 0, 0)]), np.array([0]))
+>>> vectors = encode_batch(batch, 0, np.array([0]), 2, np.array([0]))
+>>> hand = new_hand(rules, deck_for(1, 0, 0, 0), button=0)
+>>> np.array_equal(vectors[0], np.array(encode_state(hand, 0, 0, 2, 0), dtype=np.float32))
+True
+>>> batch_masks(batch, 0, 6).tolist()
+[[1, 1, 1, 1, 1, 1]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dp_arena.envs.batch_engine import TableBatch
+from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
+
+__all__ = ["batch_masks", "encode_batch"]
+
+_BOARD = 52
+_STREET = 104
+_POSITION = 108
+_SCALARS = 9
+_PER_SEAT = 5
+_BOARD_SIZES = np.array([0, 3, 4, 5, 5])  # visible board cards by street
+
+
+def encode_batch(
+    batch: TableBatch,
+    seat: int,
+    deal_numbers: np.ndarray,
+    deals_in_session: int,
+    session_nets: np.ndarray,
+) -> np.ndarray:
+    """Every table's vector for ``seat``, shape ``(tables, length)`` (float32), given
+    each table's deal number and ``seat``'s session net before the deal."""
+    tables, seats = batch.tables, batch.seat_count
+    values = np.zeros((tables, observation_length(seats)), dtype=np.float32)
+    rows = np.arange(tables)
+    scale = 1.0 / batch.cap
+    values[rows, batch.hole_cards[:, seat, 0]] = 1.0
+    values[rows, batch.hole_cards[:, seat, 1]] = 1.0
+    street = batch.street
+    visible = _BOARD_SIZES[street]
+    for card in range(5):
+        shown = np.flatnonzero(visible > card)
+        values[shown, _BOARD + batch.board[shown, card]] = 1.0
+    playing = np.flatnonzero(street < 4)
+    values[playing, _STREET + street[playing]] = 1.0
+    values[rows, _POSITION + (seat - batch.button) % seats] = 1.0
+    to_act = batch.actor == seat
+    raising = to_act & batch.can_raise
+    committed = batch.committed
+    deals = deals_in_session if deals_in_session > 0 else 1
+    bound = seats - 1
+    scalars = _POSITION + seats
+    values[:, scalars] = committed.sum(axis=1) * scale
+    values[:, scalars + 1] = np.where(to_act, batch.call_amount, 0) * scale
+    values[:, scalars + 2] = batch.current_bet * scale
+    values[:, scalars + 3] = np.where(raising, batch.min_raise_to, 0) * scale
+    values[:, scalars + 4] = np.where(raising, batch.max_raise_to, 0) * scale
+    values[:, scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
+    values[:, scalars + 6] = (~batch.folded).sum(axis=1) / seats
+    values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
+    values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
+    # Seats relative to the observer: relative seat r is seat ``seat + r``.
+    relative = (seat + np.arange(seats)) % seats
+    first = scalars + _SCALARS
+    per_seat = values[:, first : first + _PER_SEAT * seats].reshape(tables, seats, _PER_SEAT)
+    per_seat[:, :, 0] = committed[:, relative] * scale
+    per_seat[:, :, 1] = batch.available[:, relative] * scale
+    per_seat[:, :, 2] = batch.street_bets[:, relative] * scale
+    per_seat[:, :, 3] = batch.folded[:, relative]
+    # Absent: never at these tables (0).
+    history_base = first + _PER_SEAT * seats
+    history = values[:, history_base : history_base + 8 * seats].reshape(tables, 4, seats, 2)
+    history[..., 0] = np.minimum(batch.raises[:, :, relative], HISTORY_RAISES_CAP) / (
+        HISTORY_RAISES_CAP
+    )
+    history[..., 1] = batch.action_chips[:, :, relative] * scale
+    return values
+
+
+def batch_masks(batch: TableBatch, seat: int, actions: int) -> np.ndarray:
+    """Every table's action mask for ``seat`` over ``actions`` discrete actions (int8):
+    fold when something is owed, check/call, the raises when raising is allowed; all
+    zeros where ``seat`` is not to act."""
+    to_act = batch.actor == seat
+    masks = np.zeros((batch.tables, actions), dtype=np.int8)
+    masks[:, 0] = to_act & (batch.owed > 0)
+    masks[:, 1] = to_act
+    masks[:, 2:] = (to_act & batch.can_raise)[:, None]
+    return masks

@@ -1,0 +1,422 @@
+"""The rules of capped hold'em stepped as NumPy arrays across many tables at once, for
+deals in which every seat starts with the cap (the environments' deals): the vector
+environment's engine.
+
+:class:`TableBatch` holds ``tables`` hands, one a row: per-seat arrays of shape
+``(tables, seats)`` (chips still available, committed this deal, bet this street,
+folded, acted) and per-table arrays (street, player to act, current bet, largest
+increment, button). Its steps are those of :mod:`dp_arena.engine.betting` and
+:mod:`dp_arena.engine.showdown`, function for function, applied to a set of rows at
+once: :meth:`TableBatch.start` deals and posts the blinds, :meth:`TableBatch.apply`
+applies one action at each given table (validated first: nothing changes when one is
+illegal), moving on to the next player, street or showdown. The legal actions of every
+table's player to act are kept up to date in arrays (``call_amount``, ``can_raise``,
+``min_raise_to``, ``max_raise_to``, ``owed``).
+
+Because every seat starts the deal with the same chips, the players still in a hand at
+its end have always put in the same total (a call never falls short of a bet, and an
+all-in is everyone's most): a showdown has one pot, shared by the best hands with the
+odd chips from the left of the button, as the engine shares it. The engine's general
+rules (a short big blind, side pots) never arise, and :meth:`TableBatch.apply` checks
+that they do not. The tests play many thousands of hands here and in
+:class:`~dp_arena.engine.HandState` side by side and compare every array after every
+action.
+
+>>> import numpy as np
+>>> from dp_arena.engine import Betting, TableRules, deck_for
+>>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+>>> batch = TableBatch(rules, tables=2)
+>>> rows = np.array([0, 1])
+>>> batch.start(rows, np.array([deck_for(1, 0, 0, 0), deck_for(1, 0, 0, 1)]), np.array([0, 1]))
+>>> batch.actor.tolist(), batch.call_amount.tolist(), batch.min_raise_to.tolist()
+([0, 1], [10, 10], [40, 40])
+>>> batch.apply(rows, np.array([FOLD, RAISE]), np.array([0, 60]))
+>>> batch.payoffs[0].tolist(), batch.actor.tolist()
+([-10, 10], [-1, 0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dp_arena.engine.rules import Betting, TableRules
+from dp_arena.envs.batch_cards import hand_values
+from dp_arena.errors import IllegalActionError, IllegalReason
+
+__all__ = ["CALL", "CHECK", "FOLD", "NO_ACTOR", "RAISE", "TableBatch"]
+
+# Action kinds as codes (the order of ActionKind's members).
+FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
+NO_ACTOR = -1  # the hand is over
+_PREFLOP, _SHOWDOWN = 0, 4
+_WORST = 1 << 30  # above every hand value
+_LOG_START = 32  # actions logged a deal before the log grows
+# The permission bits of a legal kind: fold 8, check 4, call 2, raise 1 (kind k is bit 3 - k).
+_FOLD_BIT, _CHECK_BIT, _CALL_BIT = 8, 4, 2
+
+
+class TableBatch:
+    """``tables`` hands of one table's rules; see the module docstring. The arrays are
+    the state: read them, change them only through :meth:`start` and :meth:`apply`."""
+
+    def __init__(self, rules: TableRules, tables: int) -> None:
+        if rules.cap is None:
+            raise ValueError("TableBatch needs a capped table (cap is None)")
+        seats = rules.seat_count
+        self.rules = rules
+        self.tables = tables
+        self.seat_count = seats
+        self.cap = rules.cap
+        self.small_blind = rules.small_blind
+        self.big_blind = rules.big_blind
+        self.pot_limit = rules.betting is Betting.POT_LIMIT
+        shape = (tables, seats)
+        # Every seat starts with the cap: what it still has available is the cap minus
+        # what it committed (:attr:`available`).
+        self.committed = np.zeros(shape, dtype=np.int64)
+        self.street_bets = np.zeros(shape, dtype=np.int64)
+        self.folded = np.zeros(shape, dtype=bool)
+        self.acted = np.zeros(shape, dtype=bool)
+        self.payoffs = np.zeros(shape, dtype=np.int64)
+        self.values = np.zeros(shape, dtype=np.int64)  # each hand's showdown value
+        self.hole_cards = np.zeros((tables, seats, 2), dtype=np.int64)
+        self.board = np.zeros((tables, 5), dtype=np.int64)
+        self.street = np.zeros(tables, dtype=np.int64)
+        self.actor = np.full(tables, NO_ACTOR, dtype=np.int64)
+        self.button = np.zeros(tables, dtype=np.int64)
+        self.current_bet = np.zeros(tables, dtype=np.int64)
+        self.largest_increment = np.zeros(tables, dtype=np.int64)
+        self.live = np.zeros(tables, dtype=np.int64)  # players still in the hand
+        # What the history part of the observation counts: per street and seat, the bets
+        # and raises made and the chips put in by actions.
+        self.raises = np.zeros((tables, 4, seats), dtype=np.int64)
+        self.action_chips = np.zeros((tables, 4, seats), dtype=np.int64)
+        # The legal actions of each table's player to act (meaningless when none is), and
+        # the kinds allowed as bits (fold 8, check 4, call 2, raise 1).
+        self.owed = np.zeros(tables, dtype=np.int64)
+        self.call_amount = np.zeros(tables, dtype=np.int64)
+        self.can_raise = np.zeros(tables, dtype=bool)
+        self.min_raise_to = np.zeros(tables, dtype=np.int64)
+        self.max_raise_to = np.zeros(tables, dtype=np.int64)
+        self.permissions = np.zeros(tables, dtype=np.int64)
+        # Each deal's actions (kind, raise-to or 0), to replay it on the engine on request.
+        self.log_kinds = np.zeros((tables, _LOG_START), dtype=np.int64)
+        self.log_amounts = np.zeros((tables, _LOG_START), dtype=np.int64)
+        self.log_length = np.zeros(tables, dtype=np.int64)
+        seat_range = np.arange(seats)
+        # The seats in turn from seat s (row s), after seat s, and from the left of seat s.
+        self._from = (seat_range[:, None] + seat_range) % seats
+        self._after = (seat_range[:, None] + seat_range + 1) % seats
+        self._left_of = (seat_range - seat_range[:, None] - 1) % seats  # places after s
+        self._dealt = np.array([1, 2, 3, 5, 7]) + 2 * seats
+        self._waiting: list[np.ndarray] = []  # rows whose legal actions are to be found
+
+    @property
+    def available(self) -> np.ndarray:
+        """Chips each seat can still commit this deal (the cap graphic)."""
+        return self.cap - self.committed
+
+    # -- dealing ---------------------------------------------------------------------
+
+    def start(
+        self, rows: np.ndarray, decks: np.ndarray, buttons: np.ndarray, *, update: bool = True
+    ) -> None:
+        """Deal a new hand at each of ``rows`` from its deck (at least the top ``2 x seats
+        + 8`` cards, as :func:`~dp_arena.engine.deal_cards` deals them), with its button,
+        post the blinds and open the betting, every seat with the cap. With ``update``
+        false the legal actions are found only by the next :meth:`update_legal`."""
+        seats = self.seat_count
+        lines = np.arange(rows.size)[:, None]
+        order = self._after[buttons]  # dealt to in turn, from the left of the button
+        hole = np.empty((rows.size, seats, 2), dtype=np.int64)
+        hole[lines, order, 0] = decks[:, :seats]
+        hole[lines, order, 1] = decks[:, seats : 2 * seats]
+        self.hole_cards[rows] = hole
+        board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
+        self.board[rows] = board
+        # Every hand's showdown value, known from the deal.
+        self.values[rows] = hand_values(
+            np.concatenate((hole, np.broadcast_to(board[:, None, :], (rows.size, seats, 5))), 2)
+        )
+        self.button[rows] = buttons
+        committed = np.zeros((rows.size, seats), dtype=np.int64)
+        # Heads-up the button posts the small blind. Every seat has the cap, at least the
+        # big blind: both blinds are posted in full.
+        small = buttons if seats == 2 else order[:, 0]
+        big = self._after[small, 0]
+        flat = lines[:, 0]
+        committed[flat, small] = self.small_blind
+        committed[flat, big] = self.big_blind
+        self.committed[rows] = committed
+        self.street_bets[rows] = committed
+        self.folded[rows] = False
+        self.raises[rows] = 0
+        self.action_chips[rows] = 0
+        self.log_length[rows] = 0
+        self.street[rows] = _PREFLOP
+        self.largest_increment[rows] = 0
+        self.live[rows] = seats
+        self.current_bet[rows] = self.big_blind
+        first = self._after[big, 0]
+        if self.cap > self.big_blind:
+            # Every seat can still put chips in: the betting opens, left of the big blind.
+            self.acted[rows] = False
+            self._to_act(rows, first)
+        else:
+            opened, heads, shown = self._open_betting(rows, first)
+            self._to_act(opened, heads)
+            if shown.size:  # everyone all-in from the blinds
+                self.actor[shown] = NO_ACTOR
+                self._settle(shown)
+        if update:
+            self.update_legal()
+
+    # -- acting ----------------------------------------------------------------------
+
+    def apply(
+        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, *, update: bool = True
+    ) -> None:
+        """Apply, at each of ``rows``, action ``kinds`` (``FOLD``, ``CHECK``, ``CALL``,
+        ``RAISE``) of its player to act, a raise to ``amounts``; all are checked before
+        any is applied. With ``update`` false the legal actions of the next players are
+        found only by the next :meth:`update_legal` (which a caller that also deals
+        new hands calls once for both)."""
+        if self._waiting:
+            raise AssertionError("TableBatch.apply: update_legal() was not called")
+        seat = self.actor[rows]
+        raising = kinds == RAISE
+        raisers = raising.nonzero()[0]
+        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
+        if raisers.size:
+            raised = rows[raisers]
+            amount = amounts[raisers]
+            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
+                amount <= self.max_raise_to[raised]
+            )
+        if np.count_nonzero(allowed) != rows.size:
+            index = int((allowed == 0).nonzero()[0][0])
+            raise IllegalActionError(
+                IllegalReason.UNKNOWN_ACTION,
+                f"table {int(rows[index])}: action kind {int(kinds[index])}"
+                f" ({int(amounts[index])}) is not legal now",
+                action=int(kinds[index]),
+            )
+        street = self.street[rows]
+        current_bet = self.current_bet[rows]
+        chips = np.where(kinds == CALL, self.call_amount[rows], 0)
+        if raisers.size:
+            raiser = seat[raisers]
+            largest = self.largest_increment[raised]
+            increment = amount - current_bet[raisers]
+            chips[raisers] = amount - self.street_bets[raised, raiser]
+            full = increment >= np.maximum(largest, self.big_blind)  # reopens the betting
+            if np.count_nonzero(full):
+                self.acted[raised[full]] = False
+            self.largest_increment[raised] = np.maximum(largest, increment)
+            current_bet[raisers] = amount
+            self.current_bet[raised] = amount
+        folders = (kinds == FOLD).nonzero()[0]
+        if folders.size:
+            self.folded[rows[folders], seat[folders]] = True
+            self.live[rows[folders]] -= 1
+        self.committed[rows, seat] += chips
+        self.street_bets[rows, seat] += chips
+        self.acted[rows, seat] = True
+        self.raises[rows, street, seat] += raising
+        self.action_chips[rows, street, seat] += chips
+        self._log(rows, kinds, np.where(raising, amounts, 0))
+        self._advance(rows, seat, current_bet)
+        if update:
+            self.update_legal()
+
+    def _log(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
+        length = self.log_length[rows]
+        if int(length.max()) >= self.log_kinds.shape[1]:
+            grow = self.log_kinds.shape[1]
+            self.log_kinds = np.pad(self.log_kinds, ((0, 0), (0, grow)))
+            self.log_amounts = np.pad(self.log_amounts, ((0, 0), (0, grow)))
+        self.log_kinds[rows, length] = kinds
+        self.log_amounts[rows, length] = amounts
+        self.log_length[rows] = length + 1
+
+    def _to_act(self, rows: np.ndarray, seat: np.ndarray) -> None:
+        """Make ``seat`` the player to act at ``rows``; its legal actions wait for
+        :meth:`update_legal`."""
+        self.actor[rows] = seat
+        self._waiting.append(rows)
+
+    def update_legal(self) -> None:
+        """Find the legal actions of the players who came to act since the last call."""
+        if not self._waiting:
+            return
+        rows = self._waiting[0] if len(self._waiting) == 1 else np.concatenate(self._waiting)
+        self._waiting = []
+        self._legal(rows, self.actor[rows])
+
+    def _legal(self, rows: np.ndarray, seat: np.ndarray) -> None:
+        """The legal actions of ``seat``, to act at ``rows`` (``betting.legal_actions``;
+        the bet to match is the current bet: the big blind is never short here)."""
+        lines = np.arange(rows.size)
+        street_bets = self.street_bets[rows]
+        committed = self.committed[rows]
+        current_bet = self.current_bet[rows]
+        bet = street_bets[lines, seat]
+        available = self.cap - committed[lines, seat]
+        largest = self.largest_increment[rows]
+        owed = np.maximum(current_bet - bet, 0)
+        call_amount = np.minimum(available, owed)
+        full_raise = np.maximum(largest, self.big_blind)
+        # Someone else still in could put in more than the current bet.
+        could_call = ~self.folded[rows] & (
+            street_bets + (self.cap - committed) > current_bet[:, None]
+        )
+        could_call[lines, seat] = False
+        can_raise = (
+            (call_amount >= largest)
+            & (available > owed)
+            & ~(self.acted[rows, seat] & (owed < full_raise))
+            & could_call.any(axis=1)
+        )
+        all_in_to = bet + available
+        min_raise_to = np.minimum(all_in_to, current_bet + full_raise)
+        max_raise_to = all_in_to
+        if self.pot_limit:
+            pot_to = 2 * current_bet - bet + committed.sum(axis=1)
+            max_raise_to = np.minimum(all_in_to, np.maximum(min_raise_to, pot_to))
+        self.owed[rows] = owed
+        self.call_amount[rows] = call_amount
+        self.can_raise[rows] = can_raise
+        self.min_raise_to[rows] = min_raise_to
+        self.max_raise_to[rows] = max_raise_to
+        self.permissions[rows] = (
+            np.where(owed > 0, _FOLD_BIT, _CHECK_BIT)
+            + np.where(call_amount > 0, _CALL_BIT, 0)
+            + can_raise
+        )
+
+    # -- moving on -------------------------------------------------------------------
+
+    def _advance(self, rows: np.ndarray, last: np.ndarray, current_bet: np.ndarray) -> None:
+        """The next player to act after ``last``, or the end of the street or the hand."""
+        alone = self.live[rows] == 1
+        settled = rows[alone]
+        if settled.size:
+            playing = ~alone
+            rows, last, current_bet = rows[playing], last[playing], current_bet[playing]
+        lines = np.arange(rows.size)
+        owes = ~self.acted[rows] | (self.street_bets[rows] < current_bet[:, None])
+        to_act = ~self.folded[rows] & (self.committed[rows] < self.cap) & owes
+        order = self._after[last]
+        in_turn = to_act[lines[:, None], order]
+        first = in_turn.argmax(axis=1)
+        found = in_turn[lines, first]
+        following = order[lines, first]
+        if np.count_nonzero(found) < rows.size:
+            ended = rows[~found]
+            rows, following = rows[found], following[found]
+            dealt, shown = self._next_street(ended)
+            opened, heads, runouts = self._open_street(dealt)
+            rows = np.concatenate((rows, opened))
+            following = np.concatenate((following, heads))
+            settled = np.concatenate((settled, shown, runouts))
+        self._to_act(rows, following)
+        if settled.size:
+            self.actor[settled] = NO_ACTOR
+            self._settle(settled)
+
+    def _open_street(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_open_betting` for a street after the flop is dealt, where no one has bet
+        yet: the round is played when two or more players still in can put chips in,
+        first the first of them from the left of the button; otherwise no later round can
+        be (nothing changes), and the board is dealt to the showdown. The rows opened, their
+        first player, and those at the showdown (settled by the caller)."""
+        lines = np.arange(rows.size)
+        can_act = ~self.folded[rows] & (self.committed[rows] < self.cap)
+        self.acted[rows] = ~can_act
+        order = self._after[self.button[rows]]
+        in_turn = can_act[lines[:, None], order]
+        head = order[lines, in_turn.argmax(axis=1)]
+        opened = in_turn.sum(axis=1) > 1
+        if np.count_nonzero(opened) == rows.size:
+            return rows, head, rows[:0]
+        shown = rows[~opened]
+        self.acted[shown] = True
+        self.street[shown] = _SHOWDOWN
+        return rows[opened], head[opened], shown
+
+    def _open_betting(
+        self, rows: np.ndarray, first: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start a betting round at ``rows`` with ``first`` first in turn, or deal on to
+        the showdown where it cannot be played: the rows whose round opened, their first
+        player to act, and the rows that reached the showdown (settled by the caller)."""
+        opened_rows = []
+        heads = []
+        shown_rows = []
+        while rows.size:
+            lines = np.arange(rows.size)
+            folded = self.folded[rows]
+            street_bets = self.street_bets[rows]
+            available = self.cap - self.committed[rows]
+            totals = np.where(folded, -1, street_bets + available)
+            second_largest = np.sort(totals, axis=1)[:, -2]
+            # A player who cannot lose more chips (everyone else is all-in for less) sits out.
+            can_act = ~folded & (available > 0) & (second_largest[:, None] > street_bets)
+            self.acted[rows] = ~can_act
+            order = self._from[first]
+            in_turn = can_act[lines[:, None], order]
+            count = in_turn.sum(axis=1)
+            head = order[lines, in_turn.argmax(axis=1)]
+            opened = (count > 1) | (
+                (count == 1) & (street_bets[lines, head] < self.current_bet[rows])
+            )
+            if np.count_nonzero(opened) == rows.size:
+                opened_rows.append(rows)
+                heads.append(head)
+                break
+            opened_rows.append(rows[opened])
+            heads.append(head[opened])
+            rows, shown = self._next_street(rows[~opened])
+            shown_rows.append(shown)
+            first = self._after[self.button[rows], 0]
+        empty = np.zeros(0, dtype=np.int64)
+        return (
+            np.concatenate(opened_rows) if opened_rows else empty,
+            np.concatenate(heads) if heads else empty,
+            np.concatenate(shown_rows) if shown_rows else empty,
+        )
+
+    def _next_street(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Close the street's bets at ``rows`` and deal the next street: the rows dealt on,
+        and those that played the river (now at the showdown, to be settled)."""
+        self.street_bets[rows] = 0
+        self.current_bet[rows] = 0
+        self.largest_increment[rows] = 0
+        self.actor[rows] = NO_ACTOR
+        street = self.street[rows] + 1
+        self.street[rows] = street  # after the river: the showdown
+        river = street == _SHOWDOWN
+        return rows[~river], rows[river]
+
+    def _settle(self, rows: np.ndarray) -> None:
+        """Award the pot at ``rows`` (``showdown.settle``) and set the payoffs: to the one
+        player left, or shared by the best hands, odd chips one at a time to the winners
+        from the left of the button."""
+        committed = self.committed[rows]
+        folded = self.folded[rows]
+        highest = np.where(folded, -1, committed).max(axis=1)
+        lowest = np.where(folded, _WORST, committed).min(axis=1)
+        if np.count_nonzero(highest != lowest):  # a side pot: only with unequal stacks
+            raise AssertionError("TableBatch: players in the hand put in unequal totals")
+        pot = committed.sum(axis=1)
+        values = np.where(folded, _WORST, self.values[rows])
+        winners = values == values.min(axis=1)[:, None]
+        share, odd_chips = np.divmod(pot, winners.sum(axis=1))
+        won = np.where(winners, share[:, None], 0)
+        odd = odd_chips.nonzero()[0]
+        if odd.size:
+            turn = self._left_of[self.button[rows[odd]]]
+            split = winners[odd]
+            ahead = (split[:, None, :] & (turn[:, None, :] < turn[:, :, None])).sum(axis=2)
+            won[odd] += split & (ahead < odd_chips[odd, None])
+        self.payoffs[rows] = won - committed

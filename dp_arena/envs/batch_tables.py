@@ -1,0 +1,472 @@
+"""The tables of the vector environment played as one batch: sessions of deals on a
+:class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, the built-in
+``calling-station`` and ``random`` opponents at the others.
+
+:class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
+time (and the single environment one step at a time), with the same decks, the same
+opponents' decisions, the same rewards and observations, in arrays: the learners'
+discrete actions are translated for every table at once, the opponents decide for every
+table whose turn it is, and the deals that end are paid and the next ones dealt
+together, until each table's learner is to act again. The calling station's decisions
+are arrays too; the random bot's are drawn per decision from the generator it would
+use (seeded, as ``agents/random_bot.py`` seeds it, the first time the seat acts in a
+deal), the only Python loop of a step. The decks of up to :data:`DECK_CHUNK` deals of a
+session are shuffled together (:func:`~dp_arena.envs.batch_cards.decks`).
+
+The typed observations (:meth:`BatchTables.views`) are built on request by replaying each
+table's deal on the engine, which also proves, in the tests, every action the batch
+took.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Sequence
+
+import numpy as np
+
+from dp_arena.agents.observation import Observation, SessionContext
+from dp_arena.agents.seat import SeatFault
+from dp_arena.agents.table import observe as observe_actor
+from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
+from dp_arena.engine.rules import TableRules
+from dp_arena.envs.batch_cards import decks
+from dp_arena.envs.batch_encoding import batch_masks, encode_batch
+from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.discrete_actions import ActionTable
+from dp_arena.envs.native_opponents import NATIVE_OPPONENTS
+
+__all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
+
+# The opponents a batch plays, and their codes.
+BATCH_OPPONENTS = ("calling-station", "random")
+_LEARNER, _CALLING_STATION, _RANDOM = 0, 1, 2
+_LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
+DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
+# Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
+_CHIP_LIMIT = 1 << 62
+# The legal kinds' codes for each (fold, check, call, raise) permission, as the bit
+# pattern 8 fold + 4 check + 2 call + 1 raise, in LegalActions.kinds's order: the random
+# bot draws its kind with ``choice`` among them.
+_KIND_CODES = tuple(
+    tuple(code for code, bit in ((FOLD, 8), (CHECK, 4), (CALL, 2), (RAISE, 1)) if permissions & bit)
+    for permissions in range(16)
+)
+_KINDS = {
+    FOLD: ActionKind.FOLD,
+    CHECK: ActionKind.CHECK,
+    CALL: ActionKind.CALL,
+    RAISE: ActionKind.RAISE,
+}
+
+
+def batchable(opponents: Sequence[object], rules: TableRules, action_table: ActionTable) -> bool:
+    """Whether these opponents and rules can be played as a batch: only batch opponents,
+    and chips small enough for ``int64`` arithmetic (any real table's)."""
+    if rules.cap is None:
+        return False
+    pot = rules.cap * rules.seat_count
+    if 4 * pot * action_table.largest_fraction_part() >= _CHIP_LIMIT:
+        return False
+    return all(isinstance(spec, str) and spec in BATCH_OPPONENTS for spec in opponents)
+
+
+class BatchTables:
+    """``count`` tables, each a session against ``opponents`` (batch opponents' specs, in
+    seat order around the learner); see the module docstring."""
+
+    def __init__(
+        self,
+        rules: TableRules,
+        deals: int,
+        action_table: ActionTable,
+        learner_seat: int,
+        opponents: Sequence[str],
+        count: int,
+    ) -> None:
+        assert rules.cap is not None
+        seats = rules.seat_count
+        self.rules = rules
+        self.count = count
+        self.seat_count = seats
+        self.deals = deals
+        self.cap = rules.cap
+        self.big_blind = rules.big_blind
+        self.action_table = action_table
+        self.learner = learner_seat
+        self.batch = TableBatch(rules, count)
+        others = [seat for seat in range(seats) if seat != learner_seat]
+        kinds = [_LEARNER] * seats
+        for seat, spec in zip(others, opponents, strict=True):
+            kinds[seat] = _CALLING_STATION if spec == "calling-station" else _RANDOM
+        self.seat_kinds = np.array(kinds)
+        self.has_random = _RANDOM in kinds
+        self.has_calling_station = _CALLING_STATION in kinds
+        # One generator per table and random seat, seeded again for each deal it acts in.
+        self.generators = [random.Random(0) for _ in range(count * seats)]
+        self.seeded = np.zeros((count, seats), dtype=bool)
+        self.event_seeds: list[int | None] = [None] * count
+        self.prefixes = [""] * count  # the random bot's seed text up to the deal
+        self.session = np.zeros(count, dtype=np.int64)
+        self.deal = np.zeros(count, dtype=np.int64)
+        self.nets = np.zeros((count, seats), dtype=np.int64)
+        self.context_deal = np.zeros(count, dtype=np.int64)
+        self.context_net = np.zeros(count, dtype=np.int64)
+        self.pending = np.zeros(count, dtype=np.float64)
+        self.carried = np.zeros(count, dtype=np.float64)
+        self.done = np.ones(count, dtype=bool)
+        self.deck_cards = np.zeros((count, DECK_CHUNK, 2 * seats + 8), dtype=np.int8)
+        self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
+        self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
+        self._replays: dict[int, tuple[int, HandState, int]] = {}
+        self.opponents = dict(zip(others, opponents, strict=True))
+        # Per table, the deals of this session the learner folded out of and the batch did
+        # not play on: (session, deal, the kinds and amounts played up to the fold).
+        self.left: list[list[tuple[int, int, list[int], list[int]]]] = [[] for _ in range(count)]
+
+    # -- sessions --------------------------------------------------------------------
+
+    def reset(self, rows: Sequence[int], seeds: Sequence[int | None]) -> None:
+        """Start a session at each of ``rows`` as ``SingleAgentEnv.reset`` does (event seed
+        ``seeds[i]``, or the table's next session), up to the learner's first decision."""
+        for seed in seeds:
+            if seed is not None and (
+                isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0
+            ):
+                raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
+        for row, seed in zip(rows, seeds, strict=True):
+            if seed is not None:
+                self.event_seeds[row] = int(seed)
+                self.session[row] = 0
+            elif self.event_seeds[row] is None:
+                self.event_seeds[row] = int.from_bytes(os.urandom(8), "little") >> 1
+                self.session[row] = 0
+            else:
+                self.session[row] += 1
+        starting = np.array(rows, dtype=np.intp)
+        chosen = starting
+        self._name_sessions(starting)
+        while starting.size:
+            self.deal[starting] = 0
+            self.nets[starting] = 0
+            self.pending[starting] = 0.0
+            self.done[starting] = False
+            self.deck_first[starting] = -1
+            for row in starting.tolist():
+                self.left[row] = []
+            self._start(starting)
+            self._play(starting)
+            # The learner had no decision in the whole session: play the next one.
+            starting = starting[self.done[starting]]
+            self.session[starting] += 1
+            self._name_sessions(starting)
+        # Deals that ended before the learner's first decision are paid with it.
+        self.carried[chosen] = self.pending[chosen]
+        self.pending[chosen] = 0.0
+
+    def _name_sessions(self, rows: np.ndarray) -> None:
+        for row, session in zip(rows.tolist(), self.session[rows].tolist(), strict=True):
+            self.prefixes[row] = f"0:capped_holdem_v0:{self.event_seeds[row]}:0:{session}:"
+
+    def act(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play the learner's discrete ``actions`` at ``rows`` (legal: the caller checked
+        them against the masks) and the opponents after them; the rewards and whether
+        each session ended."""
+        batch = self.batch
+        call_amount = batch.call_amount[rows]
+        kinds = np.where(actions == 0, FOLD, np.where(call_amount > 0, CALL, CHECK))
+        amounts = np.zeros(rows.size, dtype=np.int64)
+        raising = actions >= 2
+        if raising.any():
+            raised = rows[raising]
+            kinds[raising] = RAISE
+            amounts[raising] = self.action_table.raise_to_array(
+                actions[raising],
+                batch.min_raise_to[raised],
+                batch.max_raise_to[raised],
+                pot=batch.committed[raised].sum(axis=1),
+                call_amount=call_amount[raising],
+                current_bet=batch.current_bet[raised],
+            )
+        batch.apply(rows, kinds, amounts, update=False)
+        if self.seat_count > 2:
+            folded = rows[kinds == FOLD]
+            # Out of a deal that goes on without it, and not the session's last.
+            out = folded[(batch.actor[folded] != NO_ACTOR) & (self.deal[folded] + 1 < self.deals)]
+            if out.size:
+                self._leave(out)
+        self._play(rows)
+        rewards = self.carried[rows] + self.pending[rows]
+        self.carried[rows] = 0.0
+        self.pending[rows] = 0.0
+        return rewards, self.done[rows]
+
+    def _play(self, rows: np.ndarray) -> None:
+        """Play the opponents (and deal on) at ``rows`` until each table's learner is to
+        act or its session ends."""
+        batch = self.batch
+        learner = self.learner
+        while rows.size:
+            actor = batch.actor[rows]
+            over = actor == NO_ACTOR
+            if np.count_nonzero(over):
+                self._end_deals(rows[over])
+                rows = rows[~self.done[rows]]
+                continue  # a new deal may be over at once (everyone all-in from the blinds)
+            # The legal actions of the players who came to act after the last actions and
+            # in the new deals, found at once.
+            batch.update_legal()
+            opponent = actor != learner
+            rows = rows[opponent]
+            if rows.size:
+                self._opponents_act(rows, actor[opponent])
+        batch.update_legal()
+
+    def _leave(self, rows: np.ndarray) -> None:
+        """End the deals the learner folded out of at ``rows`` without playing them on:
+        its net is what it put in, and nothing else the environment returns depends on
+        the rest of the deal. The other seats' nets wait for :meth:`_settle_left`."""
+        batch = self.batch
+        learner = self.learner
+        lost = batch.committed[rows, learner]
+        self.nets[rows, learner] -= lost
+        self.pending[rows] += -lost / self.big_blind
+        for row, session, deal, length in zip(
+            rows.tolist(),
+            self.session[rows].tolist(),
+            self.deal[rows].tolist(),
+            batch.log_length[rows].tolist(),
+            strict=True,
+        ):
+            left = self.left[row]
+            left.append(
+                (
+                    session,
+                    deal,
+                    batch.log_kinds[row, :length].tolist(),
+                    batch.log_amounts[row, :length].tolist(),
+                )
+            )
+            if len(left) >= _LEFT_LIMIT:
+                self._settle_left(row)
+        self.deal[rows] += 1
+        self._start(rows)
+
+    def _settle_left(self, row: int) -> None:
+        """Play on, on the engine, the deals the learner left at table ``row``, as the
+        batch would have played them, and add the other seats' nets."""
+        seed = self.event_seeds[row]
+        assert seed is not None
+        event = f"capped_holdem_v0:{seed}"
+        learner = self.learner
+        players = {seat: NATIVE_OPPONENTS[spec]() for seat, spec in self.opponents.items()}
+        for session, deal, kinds, amounts in self.left[row]:
+            hand = new_hand(
+                self.rules, deck_for(seed, 0, session, deal), button=deal % self.seat_count
+            )
+            for seat, player in players.items():
+                player.begin_deal(event, session, deal, seat)
+            for kind, amount in zip(kinds, amounts, strict=True):
+                action = Action(_KINDS[kind], amount if kind == RAISE else None)
+                actor = hand.actor
+                assert actor is not None
+                # The opponents decide again, so that the random bot draws as it drew.
+                if actor != learner and players[actor].act(hand) != action:
+                    raise AssertionError(f"table {row}: deal {deal} does not replay")
+                hand.apply(action)
+            while (actor := hand.actor) is not None:
+                hand.apply(players[actor].act(hand))
+            assert hand.payoffs is not None
+            for seat in players:
+                self.nets[row, seat] += hand.payoffs[seat]
+        self.left[row] = []
+
+    def _end_deals(self, rows: np.ndarray) -> None:
+        payoffs = self.batch.payoffs[rows]
+        self.nets[rows] += payoffs
+        self.pending[rows] += payoffs[:, self.learner] / self.big_blind
+        deal = self.deal[rows] + 1
+        self.deal[rows] = deal
+        finished = deal == self.deals
+        self.done[rows[finished]] = True
+        self._start(rows[~finished])
+
+    def _start(self, rows: np.ndarray) -> None:
+        """Deal each table's next deal (``self.deal``) of its session."""
+        if not rows.size:
+            return
+        deal = self.deal[rows]
+        slot = deal - self.deck_first[rows]
+        stale = (self.deck_first[rows] < 0) | (slot >= DECK_CHUNK)
+        if stale.any():
+            self._shuffle(rows[stale], deal[stale])
+            slot = deal - self.deck_first[rows]
+        self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count, update=False)
+        self.context_deal[rows] = deal
+        self.context_net[rows] = self.nets[rows, self.learner]
+        self.seeded[rows] = False
+        self.serial[rows] += 1
+
+    def _shuffle(self, rows: np.ndarray, first: np.ndarray) -> None:
+        """The decks of deals ``first`` .. ``first + DECK_CHUNK - 1`` (those in the session)."""
+        seeds: list[int] = []
+        sessions: list[int] = []
+        deals: list[int] = []
+        lines: list[int] = []
+        slots: list[int] = []
+        for row, session, start in zip(
+            rows.tolist(), self.session[rows].tolist(), first.tolist(), strict=True
+        ):
+            seed = self.event_seeds[row]
+            assert seed is not None
+            for slot in range(min(DECK_CHUNK, self.deals - start)):
+                seeds.append(seed)
+                sessions.append(session)
+                deals.append(start + slot)
+                lines.append(row)
+                slots.append(slot)
+        cards = decks(seeds, sessions, deals)
+        self.deck_cards[lines, slots] = cards[:, : self.deck_cards.shape[2]]
+        self.deck_first[rows] = first
+
+    # -- the opponents ---------------------------------------------------------------
+
+    def _opponents_act(self, rows: np.ndarray, seats: np.ndarray) -> None:
+        batch = self.batch
+        if not self.has_random:  # calling stations: call any bet, check otherwise
+            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
+            batch.apply(rows, kinds, np.zeros(rows.size, dtype=np.int64), update=False)
+            return
+        random_seat = self.seat_kinds[seats] == _RANDOM
+        if self.has_calling_station:
+            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
+            drawn = random_seat.nonzero()[0]
+            kinds[drawn], amounts = self._random_decisions(rows[drawn], seats[drawn])
+            all_amounts = np.zeros(rows.size, dtype=np.int64)
+            all_amounts[drawn] = amounts
+            batch.apply(rows, kinds, all_amounts, update=False)
+            return
+        kinds, amounts = self._random_decisions(rows, seats)
+        batch.apply(rows, kinds, amounts, update=False)
+
+    def _random_decisions(
+        self, rows: np.ndarray, seats: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``agents/random_bot.py``'s decisions: a uniform legal kind, a raise to a uniform
+        amount between the minimum and the maximum, from its generator of the deal (one
+        decision a generator here, so every kind is drawn first, then the amounts)."""
+        batch = self.batch
+        generators = self.generators
+        index = rows * self.seat_count + seats
+        fresh = (~self.seeded[rows, seats]).nonzero()[0]
+        if fresh.size:
+            # RandomBot's text: seed, event, section, session (in the prefix), deal, seat.
+            new_rows = rows[fresh]
+            prefixes = self.prefixes
+            for generator, row, deal, seat in zip(
+                index[fresh].tolist(),
+                new_rows.tolist(),
+                self.deal[new_rows].tolist(),
+                seats[fresh].tolist(),
+                strict=True,
+            ):
+                generators[generator].seed(f"{prefixes[row]}{deal}:{seat}")
+            self.seeded[new_rows, seats[fresh]] = True
+        kinds = np.array(
+            [
+                generators[generator].choice(_KIND_CODES[allowed])
+                for generator, allowed in zip(
+                    index.tolist(), batch.permissions[rows].tolist(), strict=True
+                )
+            ],
+            dtype=np.int64,
+        )
+        amounts = np.zeros(rows.size, dtype=np.int64)
+        raising = (kinds == RAISE).nonzero()[0]
+        if raising.size:
+            raised = rows[raising]
+            amounts[raising] = [
+                generators[generator].randint(low, high)
+                for generator, low, high in zip(
+                    index[raising].tolist(),
+                    batch.min_raise_to[raised].tolist(),
+                    batch.max_raise_to[raised].tolist(),
+                    strict=True,
+                )
+            ]
+        return kinds, amounts
+
+    # -- what the learner sees -------------------------------------------------------
+
+    def observations(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every table's observation vector and action mask (all zeros once its session
+        is over; the vector is then the last deal's end)."""
+        vectors = encode_batch(
+            self.batch, self.learner, self.context_deal, self.deals, self.context_net
+        )
+        return vectors, batch_masks(self.batch, self.learner, self.action_table.size)
+
+    def legal(self, row: int) -> tuple[LegalActions, int, int]:
+        """Table ``row``'s legal actions for the learner, its pot and current bet."""
+        batch = self.batch
+        raising = bool(batch.can_raise[row])
+        owed = int(batch.owed[row])
+        legal = LegalActions(
+            int(batch.actor[row]),
+            owed > 0,
+            owed == 0,
+            int(batch.call_amount[row]),
+            int(batch.min_raise_to[row]) if raising else None,
+            int(batch.max_raise_to[row]) if raising else None,
+        )
+        return legal, int(batch.committed[row].sum()), int(batch.current_bet[row])
+
+    @property
+    def faults(self) -> list[tuple[int, int, SeatFault]]:
+        return []  # the batch opponents never fault
+
+    def close(self) -> None:
+        return None
+
+    def views(self) -> list[Observation | None]:
+        return [None if self.done[row] else self.view(row) for row in range(self.count)]
+
+    def view(self, row: int) -> Observation:
+        """The learner's typed observation at table ``row``: its deal replayed on the
+        engine (kept between calls, so only the new actions are applied)."""
+        seed = self.event_seeds[row]
+        assert seed is not None
+        if self.left[row]:
+            self._settle_left(row)
+        session, deal, serial = int(self.session[row]), int(self.deal[row]), int(self.serial[row])
+        kept = self._replays.get(row)
+        if kept is not None and kept[0] == serial:
+            _, hand, applied = kept
+        else:
+            deck = deck_for(seed, 0, session, deal)
+            hand, applied = new_hand(self.rules, deck, button=deal % self.seat_count), 0
+        batch = self.batch
+        length = int(batch.log_length[row])
+        for kind, amount in zip(
+            batch.log_kinds[row, applied:length].tolist(),
+            batch.log_amounts[row, applied:length].tolist(),
+            strict=True,
+        ):
+            hand.apply(Action(_KINDS[kind], amount if kind == RAISE else None))
+        self._replays[row] = (serial, hand, length)
+        nets = tuple(self.nets[row].tolist())
+        net = nets[self.learner]
+        context = SessionContext(
+            event=f"capped_holdem_v0:{seed}",
+            section=0,
+            session=session,
+            table=0,
+            deal_number=deal,
+            deals_in_session=self.deals,
+            session_net=net,
+            session_chips=self.cap * self.deals + net,
+            eliminating=False,
+            table_session_nets=nets,
+        )
+        return observe_actor(hand, self.learner, context)
