@@ -3,24 +3,27 @@ deals in which every seat starts with the cap (the environments' deals): the vec
 environment's engine.
 
 :class:`TableBatch` holds ``tables`` hands, one a row: per-seat arrays of shape
-``(tables, seats)`` (chips still available, committed this deal, bet this street,
-folded, acted) and per-table arrays (street, player to act, current bet, largest
-increment, button). Its steps are those of :mod:`dp_arena.engine.betting` and
-:mod:`dp_arena.engine.showdown`, function for function, applied to a set of rows at
-once: :meth:`TableBatch.start` deals and posts the blinds, :meth:`TableBatch.apply`
-applies one action at each given table (validated first: nothing changes when one is
-illegal), moving on to the next player, street or showdown. The legal actions of every
-table's player to act are kept up to date in arrays (``call_amount``, ``can_raise``,
-``min_raise_to``, ``max_raise_to``, ``owed``).
+``(tables, seats)`` (committed this deal, bet this street, folded, acted; what is still
+available is the cap minus what is committed) and per-table arrays (street, player to
+act, current bet, largest increment, button). Its steps are those of
+:mod:`dp_arena.engine.betting` and :mod:`dp_arena.engine.showdown`, function for
+function, applied to a set of rows at once: :meth:`TableBatch.start` deals and posts the
+blinds, :meth:`TableBatch.apply` applies one action at each given table (validated
+first: nothing changes when one is illegal), moving on to the next player, street or
+showdown. The legal actions of every table's player to act are kept in arrays (``owed``,
+``call_amount``, ``can_raise``, ``min_raise_to``, ``max_raise_to``, and the kinds
+allowed as ``permissions``), found after each call or, for a caller that both applies
+actions and deals new hands in one step, once for both by
+:meth:`TableBatch.update_legal`.
 
 Because every seat starts the deal with the same chips, the players still in a hand at
 its end have always put in the same total (a call never falls short of a bet, and an
 all-in is everyone's most): a showdown has one pot, shared by the best hands with the
 odd chips from the left of the button, as the engine shares it. The engine's general
-rules (a short big blind, side pots) never arise, and :meth:`TableBatch.apply` checks
-that they do not. The tests play many thousands of hands here and in
-:class:`~dp_arena.engine.HandState` side by side and compare every array after every
-action.
+rules for a short big blind and side pots never apply (a cap is at least the big
+blind), and settling checks that the totals are equal. The tests play many thousands
+of hands here and in :class:`~dp_arena.engine.HandState` side by side and compare every
+array after every action.
 
 >>> import numpy as np
 >>> from dp_arena.engine import Betting, TableRules, deck_for

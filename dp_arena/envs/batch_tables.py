@@ -13,9 +13,15 @@ use (seeded, as ``agents/random_bot.py`` seeds it, the first time the seat acts 
 deal), the only Python loop of a step. The decks of up to :data:`DECK_CHUNK` deals of a
 session are shuffled together (:func:`~dp_arena.envs.batch_cards.decks`).
 
-The typed observations (:meth:`BatchTables.views`) are built on request by replaying each
-table's deal on the engine, which also proves, in the tests, every action the batch
-took.
+A deal the learner folded out of is not played on, unless it is the session's last:
+the learner's net is what it put in, the next deal's cards and the opponents' next
+decisions do not depend on the rest (the random bot seeds its generator again for every
+deal), and nothing else the environment returns does. Only the other seats' session
+nets, which the typed observations show, do: those deals are played to their end on the
+engine when :meth:`BatchTables.views` asks (or when a table has left
+:data:`_LEFT_LIMIT` of them). The typed observations are built on request too, by
+replaying each table's deal on the engine, which also proves, in the tests, every
+action the batch took.
 """
 
 from __future__ import annotations
