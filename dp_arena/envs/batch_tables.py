@@ -110,7 +110,12 @@ class BatchTables:
         self.has_random = _RANDOM in kinds
         self.has_calling_station = _CALLING_STATION in kinds
         # One generator per table and random seat, seeded again for each deal it acts in.
-        self.generators = [random.Random(0) for _ in range(count * seats)]
+        random_seats = [seat for seat in range(seats) if kinds[seat] == _RANDOM]
+        self.generators = [random.Random(0) for _ in range(count * len(random_seats))]
+        # Generator of (table, seat): table x random seats + this seat's place among them.
+        self.random_count = len(random_seats)
+        self.random_place = np.zeros(seats, dtype=np.int64)
+        self.random_place[random_seats] = np.arange(len(random_seats))
         self.seeded = np.zeros((count, seats), dtype=bool)
         self.event_seeds: list[int | None] = [None] * count
         self.prefixes = [""] * count  # the random bot's seed text up to the deal
@@ -122,7 +127,8 @@ class BatchTables:
         self.pending = np.zeros(count, dtype=np.float64)
         self.carried = np.zeros(count, dtype=np.float64)
         self.done = np.ones(count, dtype=bool)
-        self.deck_cards = np.zeros((count, DECK_CHUNK, 2 * seats + 8), dtype=np.int8)
+        self.chunk = min(DECK_CHUNK, deals)
+        self.deck_cards = np.zeros((count, self.chunk, 2 * seats + 8), dtype=np.int8)
         self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
@@ -304,7 +310,7 @@ class BatchTables:
             return
         deal = self.deal[rows]
         slot = deal - self.deck_first[rows]
-        stale = (self.deck_first[rows] < 0) | (slot >= DECK_CHUNK)
+        stale = (self.deck_first[rows] < 0) | (slot >= self.chunk)
         if stale.any():
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
@@ -326,7 +332,7 @@ class BatchTables:
         ):
             seed = self.event_seeds[row]
             assert seed is not None
-            for slot in range(min(DECK_CHUNK, self.deals - start)):
+            for slot in range(min(self.chunk, self.deals - start)):
                 seeds.append(seed)
                 sessions.append(session)
                 deals.append(start + slot)
@@ -364,7 +370,7 @@ class BatchTables:
         decision a generator here, so every kind is drawn first, then the amounts)."""
         batch = self.batch
         generators = self.generators
-        index = rows * self.seat_count + seats
+        index = rows * self.random_count + self.random_place[seats]
         fresh = (~self.seeded[rows, seats]).nonzero()[0]
         if fresh.size:
             # RandomBot's text: seed, event, section, session (in the prefix), deal, seat.
