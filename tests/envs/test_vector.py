@@ -205,12 +205,15 @@ def test_deals_the_learner_folded_out_of_are_settled_when_viewed(
     assert not any(vector.unwrapped.tables.left)
 
 
-def test_same_step_autoreset_gives_the_final_observations() -> None:
+@pytest.mark.parametrize(
+    ("opponents", "deals"), [(["calling-station"], 2), (["random", "calling-station", "random"], 4)]
+)
+def test_same_step_autoreset_gives_the_final_observations(opponents: list[str], deals: int) -> None:
     vector, oracle = _pair(
         4,
         AutoresetMode.SAME_STEP,
-        opponents=["calling-station"],
-        deals=2,
+        opponents=opponents,
+        deals=deals,
         observation_format="flat",
     )
     assert _play_side_by_side(vector, oracle, seed=8, steps=60, views=False) > 4
