@@ -176,10 +176,9 @@ def _warm_up(config: _Config) -> None:
         bot = parse_spec(config.runner_args[0])
         if bot.kind is SpecKind.FILE:
             precompile(Path(str(bot.target)))
-    runner = _Runner()
+    config.runner = _Runner()
     # Every seat's collector would otherwise walk all of this, touching each page and so
     # copying it (milliseconds and megabytes a seat): what the template holds is kept.
-    config.runner = runner
     gc.collect()
     gc.freeze()
 
