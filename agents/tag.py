@@ -35,9 +35,10 @@ so two copies of it in a duplicate match score exactly zero.
 from __future__ import annotations
 
 import math
+from itertools import combinations
 
 from dp_arena.agents import Observation
-from dp_arena.engine import Action, ActionKind, Street, evaluate
+from dp_arena.engine import Action, ActionKind, Street, evaluate, evaluate_holdings
 from dp_arena.engine.cards import Card, card_rank, card_suit
 
 # Chen points of the high card, by rank (0 = deuce .. 12 = ace), in half points.
@@ -73,16 +74,10 @@ def hand_strength(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:
     mine = evaluate(hole + board)
     known = set(hole) | set(board)
     rest = [card for card in range(52) if card not in known]
-    beaten = tied = total = 0
-    for index, first in enumerate(rest):
-        for second in rest[index + 1 :]:
-            theirs = evaluate((first, second, *board))
-            total += 1
-            if mine < theirs:  # a lower rank number is a better hand
-                beaten += 1
-            elif mine == theirs:
-                tied += 1
-    return (beaten + tied / 2) / total
+    theirs = evaluate_holdings(board, combinations(rest, 2))
+    beaten = sum(1 for rank in theirs if mine < rank)  # a lower rank number is a better hand
+    tied = theirs.count(mine)
+    return (beaten + tied / 2) / len(theirs)
 
 
 def draw_odds(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:

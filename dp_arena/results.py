@@ -117,6 +117,9 @@ class TableSessionResult:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a record type's field names, looked up once
+# Values that are their own JSON (exactly these types: an enum of str is not one), taken
+# as they are without a call: nearly every value of a result is one.
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def to_json(record: Any) -> Any:
@@ -127,11 +130,15 @@ def to_json(record: Any) -> Any:
             field.name for field in dataclasses.fields(record)
         )
     if names is not None:
-        return {name: to_json(getattr(record, name)) for name in names}
+        data = {}
+        for name in names:
+            value = getattr(record, name)
+            data[name] = value if type(value) in _PLAIN else to_json(value)
+        return data
     if isinstance(record, enum.Enum):
         return record.value
     if isinstance(record, (list, tuple)):
-        return [to_json(item) for item in record]
+        return [item if type(item) in _PLAIN else to_json(item) for item in record]
     if isinstance(record, dict):
         return {str(key): to_json(value) for key, value in record.items()}
     return record

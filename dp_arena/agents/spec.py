@@ -283,7 +283,17 @@ class _BotFileLoader(importlib.machinery.SourceFileLoader):
         return super().source_to_code(data, path, _optimize=_optimize)
 
 
+# Bot files imported so far, by the path as given: a file is imported once per process,
+# and seating it again (a run seats a trusted file bot at every table it plays) skips
+# resolving the path again.
+_IMPORTED: dict[str, Any] = {}
+
+
 def _import_file(path: Path, text: str) -> Any:
+    given = str(path)
+    module = _IMPORTED.get(given)
+    if module is not None and sys.modules.get(module.__name__) is module:
+        return module
     path = path.expanduser().resolve()
     if not path.is_file():
         raise AgentError(f"agent {text!r}: no such file {path}")
@@ -292,6 +302,7 @@ def _import_file(path: Path, text: str) -> Any:
         sys.path.insert(0, folder)
     module_name = f"dp_arena_agent_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}_{path.stem}"
     if module_name in sys.modules:
+        _IMPORTED[given] = sys.modules[module_name]
         return sys.modules[module_name]
     loader_spec = importlib.util.spec_from_file_location(
         module_name, path, loader=_BotFileLoader(module_name, str(path))
@@ -307,6 +318,7 @@ def _import_file(path: Path, text: str) -> Any:
         raise AgentError(
             f"agent {text!r}: importing {path} failed: {type(error).__name__}: {error}"
         ) from error
+    _IMPORTED[given] = module
     return module
 
 

@@ -13,7 +13,12 @@ from dp_arena.engine import native  # noqa: F401  (first: a compiled build goes 
 from dp_arena.engine.actions import Action, ActionKind, ActionRecord, LegalActions, Street
 from dp_arena.engine.cards import Card, format_card, format_cards, parse_card, parse_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards, deck_for
-from dp_arena.engine.evaluator import evaluate, evaluate_reference, hand_class_name
+from dp_arena.engine.evaluator import (
+    evaluate,
+    evaluate_holdings,
+    evaluate_reference,
+    hand_class_name,
+)
 from dp_arena.engine.rules import Betting, TableRules
 from dp_arena.engine.showdown import Pot
 from dp_arena.engine.state import HandState
@@ -33,6 +38,7 @@ __all__ = [
     "deal_cards",
     "deck_for",
     "evaluate",
+    "evaluate_holdings",
     "evaluate_reference",
     "format_card",
     "format_cards",

@@ -24,7 +24,7 @@ rank counts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -38,6 +38,7 @@ __all__ = [
     "HAND_CLASSES",
     "NONFLUSH_VALUES",
     "evaluate",
+    "evaluate_holdings",
     "evaluate_reference",
     "hand_class",
     "hand_class_name",
@@ -234,6 +235,37 @@ def evaluate(cards: Sequence[Card]) -> int:
         if card & 3 == suit:
             mask |= 1 << (card >> 2)
     return flush_values[mask]
+
+
+def evaluate_holdings(board: Sequence[Card], holdings: Iterable[tuple[Card, Card]]) -> list[int]:
+    """The rank number of each two-card holding with the same 3–5 board cards, as
+    :func:`evaluate` gives it for the holding and the board together: the board's part of
+    the key is added up once, not once per holding (a bot that enumerates every
+    holding an opponent may have calls this with a thousand of them)."""
+    flush_values = _flush_values
+    if flush_values is None:
+        _load_tables()
+        return evaluate_holdings(board, holdings)
+    nonflush_values, flush_suit, card_keys = _nonflush_values, _flush_suit, CARD_KEYS
+    base = 0
+    suit_masks = [0, 0, 0, 0]
+    for card in board:
+        base += card_keys[card]
+        suit_masks[card & 3] |= 1 << (card >> 2)
+    ranks = []
+    for first, second in holdings:
+        key = base + card_keys[first] + card_keys[second]
+        suit = flush_suit[key & 0xFFF]
+        if suit < 0:
+            ranks.append(nonflush_values[key >> 12])
+            continue
+        mask = suit_masks[suit]
+        if first & 3 == suit:
+            mask |= 1 << (first >> 2)
+        if second & 3 == suit:
+            mask |= 1 << (second >> 2)
+        ranks.append(flush_values[mask])
+    return ranks
 
 
 def hand_class(value: int) -> int:

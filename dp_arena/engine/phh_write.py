@@ -97,39 +97,42 @@ def write_hand(state: HandState, meta: HandMeta = HandMeta()) -> str:
     finishing = [available[seat] + state.payoffs[seat] for seat in seats]
     blinds = [rules.small_blind, rules.big_blind] + [0] * (seat_count - 2)
 
-    fields: list[tuple[str, object]] = [
-        ("variant", "NT"),
-        ("antes", [0] * seat_count),
-        ("blinds_or_straddles", blinds),
-        ("min_bet", rules.big_blind),
-        ("starting_stacks", starting),
-        ("actions", _actions(state, seats, player_of_seat)),
+    # Each field as its TOML text, rendered by its type (a hand history has thousands).
+    lines = [
+        'variant = "NT"\n',
+        f"antes = {_ints([0] * seat_count)}\n",
+        f"blinds_or_straddles = {_ints(blinds)}\n",
+        f"min_bet = {rules.big_blind}\n",
+        f"starting_stacks = {_ints(starting)}\n",
+        f"actions = {_strings(_actions(state, seats, player_of_seat))}\n",
     ]
     if meta.event:
-        fields.append(("event", meta.event))
-    fields += [("seat_count", seat_count), ("seats", [seat + 1 for seat in seats])]
+        lines.append(f"event = {_toml_string(meta.event)}\n")
+    lines.append(f"seat_count = {seat_count}\n")
+    lines.append(f"seats = {_ints([seat + 1 for seat in seats])}\n")
     if meta.players is not None:
         names = _checked(meta.players, seat_count, "players")
-        fields.append(("players", [names[seat] for seat in seats]))
-    fields.append(("finishing_stacks", finishing))
-    fields.append(("_betting", rules.betting.value))
+        lines.append(f"players = {_strings([names[seat] for seat in seats])}\n")
+    lines.append(f"finishing_stacks = {_ints(finishing)}\n")
+    lines.append(f"_betting = {_toml_string(rules.betting.value)}\n")
     if cap is not None:
-        fields.append(("_cap", cap))
+        lines.append(f"_cap = {cap}\n")
     for name in ("section", "session", "table", "deal"):
         value = getattr(meta, name)
         if value is not None:
-            fields.append((f"_{name}", value))
-    fields.append(("_seats", list(seats)))
+            lines.append(f"_{name} = {_toml_int(value)}\n")
+    lines.append(f"_seats = {_ints(seats)}\n")
     absent = [seat for seat in range(seat_count) if state.absent[seat]]
     if absent:
-        fields.append(("_absent_seats", absent))
+        lines.append(f"_absent_seats = {_ints(absent)}\n")
     if meta.session_chips_before is not None:
         before = _checked(meta.session_chips_before, seat_count, "session_chips_before")
-        fields.append(("_session_chips_before", [before[seat] for seat in seats]))
-        fields.append(
-            ("_session_chips_after", [before[seat] + state.payoffs[seat] for seat in seats])
+        lines.append(f"_session_chips_before = {_ints([before[seat] for seat in seats])}\n")
+        lines.append(
+            "_session_chips_after = "
+            f"{_ints([before[seat] + state.payoffs[seat] for seat in seats])}\n"
         )
-    return "".join(f"{key} = {_toml_value(value)}\n" for key, value in fields)
+    return "".join(lines)
 
 
 def write_session(hands: Iterable[tuple[HandState, HandMeta]]) -> str:
@@ -234,9 +237,11 @@ def _hole_text(hole: tuple[int, int] | None) -> str:
     return "????" if hole is None else format_cards(hole)
 
 
+def _toml_int(value: int) -> str:
+    return str(value) if type(value) is int else _toml_value(value)
+
+
 def _toml_value(value: object) -> str:
-    if type(value) is int:  # the most common value, first
-        return str(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
@@ -246,6 +251,14 @@ def _toml_value(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(item) for item in value) + "]"
     raise TypeError(f"no TOML form for {value!r}")
+
+
+def _ints(values: Iterable[int]) -> str:
+    return "[" + ", ".join(map(_toml_int, values)) + "]"
+
+
+def _strings(values: Iterable[str]) -> str:
+    return "[" + ", ".join(map(_toml_string, values)) + "]"
 
 
 _TOML_ESCAPES = {

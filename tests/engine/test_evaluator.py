@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from treys import Card as TreysCard
 from treys import Evaluator as TreysEvaluator
 
-from dp_arena.engine import evaluate, hand_class_name, parse_cards
+from dp_arena.engine import evaluate, evaluate_holdings, hand_class_name, parse_cards
 from dp_arena.engine.cards import RANKS, SUITS, make_card
 
 TREYS = TreysEvaluator()
@@ -237,3 +237,19 @@ def test_without_the_file_the_tables_are_built_and_agree() -> None:
         "assert all(evaluate(h) == evaluate_reference(h) for h in hands)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("board_size", [3, 4, 5])
+def test_every_holding_with_a_board_agrees_with_treys(board_size: int) -> None:
+    # Boards of every kind: random ones, and boards of one suit (a flush for some holdings).
+    rng = random.Random(board_size)
+    boards = [rng.sample(range(52), board_size) for _ in range(20)]
+    for suit in range(4):
+        boards.append(rng.sample([card for card in range(52) if card & 3 == suit], board_size))
+    for board in boards:
+        holdings = list(combinations([card for card in range(52) if card not in board], 2))
+        ranks = evaluate_holdings(board, holdings)
+        assert len(ranks) == len(holdings)
+        for (first, second), rank in zip(holdings[::37], ranks[::37], strict=True):
+            assert rank == treys_value([first, second, *board])
+        assert ranks == [evaluate((*holding, *board)) for holding in holdings]
