@@ -34,6 +34,7 @@ so two copies of it in a duplicate match score exactly zero.
 
 from __future__ import annotations
 
+import functools
 import math
 from itertools import combinations
 
@@ -68,9 +69,12 @@ def chen_score(first: Card, second: Card) -> int:
     return math.ceil(half_points / 2)
 
 
+@functools.lru_cache(maxsize=4096)
 def hand_strength(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:
     """The share of opponent holdings that ``hole`` beats on ``board`` now (ties count half),
-    found by enumerating every two cards left in the deck."""
+    found by enumerating every two cards left in the deck. (Remembered: the mirrored tables
+    of a duplicate event deal the same cards to the same seat, so a bot seated at several
+    of them asks the same question many times.)"""
     mine = evaluate(hole + board)
     known = set(hole) | set(board)
     rest = [card for card in range(52) if card not in known]

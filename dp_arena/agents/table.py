@@ -214,6 +214,30 @@ def _compact(record: ActionRecord) -> str:
     return f"{record.seat}:{record.kind.value}"
 
 
+def _deal_context(
+    base: SessionContext,
+    deal: int,
+    session_net: int,
+    session_chips: int,
+    table_session_nets: tuple[int, ...] | None,
+) -> SessionContext:
+    """``base`` for one seat at one deal (``dataclasses.replace`` costs several times
+    more, and a table-session makes one for every seat at every deal)."""
+    return SessionContext(
+        event=base.event,
+        section=base.section,
+        session=base.session,
+        table=base.table,
+        deal_number=deal,
+        deals_in_session=base.deals_in_session,
+        session_net=session_net,
+        session_chips=session_chips,
+        eliminating=base.eliminating,
+        table_session_nets=table_session_nets,
+        seat_position_rank=base.seat_position_rank,
+    )
+
+
 def play_table_session(
     table: TableSession,
     rules: TableRules,
@@ -246,12 +270,12 @@ def play_table_session(
         deck = deck_for(event_seed, section, session, deal)
         visible_nets = None if base.eliminating else tuple(session_nets)
         contexts = [
-            replace(
+            _deal_context(
                 base,
-                deal_number=deal,
-                session_net=session_nets[seat],
-                session_chips=starting_chips[seat] + session_nets[seat],
-                table_session_nets=visible_nets,
+                deal,
+                session_nets[seat],
+                starting_chips[seat] + session_nets[seat],
+                visible_nets,
             )
             for seat in range(seat_count)
         ]
