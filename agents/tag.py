@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import functools
 import math
-from itertools import combinations
 
 from dp_arena.agents import Observation
 from dp_arena.engine import Action, ActionKind, Street, evaluate, evaluate_holdings
@@ -72,16 +71,42 @@ def chen_score(first: Card, second: Card) -> int:
 @functools.lru_cache(maxsize=4096)
 def hand_strength(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:
     """The share of opponent holdings that ``hole`` beats on ``board`` now (ties count half),
-    found by enumerating every two cards left in the deck. (Remembered: the mirrored tables
-    of a duplicate event deal the same cards to the same seat, so a bot seated at several
-    of them asks the same question many times.)"""
+    counted over every two cards left in the deck. (Remembered: the mirrored tables of a
+    duplicate event deal the same cards to the same seat, so a bot seated at several of
+    them asks the same question many times.)
+
+    Holdings that must rank alike are ranked once and counted as many times as there are:
+    a holding's rank depends only on its cards' ranks and on which of them are of the
+    board's flush suit (the one suit with three or more board cards, if any; no other
+    suit can make a flush). So the cards left are sorted into classes by rank and by
+    being of that suit, and one holding of each pair of classes stands for all of them.
+    """
     mine = evaluate(hole + board)
     known = set(hole) | set(board)
-    rest = [card for card in range(52) if card not in known]
-    theirs = evaluate_holdings(board, combinations(rest, 2))
-    beaten = sum(1 for rank in theirs if mine < rank)  # a lower rank number is a better hand
-    tied = theirs.count(mine)
-    return (beaten + tied / 2) / len(theirs)
+    suits = [card_suit(card) for card in board]
+    flush_suit = next((suit for suit in range(4) if suits.count(suit) >= 3), None)
+    classes: dict[tuple[int, bool], list[Card]] = {}
+    for card in range(52):
+        if card not in known:
+            key = (card_rank(card), card_suit(card) == flush_suit)
+            classes.setdefault(key, []).append(card)
+    members = list(classes.values())
+    holdings: list[tuple[Card, Card]] = []
+    counts: list[int] = []
+    for index, cards in enumerate(members):
+        if len(cards) >= 2:  # two cards of one class: a pair, neither of the flush suit
+            holdings.append((cards[0], cards[1]))
+            counts.append(len(cards) * (len(cards) - 1) // 2)
+        for other in members[index + 1 :]:
+            holdings.append((cards[0], other[0]))
+            counts.append(len(cards) * len(other))
+    beaten = tied = 0
+    for rank, count in zip(evaluate_holdings(board, holdings), counts, strict=True):
+        if mine < rank:  # a lower rank number is a better hand
+            beaten += count
+        elif mine == rank:
+            tied += count
+    return (beaten + tied / 2) / sum(counts)
 
 
 def draw_odds(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:

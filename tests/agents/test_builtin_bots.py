@@ -11,7 +11,7 @@ from types import ModuleType
 import pytest
 
 from dp_arena.agents import load_agent
-from dp_arena.engine import Betting, evaluate_reference, parse_cards
+from dp_arena.engine import Betting, evaluate, evaluate_reference, parse_cards
 from dp_arena.match import MatchConfig, play_match
 
 BUILT_IN_BOTS = ("random", "calling-station", "aggressive", "tag", "equity")
@@ -74,6 +74,34 @@ def test_hand_strength_agrees_with_enumeration_by_treys(hole: str, board: str) -
     assert tag.hand_strength(parse_cards(hole), parse_cards(board)) == pytest.approx(
         _strength_by_treys(hole, board)
     )
+
+
+def _strength_by_enumeration(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
+    """Every holding left, one by one (the bot counts classes of alike holdings instead)."""
+    mine = evaluate(hole + board)
+    rest = [card for card in range(52) if card not in hole + board]
+    outcomes = []
+    for pair in combinations(rest, 2):
+        theirs = evaluate(pair + board)
+        outcomes.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
+    return sum(outcomes) / len(outcomes)
+
+
+def test_hand_strength_equals_enumerating_every_holding() -> None:
+    rng = random.Random("hand strength")
+    cases = []
+    for size in (3, 4, 5):
+        for _ in range(40):  # any board
+            cards = rng.sample(range(52), 2 + size)
+            cases.append((tuple(cards[:2]), tuple(cards[2:])))
+        for suit in range(4):  # a flush suit on the board, with and without hole cards of it
+            board = rng.sample([card for card in range(52) if card & 3 == suit], size)
+            for _ in range(5):
+                hole = rng.sample([card for card in range(52) if card not in board], 2)
+                cases.append((tuple(hole), tuple(board)))
+    for hole, board in cases:
+        # (exactly: the bot's counts are integers, as the enumeration's are)
+        assert tag.hand_strength(hole, board) == _strength_by_enumeration(hole, board)
 
 
 def test_hand_strength_extremes() -> None:
