@@ -17,8 +17,13 @@
 Every event runs in a fresh ``dp-arena run`` process, so each driver's peak memory is
 its own. Sizes can be changed with ``BENCH_SCALE_BOTS`` (1000), ``BENCH_SCALE_SANDBOXED``
 (1000; 0 skips the sandboxed event), ``BENCH_SCALE_CPU_BOTS`` (400) and
-``BENCH_SCALE_WORKERS`` (2). The CPU-bound event is run 3 times each way, taking turns,
-and the fastest of each counts: on a shared machine that is the nearest to a quiet one.
+``BENCH_SCALE_WORKERS`` (2); ``BENCH_SCALE_BIG`` (0: skipped) adds an event of that
+many fast built-ins (random, calling station, aggressive, TAG) on the embedded Ray, for
+the 100,000-bot goals (its play in 2 minutes, all its processes under 1 GiB). Every run's
+peak memory is also taken for its whole process tree (the driver, Ray's own processes
+and the workers: the sum of their proportional set sizes, sampled twice a second). The
+CPU-bound event is run 3 times each way, taking turns, and the fastest of each counts:
+on a shared machine that is the nearest to a quiet one.
 It takes several minutes on 2 cores, most of it the sandboxed event (a process per seat
 per table-session).
 """
@@ -32,6 +37,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +51,11 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET_SPEED_UP = 1.7
 ROUNDS = 3  # serial and Ray runs of the CPU-bound event, taking turns
 PROJECTED_BOTS = 100_000
+# The big event (BENCH_SCALE_BIG bots of the fast built-ins on the embedded Ray) and its
+# goals on this machine: its play in 2 minutes, all its processes under 1 GiB.
+FAST_FIELD = ("random", "calling-station", "aggressive", "tag")
+BIG_GOAL_SECONDS = 120
+BIG_GOAL_MIB = 1024
 PROJECTED_CLUSTERS = ((1, 2), (1, 16), (4, 16), (16, 16), (64, 16))  # (machines, cores each)
 
 
@@ -79,10 +90,66 @@ def _mib(kib: int) -> float:
     return round(kib / 1024, 1)
 
 
+def _descendants(root: int) -> list[int]:
+    """``root`` and every process below it (Ray's own processes and its workers are
+    started by the driver)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, waiting = [], [root]
+    while waiting:
+        pid = waiting.pop()
+        found.append(pid)
+        waiting.extend(children.get(pid, ()))
+    return found
+
+
+def _proportional_kib(pid: int) -> int:
+    """A process's proportional set size (its resident pages, shared ones divided among
+    the processes that share them), so that a tree's sum counts each page once."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class _TreeMemory:
+    """The peak of a process tree's memory (the sum of its processes' proportional set
+    sizes), sampled by a thread every ``interval`` seconds while the tree runs."""
+
+    def __init__(self, root: int, interval: float = 0.5) -> None:
+        self.root, self.interval = root, interval
+        self.peak_kib, self.peak_processes = 0, 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            pids = _descendants(self.root)
+            total = sum(_proportional_kib(pid) for pid in pids)
+            if total > self.peak_kib:
+                self.peak_kib, self.peak_processes = total, len(pids)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
 def _run(config: Path, run_dir: Path, *options: str) -> dict[str, Any]:
-    """``dp-arena run CONFIG`` in a fresh process; its figures."""
+    """``dp-arena run CONFIG`` in a fresh process; its figures, with the peak memory of
+    the whole process tree (the driver, Ray's processes, the workers)."""
     started = time.perf_counter()
-    finished = subprocess.run(
+    process = subprocess.Popen(
         [
             sys.executable,
             "-m",
@@ -95,14 +162,19 @@ def _run(config: Path, run_dir: Path, *options: str) -> dict[str, Any]:
             *options,
         ],
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
         env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
     )
+    memory = _TreeMemory(process.pid)
+    try:
+        _, errors = process.communicate()
+    finally:
+        memory.stop()
     wall = time.perf_counter() - started
-    if finished.returncode != 0:
-        raise RuntimeError(f"dp-arena run {config.name} failed:\n{finished.stderr[-3000:]}")
+    if process.returncode != 0:
+        raise RuntimeError(f"dp-arena run {config.name} failed:\n{errors[-3000:]}")
     runner = json.loads((run_dir / "runner.json").read_text())
     store_bytes = (run_dir / "store.sqlite").stat().st_size
     deals = runner["deals_played"]
@@ -119,6 +191,8 @@ def _run(config: Path, run_dir: Path, *options: str) -> dict[str, Any]:
         "driver_cpu_seconds": runner["driver_cpu_seconds"],
         "worker_processes": len(workers),
         "worker_peak_mib": _mib(max(workers.values())) if workers else None,
+        "tree_peak_mib": _mib(memory.peak_kib),
+        "tree_processes_at_peak": memory.peak_processes,
         "store_bytes": store_bytes,
         "store_mib_per_million_deals": round(store_bytes / deals * 1e6 / 2**20, 1),
     }
@@ -129,7 +203,8 @@ def _show(label: str, figures: dict[str, Any]) -> None:
         f"{label}: {figures['table_deals']:,} table-deals in {figures['play_seconds']:.1f} s"
         f" ({figures['deals_per_second']:,.0f}/s) on {figures['executor']};"
         f" start-up {figures['ray_startup_seconds']:.1f} s, wall {figures['wall_seconds']:.1f} s;"
-        f" driver {figures['driver_peak_mib']} MiB, workers {figures['worker_peak_mib']} MiB;"
+        f" driver {figures['driver_peak_mib']} MiB, workers {figures['worker_peak_mib']} MiB,"
+        f" all its processes {figures['tree_peak_mib']} MiB at most;"
         f" store {figures['store_mib_per_million_deals']} MiB per million deals",
         flush=True,
     )
@@ -186,6 +261,7 @@ def run() -> dict[str, Any]:
     bots = _setting("BENCH_SCALE_BOTS", 1000)
     sandboxed = _setting("BENCH_SCALE_SANDBOXED", 1000)
     cpu_bots = _setting("BENCH_SCALE_CPU_BOTS", 400)
+    big = _setting("BENCH_SCALE_BIG", 0)
     workers = str(_setting("BENCH_SCALE_WORKERS", 2))
     folder = Path(tempfile.mkdtemp(prefix="dp-arena-scale-"))
     figures: dict[str, Any] = {"bots": bots, "workers": int(workers)}
@@ -229,6 +305,16 @@ def run() -> dict[str, Any]:
             f" (target {TARGET_SPEED_UP}x; Ray start-up {ray['ray_startup_seconds']:.1f} s apart)",
             flush=True,
         )
+
+        if big:
+            field = _config(folder, "big", _field(big, FAST_FIELD))
+            figures["big"] = _run(
+                field, folder / "big-ray", "--executor", "ray", "--workers", workers
+            )
+            figures["big"]["bots"] = big
+            figures["big"]["goals"] = {"play_seconds": BIG_GOAL_SECONDS, "peak_mib": BIG_GOAL_MIB}
+            _show(f"{big:,} fast built-in bots, Ray", figures["big"])
+            shutil.rmtree(folder / "big-ray", ignore_errors=True)
 
         if sandboxed:
             try:
