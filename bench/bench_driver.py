@@ -12,19 +12,18 @@ counts. The goal: at least 5,000 table-deals a second.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dp_arena.runner.checkpoint import CheckpointExecutor
+from dp_arena.runner.checkpoint import CheckpointExecutor, ResultSink
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.launch import ExecutorOptions, start_run, stored_code
-from dp_arena.runner.store import RunStore
+from dp_arena.runner.store import RunStore, stored_data
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit
@@ -34,31 +33,31 @@ ROUNDS = 3
 
 
 class Replay:
-    """An executor that plays nothing: it answers each unit with the JSON data a worker
-    returned for it in the played run, and, if asked, the hand history it wrote."""
+    """An executor that plays nothing: it answers each unit with what a worker returned
+    for it in the played run (the result in its stored form), and, if asked, the hand
+    history it wrote."""
 
-    def __init__(
-        self, answers: dict[str, dict[str, Any]], histories: dict[str, str] | None
-    ) -> None:
+    def __init__(self, answers: dict[str, bytes], histories: dict[str, str] | None) -> None:
         self.answers = answers
         self.histories = histories
 
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        on_result: ResultSink | None = None,
         *,
         histories: bool = False,
     ) -> list[dict[str, Any]]:
         results = []
         for index, unit in enumerate(units):
-            data = self.answers[unit_id(unit)]
+            stored = self.answers[unit_id(unit)]
+            data = stored_data(stored)  # what the Ray executor does with each
             text = None
             if histories and self.histories is not None:
                 name = f"s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
                 text = self.histories[name]
             if on_result is not None:
-                on_result(index, data, text)
+                on_result(index, data, text, stored)
             results.append(data)
         return results
 
@@ -75,17 +74,16 @@ def _histories(run_dir: Path) -> dict[str, str]:
     }
 
 
-def _answers(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """Every stored table-session's result, as the JSON data a worker sends."""
+def _answers(run_dir: Path) -> dict[str, bytes]:
+    """Every stored table-session's result, in its stored form, as a worker sends it."""
     import sqlite3
-    import zlib
 
     connection = sqlite3.connect(run_dir / "store.sqlite")
     try:
         rows = connection.execute("SELECT unit_id, result FROM units").fetchall()
     finally:
         connection.close()
-    return {identifier: json.loads(zlib.decompress(blob)) for identifier, blob in rows}
+    return dict(rows)
 
 
 def replay(

@@ -22,7 +22,12 @@ from dp_arena.runner.progress import RunLog, RunProgress
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.units import Executor, TableUnit
 
-__all__ = ["CheckpointExecutor", "JsonExecutor"]
+__all__ = ["CheckpointExecutor", "JsonExecutor", "ResultSink"]
+
+# What a JSON executor tells of each result as it arrives: its index among the units, its
+# JSON data, its hand history as the worker wrote it (or ``None``), and its stored form
+# as the worker encoded it (or ``None``: the store encodes the data itself).
+ResultSink = Callable[[int, dict[str, Any], str | None, bytes | None], None]
 
 
 class JsonExecutor(Executor, Protocol):
@@ -35,19 +40,19 @@ class JsonExecutor(Executor, Protocol):
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        on_result: ResultSink | None = None,
         *,
         histories: bool = False,
     ) -> list[dict[str, Any]]:
         """Results of ``units`` as JSON data, in the order of ``units``;
-        ``on_result(index, data, history)`` is told of each as it arrives."""
+        ``on_result(index, data, history, stored)`` is told of each as it arrives."""
         del histories  # no worker writes any: the driver does
         encoded: list[dict[str, Any] | None] = [None] * len(units)
 
         def deliver(index: int, result: TableSessionResult) -> None:
             data = encoded[index] = to_json(result)
             if on_result is not None:
-                on_result(index, data, None)
+                on_result(index, data, None, None)
 
         results = self.run(units, deliver)
         return [
@@ -109,11 +114,16 @@ class CheckpointExecutor:
         missing = [index for index, result in enumerate(results) if result is None]
         self.units_from_store += len(units) - len(missing)
 
-        def finished(position: int, data: dict[str, Any], history: str | None = None) -> None:
+        def finished(
+            position: int,
+            data: dict[str, Any],
+            history: str | None = None,
+            stored: bytes | None = None,
+        ) -> None:
             index = missing[position]
             if results[index] is not None:  # told twice: the first result stands
                 return
-            self.store.put(identifiers[index], units[index], data)
+            self.store.put(identifiers[index], units[index], data, stored)
             if history is not None:
                 self._written[units[index].key] = history
             self.units_played += 1

@@ -20,7 +20,7 @@ import os
 import resource
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence, Set
+from collections.abc import Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -29,7 +29,7 @@ from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
-from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor
+from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor, ResultSink
 from dp_arena.runner.fingerprint import (
     bot_codes,
     bot_fingerprints,
@@ -302,7 +302,7 @@ class SerialRun(SerialExecutor, JsonExecutor):
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        on_result: ResultSink | None = None,
         *,
         histories: bool = False,
     ) -> list[dict[str, Any]]:
@@ -315,7 +315,7 @@ class SerialRun(SerialExecutor, JsonExecutor):
         for index, (data, text) in enumerate(play_units(units, histories=histories)):
             answered.append(data)
             if on_result is not None:
-                on_result(index, data, text)
+                on_result(index, data, text, None)
         return answered
 
     def start(self) -> None:

@@ -40,8 +40,10 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
+from dp_arena.runner.store import stored_data
 from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 
@@ -217,13 +219,15 @@ class RayExecutor:
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        on_result: ResultSink | None = None,
         *,
         histories: bool = False,
     ) -> list[dict[str, Any]]:
         """Results of ``units`` as JSON data, in the order of ``units``;
-        ``on_result(index, data, history)`` is told of each as it arrives, with its hand
-        history as the worker wrote it when ``histories`` (else ``None``)."""
+        ``on_result(index, data, history, stored)`` is told of each as it arrives, with
+        its hand history as the worker wrote it when ``histories`` (else ``None``) and
+        its stored form as the worker encoded it (each result crosses from the worker
+        in that form: compressed, and encoded where it was played)."""
         self.start()
         import ray
 
@@ -249,12 +253,12 @@ class RayExecutor:
                     start, end = pending.pop(reference)
                     payload = self._fetch(ray, reference, units[start:end])
                     texts = payload.get("histories") or [None] * len(payload["results"])
-                    for offset, (data, text) in enumerate(
+                    for offset, (stored, text) in enumerate(
                         zip(payload["results"], texts, strict=True)
                     ):
-                        results[start + offset] = data
+                        data = results[start + offset] = stored_data(stored)
                         if on_result is not None:
-                            on_result(start + offset, data, text)
+                            on_result(start + offset, data, text, stored)
         except BaseException:
             for reference in pending:
                 ray.cancel(reference, force=True)
@@ -271,8 +275,10 @@ class RayExecutor:
     ) -> list[TableSessionResult]:
         """The :class:`~dp_arena.tournament.units.Executor` interface."""
 
-        def decoded(index: int, data: dict[str, Any], history: str | None) -> None:
-            del history
+        def decoded(
+            index: int, data: dict[str, Any], history: str | None, stored: bytes | None
+        ) -> None:
+            del history, stored
             if on_result is not None:
                 on_result(index, TableSessionResult.from_json(data))
 

@@ -71,6 +71,13 @@ def encode_result(data: Mapping[str, Any]) -> bytes:
     return zlib.compress(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode(), 6)
 
 
+def stored_data(blob: bytes) -> dict[str, Any]:
+    """The JSON data of a result in its stored form, as :func:`encode_result` made it
+    (a worker's, handed over with its batch: no check beyond what decoding does)."""
+    data: dict[str, Any] = json.loads(zlib.decompress(blob))
+    return data
+
+
 def decode_result(blob: bytes, where: str = "a stored result") -> TableSessionResult:
     """The result stored as ``blob``; :class:`RunError` starting with ``where`` when it is
     not zlib-compressed JSON of a table-session result with consistent records."""
@@ -242,9 +249,16 @@ class RunStore:
         except sqlite3.Error as error:
             raise RunError(f"{self.path}: cannot write the checkpoint store: {error}") from None
 
-    def put(self, unit_id: str, unit: TableUnit, result: Mapping[str, Any]) -> bool:
-        """Store a finished unit's result JSON in one transaction; ``False`` when the unit
-        was stored already (the first result stands)."""
+    def put(
+        self,
+        unit_id: str,
+        unit: TableUnit,
+        result: Mapping[str, Any],
+        encoded: bytes | None = None,
+    ) -> bool:
+        """Store a finished unit's result JSON in one transaction (``encoded``: its stored
+        form, when the worker made it already); ``False`` when the unit was stored
+        already (the first result stands)."""
         with self._transaction():
             cursor = self._execute(
                 "INSERT OR IGNORE INTO units"
@@ -256,7 +270,7 @@ class RunStore:
                     unit.section,
                     unit.table,
                     len(result["deals"]),
-                    encode_result(result),
+                    encode_result(result) if encoded is None else encoded,
                 ),
             )
         return cursor.rowcount == 1

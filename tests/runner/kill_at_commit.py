@@ -18,11 +18,11 @@ def _install(when: str, at_unit: int) -> None:
     original_exit = store._Transaction.__exit__
     state = {"puts": 0, "in_put": False}
 
-    def put(self, unit_id, unit, result):  # type: ignore[no-untyped-def]
+    def put(self, unit_id, unit, result, encoded=None):  # type: ignore[no-untyped-def]
         state["puts"] += 1
         state["in_put"] = True
         try:
-            inserted = original_put(self, unit_id, unit, result)
+            inserted = original_put(self, unit_id, unit, result, encoded)
         finally:
             state["in_put"] = False
         if when == "after" and state["puts"] == at_unit:

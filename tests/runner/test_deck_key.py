@@ -8,7 +8,7 @@ import json
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ import pytest
 from dp_arena.errors import RunError
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
+from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.launch import SerialRun
 from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit
@@ -43,13 +44,15 @@ class _StopAfter(SerialRun):
     def run_json(
         self,
         units: Sequence[TableUnit],
-        on_result: Callable[[int, dict[str, Any], str | None], None] | None = None,
+        on_result: ResultSink | None = None,
         *,
         histories: bool = False,
     ) -> list[dict[str, Any]]:
-        def counting(index: int, data: dict[str, Any], history: str | None) -> None:
+        def counting(
+            index: int, data: dict[str, Any], history: str | None, stored: bytes | None
+        ) -> None:
             if on_result is not None:
-                on_result(index, data, history)
+                on_result(index, data, history, stored)
             self.left -= 1
             if self.left <= 0:
                 raise KeyboardInterrupt
