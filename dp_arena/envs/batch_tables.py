@@ -156,23 +156,19 @@ class BatchTables:
                 self.session[row] = 0
             else:
                 self.session[row] += 1
-        starting = np.array(rows, dtype=np.intp)
-        chosen = starting
-        self._name_sessions(starting)
-        while starting.size:
-            self.deal[starting] = 0
-            self.nets[starting] = 0
-            self.pending[starting] = 0.0
-            self.done[starting] = False
-            self.deck_first[starting] = -1
-            for row in starting.tolist():
-                self.left[row] = []
-            self._start(starting)
-            self._play(starting)
-            # The learner had no decision in the whole session: play the next one.
-            starting = starting[self.done[starting]]
-            self.session[starting] += 1
-            self._name_sessions(starting)
+        chosen = np.array(rows, dtype=np.intp)
+        self._name_sessions(chosen)
+        self.deal[chosen] = 0
+        self.nets[chosen] = 0
+        self.pending[chosen] = 0.0
+        self.done[chosen] = False
+        self.deck_first[chosen] = -1
+        for row in chosen.tolist():
+            self.left[row] = []
+        self._start(chosen)
+        self._play(chosen)
+        # Every session has a decision of the learner's (as in the single env).
+        assert not self.done[chosen].any(), "a session without a decision"
         # Deals that ended before the learner's first decision are paid with it.
         self.carried[chosen] = self.pending[chosen]
         self.pending[chosen] = 0.0

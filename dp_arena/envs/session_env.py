@@ -430,6 +430,15 @@ def _checked_rules(
             error.field or "", error.field
         )
         raise ConfigError(str(error).replace("seat_count", "num_players"), field=field) from None
+    if num_players == 2 and rules.small_blind == cap:
+        # Both players are all-in from the blinds: every deal is dealt to the showdown
+        # and no one ever acts, so there is no episode to learn from (docs/envs.md).
+        raise ConfigError(
+            f"cap must be more than the small blind heads-up: at cap {cap} with blinds"
+            f" {blinds[0]}/{blinds[1]} both players are all-in from the blinds, and no"
+            " deal ever gives a player a decision",
+            field="cap",
+        )
     if deals is None:
         deals = num_players
     if not isinstance(deals, int) or isinstance(deals, bool) or deals <= 0 or deals % num_players:

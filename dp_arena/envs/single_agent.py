@@ -80,11 +80,9 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         super().reset(seed=seed)
         self.table.reset(seed=seed)
         self._play_opponents()
-        while self.table.terminations[self.learner]:
-            # The learner had no decision in the whole session (everyone folded to it
-            # every deal): there is nothing to learn from it, so play the next session.
-            self.table.reset()
-            self._play_opponents()
+        # Every session has a decision of the learner's: it is first to act before the
+        # flop at least once a round, and a table where no one ever acts is refused.
+        assert not self.table.terminations[self.learner], "a session without a decision"
         return self.table.observe(self.learner), self.table.infos[self.learner]
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:

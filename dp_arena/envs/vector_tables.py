@@ -259,7 +259,7 @@ class _Table:
 
     def reset(self, seed: int | None) -> None:
         """Start a session as ``SingleAgentEnv.reset`` does, up to the learner's first
-        decision (on to the next session when it has none in a whole one)."""
+        decision (every session has one, as in the single env)."""
         if seed is not None:
             if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
                 raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
@@ -271,16 +271,13 @@ class _Table:
         else:
             self.session += 1
         self.event = f"capped_holdem_v0:{self.event_seed}"
-        while True:
-            self.deal = 0
-            self.nets = [0] * self.seat_count
-            self.pending = 0.0
-            self.done = False
-            self._start_deal()
-            self._play()
-            if not self.done:
-                break
-            self.session += 1
+        self.deal = 0
+        self.nets = [0] * self.seat_count
+        self.pending = 0.0
+        self.done = False
+        self._start_deal()
+        self._play()
+        assert not self.done, "a session without a decision"
         # Deals that ended before the learner's first decision are paid with it.
         self.carried = self.pending
         self.pending = 0.0
