@@ -138,7 +138,10 @@ class ForkedProcess:
 
     def wait_gone(self, timeout: float) -> bool:
         """Wait until the monitor has exited, which it does only once the init, and with
-        it every process of the seat's PID namespace, is dead; whether it did."""
+        it every process of the seat's PID namespace, is dead; whether it did. (When the
+        template itself is killed, the monitor and the init die of their parent's death
+        instead, and the rest of the namespace a moment after them: the seat's budget
+        and its uid sweep take down whatever is left of it meanwhile.)"""
         deadline = time.monotonic() + timeout
         while not self.gone and time.monotonic() < deadline:
             self._read_status(deadline, to_end=True)

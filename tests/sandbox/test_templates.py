@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -182,6 +184,17 @@ def test_forked_and_execd_seats_give_the_same_results(
         detect.cache_clear()
 
 
+def _hung_up(stream: IO[bytes], timeout: float) -> bool:
+    """Whether every writer of ``stream`` closed it within ``timeout`` (read nothing)."""
+    poller = select.poll()
+    poller.register(stream.fileno(), select.POLLHUP)  # POLLIN not asked: data left is no wake
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if any(events & select.POLLHUP for _, events in poller.poll(100)):
+            return True
+    return False
+
+
 @pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
 def test_a_template_that_dies_is_replaced_and_its_seats_die_with_it(forking: str) -> None:
     seat = open_seat(TAG, name="tag", limits=LIMITS)
@@ -191,8 +204,12 @@ def test_a_template_that_dies_is_replaced_and_its_seats_die_with_it(forking: str
     for pid in zygotes:
         os.kill(pid, signal.SIGKILL)
     # The seat dies with its template, a moment later: the table sits down after that,
-    # or it could play both deals before the kill reaches the bot.
+    # or it could play both deals before the kill reaches the bot. Its monitor and init
+    # die of their parent's death, and the init's status socket closes before the
+    # kernel kills the rest of its PID namespace, so the bot itself may outlive them
+    # briefly: wait for the bot's stdout to hang up too (only the bot holds it).
     assert isinstance(seat.process, ForkedProcess) and seat.process.wait_gone(10)
+    assert _hung_up(seat.process.stdout, 10)
     result = play([seat, _station()], deals=2)
     assert [fault.kind for fault in result.faults][:1] == [FaultKind.CRASH]
     seat.close()
