@@ -48,8 +48,10 @@ __all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "budget_support", "new_bud
 
 BUDGET_KINDS = ("cgroup2", "cgroup1", "watchdog")
 BASE = "dp-arena"
-# The sandbox's own processes besides the bot (bubblewrap's two), allowed above `processes`.
+# The sandbox's own processes besides the bot, allowed above `processes`: bubblewrap's
+# two for an exec'd seat, the init alone for one forked from a template.
 LAUNCHER_TASKS = 2
+FORKED_TASKS = 1
 # How often the monitor looks at each live budget.
 INTERVAL = 0.2
 
@@ -374,9 +376,17 @@ class _CgroupBudget(Budget):
     """Groups of its own: ``bases`` maps a controller (cgroup1) or ``""`` (cgroup2) to
     the base folder the bot's group is made in."""
 
-    def __init__(self, kind: str, bases: dict[str, str], limits: Limits, name: str) -> None:
+    def __init__(
+        self,
+        kind: str,
+        bases: dict[str, str],
+        limits: Limits,
+        name: str,
+        sandbox_tasks: int = LAUNCHER_TASKS,
+    ) -> None:
         super().__init__(limits)
         self.kind = kind
+        self.sandbox_tasks = sandbox_tasks
         self.paths: dict[str, str] = {}
         try:
             for controller, base in bases.items():
@@ -390,7 +400,7 @@ class _CgroupBudget(Budget):
 
     def _limit(self) -> None:
         limits = self.limits
-        memory, processes = str(limits.memory_bytes), str(limits.processes + LAUNCHER_TASKS)
+        memory, processes = str(limits.memory_bytes), str(limits.processes + self.sandbox_tasks)
         if self.kind == "cgroup2":
             path = self.paths[""]
             _write(os.path.join(path, "memory.max"), memory)
@@ -463,9 +473,10 @@ _live: set[_CgroupBudget] = set()
 _live_lock = threading.Lock()
 
 
-def new_budget(limits: Limits) -> Budget:
+def new_budget(limits: Limits, sandbox_tasks: int = LAUNCHER_TASKS) -> Budget:
     """A budget for one new bot process, of the best kind this machine offers; a
-    watchdog if its groups cannot be made just now."""
+    watchdog if its groups cannot be made just now. ``sandbox_tasks``: the sandbox's
+    own processes in the tree, beside the bot's ``limits.processes``."""
     support = budget_support()
     if support.kind == "watchdog":
         return _WatchdogBudget(limits)
@@ -479,7 +490,7 @@ def new_budget(limits: Limits) -> Budget:
         _counter += 1
         name = f"{os.getpid()}-{_counter}"
     try:
-        budget = _CgroupBudget(support.kind, bases, limits, name)
+        budget = _CgroupBudget(support.kind, bases, limits, name, sandbox_tasks)
     except OSError:
         return _WatchdogBudget(limits)
     with _live_lock:

@@ -13,7 +13,7 @@ bot with a budget of its own (:mod:`dp_arena.sandbox.budget`), in one of two way
   seat alone, and waits, before any bot code runs, for the dealer's hello.
 
 The returned :class:`BotProcess` knows how to kill everything of the bot (its process
-group or its seat's monitor, its uid's processes, its cgroups) and why its budget killed
+group or its seat's init, its uid's processes, its cgroups) and why its budget killed
 it, and gives back what it held when the seat closes. One :class:`Monitor` thread per
 dealer looks at every live bot's budget a few times a second, kills a bot that is over
 it, and sweeps the uids of closed forked seats.
@@ -34,7 +34,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from dp_arena.sandbox.budget import INTERVAL, Budget, budget_support, new_budget, proc_table
+from dp_arena.sandbox.budget import (
+    FORKED_TASKS,
+    INTERVAL,
+    Budget,
+    budget_support,
+    new_budget,
+    proc_table,
+)
 from dp_arena.sandbox.isolation import (
     SECCOMP_FD,
     SandboxCommand,
@@ -64,7 +71,7 @@ __all__ = [
     "spawn",
 ]
 
-# How long a closed forked seat's monitor may take to report its end before it is killed.
+# How long a closed forked seat's init may take to report its end before it is killed.
 GONE_GRACE = 2.0
 
 
@@ -173,17 +180,20 @@ class BotProcess:
 
     def __init__(self, command: SandboxCommand, limits: Limits) -> None:
         self.command = command
-        self.budget: Budget = new_budget(limits)
+        self.budget: Budget
         self.process: subprocess.Popen[bytes] | ForkedProcess
         self._template: Template | None = None
         if command.template is not None and command.uid is not None:
+            self.budget = new_budget(limits, FORKED_TASKS)
             forked = fork_seat(command.template, command.uid, limits, self.budget.procs_files())
             if forked is not None:
                 self.process, self._template = forked
                 self.budget.started(self.process.pid, command.uid)
                 MONITOR.watch(self.budget, self._over_budget)
                 return
+            self.budget.remove()  # an exec'd seat's sandbox has processes of its own
             self.command = command = exec_command(command, limits)
+        self.budget = new_budget(limits)
         try:
             self.process = subprocess.Popen(
                 launcher_argv(command, self.budget.procs_files()),
@@ -254,9 +264,10 @@ class BotProcess:
                 time.sleep(0.01)
 
     def _kill_forked(self, process: ForkedProcess) -> None:
-        """A bot that ended by itself is let finish: its monitor ends only after its
-        init, and the init only once every process of its PID namespace is dead. One that
-        did not is killed through its monitor (the init and the namespace go with it)."""
+        """A bot that ended by itself is let finish: its init reports it, then ends, and
+        the kernel lets the init end only once every process of its PID namespace is
+        dead. One that did not is killed through its init's pidfd (the namespace goes
+        with it)."""
         if process.poll() is None or not process.wait_gone(GONE_GRACE):
             process.kill()
             process.wait_gone(10)

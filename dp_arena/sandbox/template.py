@@ -6,14 +6,15 @@ starting bubblewrap, then an interpreter, then importing the agent API and the e
 :class:`Template` does them once: it is the bot's own sandbox (the same files, runtime,
 namespaces and ``/proc`` stand-ins), started with the zygote instead of the runner, and
 kept while the dealer runs. Each seat is then a request to it (:meth:`Template.fork`):
-three fresh processes in new namespaces of their own, under the seat's own uid, limits,
+two fresh processes in new namespaces of their own, under the seat's own uid, limits,
 budget and syscall filter, before any bot code runs (see :mod:`dp_arena.sandbox.zygote`
 for what a fork shares and why none of it crosses seats).
 
 A :class:`ForkedProcess` stands for a forked seat where :class:`subprocess.Popen` stands
-for an exec'd one: its pipes, ``poll``, ``wait`` and ``kill``. Its monitor process is
-known by a pidfd, so a kill can never reach a process that merely reused its pid, and
-its exit status comes over the seat's status socket.
+for an exec'd one: its pipes, ``poll``, ``wait`` and ``kill``. Its first process, the
+init (pid 1 of the seat's PID namespace), is known by a pidfd it hands over itself, so
+a kill can never reach a process that merely reused its pid; the bot's exit status
+comes over the seat's status socket.
 
 Templates are kept per dealer process, one per distinct :class:`TemplatePlan`, at most
 :data:`MAX_IDLE` of them without a live seat (the least recently used goes first). A
@@ -58,10 +59,16 @@ __all__ = [
 # the seats forked from it).
 MAX_IDLE = 8
 _CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
+_FD = struct.Struct("i")
 
 
 class TemplateError(OSError):
     """A template could not start, or could not make a seat."""
+
+
+class SeatNotMade(TemplateError):
+    """A template that still works made no seat this time (it said why): the seat is
+    exec'd instead, and the template kept."""
 
 
 def _rlimits(limits: Limits) -> list[tuple[str, int, int]]:
@@ -87,14 +94,17 @@ def _readable(sock: socket.socket, deadline: float | None) -> bool:
 
 class ForkedProcess:
     """A seat process forked from a template, with the parts of :class:`subprocess.Popen`
-    a seat uses. ``pid`` is its monitor's (the root of its tree on the host)."""
+    a seat uses. ``pid`` is its init's (the root of its tree, as the host sees it)."""
 
     def __init__(self, status: socket.socket, pid: int, pidfd: int, pipes: tuple[int, int, int]):
         self._status = status
         self.pid = pid
         self._pidfd: int | None = pidfd
         self.returncode: int | None = None
-        self.gone = False  # the status socket's end: the monitor and init have exited
+        self.closed = False  # the status socket's end: the init has exited, or is exiting
+        # The init has exited: its pidfd says so only once the kernel has killed every
+        # other process of its PID namespace and seen them end.
+        self.gone = False
         self.setup_error: str | None = None
         self.stdin: IO[bytes] = os.fdopen(pipes[0], "wb", buffering=0)
         self.stdout: IO[bytes] = os.fdopen(pipes[1], "rb", buffering=0)
@@ -103,7 +113,7 @@ class ForkedProcess:
 
     def _read_status(self, deadline: float | None, *, to_end: bool = False) -> None:
         while (
-            not self.gone
+            not self.closed
             and (self.returncode is None or to_end)
             and _readable(self._status, deadline)
         ):
@@ -112,7 +122,7 @@ class ForkedProcess:
             except OSError:
                 data = b""
             if not data:
-                self.gone = True
+                self.closed = True
                 if self.returncode is None:  # ended without a word: only SIGKILL does that
                     self.returncode = -signal.SIGKILL
                 return
@@ -137,19 +147,23 @@ class ForkedProcess:
         return self.returncode
 
     def wait_gone(self, timeout: float) -> bool:
-        """Wait until the monitor has exited, which it does only once the init, and with
-        it every process of the seat's PID namespace, is dead; whether it did. (When the
-        template itself is killed, the monitor and the init die of their parent's death
-        instead, and the rest of the namespace a moment after them: the seat's budget
-        and its uid sweep take down whatever is left of it meanwhile.)"""
+        """Wait until the init has exited, which the kernel lets it do only once every
+        other process of the seat's PID namespace is dead, however the init ended (by its
+        own exit, the dealer's kill, or its template's death); whether it did."""
         deadline = time.monotonic() + timeout
-        while not self.gone and time.monotonic() < deadline:
+        while not self.closed and time.monotonic() < deadline:
             self._read_status(deadline, to_end=True)
+        if self.closed and not self.gone and self._pidfd is not None:
+            # The init closes its end of the socket as it exits, before the kernel ends
+            # the rest of its namespace; its pidfd is readable after.
+            timeout = max(0.0, deadline - time.monotonic())
+            with contextlib.suppress(OSError, ValueError):
+                self.gone = bool(select.select([self._pidfd], [], [], timeout)[0])
         return self.gone
 
     def kill(self) -> None:
-        """SIGKILL the monitor: the init dies with it (its parent-death signal), and the
-        bot's namespace with the init."""
+        """SIGKILL the init, pid 1 of the seat's PID namespace: the kernel kills every
+        other process of the namespace with it."""
         if self._pidfd is not None:
             with contextlib.suppress(ProcessLookupError, OSError):
                 signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
@@ -234,7 +248,7 @@ class Template:
         probe: bool = False,
     ) -> ForkedProcess:
         """A new seat process of this template's bot, under ``uid`` and ``limits``, whose
-        monitor the dealer has moved into ``procs_files`` (the seat's cgroups) before it
+        init the dealer has moved into ``procs_files`` (the seat's cgroups) before it
         goes on. :class:`TemplateError` if the template cannot make it."""
         stdin_read, stdin_write = os.pipe()
         stdout_read, stdout_write = os.pipe()
@@ -261,18 +275,22 @@ class Template:
                 for fd in (stdin_read, stdout_write, stderr_write):
                     os.close(fd)
                 status_child.close()
-            pid = _forked_pid(status, deadline)
-            pidfd = os.pidfd_open(pid)
+            pid, pidfd = _forked(status, deadline)
         except OSError as error:
             status.close()
             for fd in ours:
                 os.close(fd)
+            if isinstance(error, SeatNotMade):
+                raise
             raise TemplateError(f"the template made no seat: {error}") from error
         forked = ForkedProcess(status, pid, pidfd, (stdin_write, stdout_read, stderr_read))
         try:
             for path in procs_files:  # the seat's budget, before anything of it runs
                 with open(path, "w", encoding="ascii") as procs:
                     procs.write(str(pid))
+            if select.select([pidfd], [], [], 0)[0]:
+                # It ended before the lines above: its pid may be another process's now.
+                raise OSError("the seat's init ended before it was in its budget")
             status.send(b"go")
         except OSError as error:
             forked.kill()
@@ -326,11 +344,48 @@ class Template:
             )
 
 
-def _forked_pid(status: socket.socket, deadline: float) -> int:
-    """The host pid of a new seat's monitor, from its first message."""
+def _forked(status: socket.socket, deadline: float) -> tuple[int, int]:
+    """The pid (as this process sees it) and a pidfd of a new seat's init, from its
+    first message, which brings the pidfd; :class:`SeatNotMade` if the template says
+    why it made none."""
     if not _readable(status, deadline):
         raise TemplateError("no answer from the template")
-    return _sender_pid(status, b'{"forked": true}')
+    data, ancillary, _, _ = status.recvmsg(
+        1024,
+        socket.CMSG_SPACE(_CREDENTIALS.size) + socket.CMSG_SPACE(_FD.size),
+        socket.MSG_CMSG_CLOEXEC,
+    )
+    pid, fds = _ancillary(ancillary)
+    if data != b'{"forked": true}' or pid is None or len(fds) != 1:
+        for fd in fds:
+            os.close(fd)
+        refusal = _refusal(data)
+        if refusal is not None:
+            raise SeatNotMade(refusal)
+        raise TemplateError(f"unexpected answer from the template: {data[:100]!r}")
+    return pid, fds[0]
+
+
+def _refusal(data: bytes) -> str | None:
+    """Why the template made no seat, if ``data`` says so."""
+    try:
+        message = json.loads(data)
+    except ValueError:
+        return None
+    return str(message["error"]) if isinstance(message, dict) and "error" in message else None
+
+
+def _ancillary(ancillary: list[tuple[int, int, bytes]]) -> tuple[int | None, list[int]]:
+    """The sender's pid (``SO_PASSCRED``) and the file descriptors in a message."""
+    pid: int | None = None
+    fds: list[int] = []
+    for level, kind, payload in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+            pid = int(_CREDENTIALS.unpack(payload[: _CREDENTIALS.size])[0])
+        elif level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            usable = len(payload) - len(payload) % _FD.size
+            fds.extend(fd for (fd,) in _FD.iter_unpack(payload[:usable]))
+    return pid, fds
 
 
 def _sender_pid(sock: socket.socket, expected: bytes) -> int:
@@ -390,6 +445,9 @@ def fork_seat(
                 template.check(limits)
                 _unchecked.discard(template)
             return template.fork(uid, limits, procs_files, deadline), template
+        except SeatNotMade as error:  # this seat only: it is exec'd, the template kept
+            _warn_once(f"a seat is exec'd instead of forked: {error}")
+            return None
         except TemplateError as error:
             with _pool_lock:
                 dropped = _templates.pop(plan, None)

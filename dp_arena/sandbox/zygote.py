@@ -13,23 +13,23 @@ It imports what every Python bot's host imports (the agent API, the engine and i
 evaluator's tables, the runner) and **runs no bot code**. Then it reads requests on fd 0,
 a Unix seqpacket socket whose other end only the dealer holds: each is the seat's uid
 and limits, with four file descriptors (the seat's stdin, stdout and stderr pipes and a
-status socket). Each request becomes three fresh processes::
+status socket). Each request becomes two fresh processes::
 
-    template ── monitor    the template's namespaces; the dealer moves it into the
-                  │          seat's budget (cgroups) before anything else happens
-                  └── init   pid 1 of new mount, PID, network, IPC, UTS and cgroup
-                      │      namespaces: a fresh /proc (and its stand-ins), /tmp and
-                      │      /dev/pts; reaps, and reports the bot's exit status
-                      └── bot  fds 0-2 only, the limits, its own uid, no capabilities,
-                               no_new_privs, the syscall filter, a reseeded random
-                               module; then the runner loads the bot
+    template ── init   pid 1 of a new PID namespace, made as the template forks it; the
+                  │      dealer moves it into the seat's budget (cgroups) before anything
+                  │      else happens; then new mount, network, IPC, UTS and cgroup
+                  │      namespaces: a fresh /proc (and its stand-ins), /tmp and
+                  │      /dev/pts; reaps, and reports the bot's exit status
+                  └── bot  fds 0-2 only, the limits, its own uid, no capabilities,
+                           no_new_privs, the syscall filter, a reseeded random
+                           module; then the runner loads the bot
 
 What a fork shares, and why none of it is a channel between seats: memory is copied on
 write (the template holds only dp-arena's own modules: no deck, no key, no other bot's
 state, since no bot code ever ran in it); file descriptors are closed down to the three
 pipes before the bot's code runs; the uid, limits, capabilities and filter are set in
-the bot process itself; the cgroups are the seat's own (the monitor joins them before
-forking); every namespace that could carry state (mounts and ``/tmp``, PIDs and
+the bot process itself; the cgroups are the seat's own (the init joins them before it
+does anything else); every namespace that could carry state (mounts and ``/tmp``, PIDs and
 ``/proc``, network and abstract sockets, System V IPC, ``/dev/pts``) is new for each
 seat; the random module is reseeded from the kernel. ``docs/sandbox.md`` says more.
 """
@@ -63,9 +63,9 @@ CLONE_NEWUTS = 0x04000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-SEAT_NAMESPACES = (
-    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
-)
+# Made by each seat's init once it is in the seat's cgroups (its PID namespace, of which
+# it is pid 1, is made as the template forks it).
+SEAT_NAMESPACES = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 1, 24, 47
@@ -139,7 +139,11 @@ class _Config:
         self.runner_args: list[str] = args.runner
         with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
             self.last_cap = int(last.read())
-        self.template_pid = os.getpid()
+        # Inherited by each seat's init, which closes both before it goes on: the
+        # template's own PID namespace (its children are made there again after each
+        # seat's) and a pidfd of the template (whether it is still alive).
+        self.own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        self.template_pidfd = os.pidfd_open(os.getpid())
         self.runner: _Runner | None = None  # set by _warm_up
 
 
@@ -185,7 +189,7 @@ def _warm_up(config: _Config) -> None:
 
 def _serve(control: socket.socket, config: _Config) -> None:
     """Fork a seat for each request until the dealer closes the control socket."""
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # monitors are reaped by the kernel
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # seats' inits are reaped by the kernel
     control.send(b'{"ready": true}')
     while True:
         try:
@@ -199,16 +203,52 @@ def _serve(control: socket.socket, config: _Config) -> None:
                 os.close(fd)
             continue
         request = json.loads(data)
-        pid = os.fork()
-        if pid == 0:
+        try:
+            _check(_libc.unshare(CLONE_NEWPID), "unshare")
+        except OSError as error:  # no seat this time: the dealer execs it instead
+            _refuse(fds, f"dp-arena: cannot make the seat (a PID namespace): {error}")
+            continue
+        init = _fork_in_new_pid_namespace(config)
+        if init == 0:
             try:
-                _monitor(control, config, request, fds)
+                _init(control, config, request, fds)
             except BaseException as error:  # never back into the template's loop
-                _fail(None, "monitor", error)
+                _fail(None, "init", error)
             os._exit(0)
         for fd in fds:
             os.close(fd)
         del request, data, fds
+
+
+def _fork_in_new_pid_namespace(config: _Config) -> int:
+    """``os.fork`` into the new PID namespace just made for the template's children (the
+    child is its pid 1), then make the template's children in its own PID namespace
+    again. A template that cannot ends at once: a second seat must never be forked into
+    the first one's namespace."""
+    try:
+        init = os.fork()
+    except BaseException:
+        _own_pid_namespace_again(config)
+        raise
+    if init != 0:
+        _own_pid_namespace_again(config)
+    return init
+
+
+def _own_pid_namespace_again(config: _Config) -> None:
+    try:
+        _check(_libc.setns(config.own_pid_namespace, CLONE_NEWPID), "setns")
+    except OSError as error:
+        _fail(None, "template: its own PID namespace again", error)  # the template ends
+
+
+def _refuse(fds: list[int], text: str) -> None:
+    """Tell the dealer over the seat's status socket that no seat was made, and close
+    what the request brought."""
+    with socket.socket(fileno=fds[3]) as status:
+        _send(status, {"error": text[:500]})
+    for fd in fds[:3]:
+        os.close(fd)
 
 
 def _keep_only(keep: list[int]) -> None:
@@ -220,20 +260,25 @@ def _keep_only(keep: list[int]) -> None:
         low = fd + 1
 
 
-def _monitor(
-    control: socket.socket, config: _Config, request: dict[str, Any], fds: list[int]
-) -> None:
-    """The seat's first process: joins the seat's cgroups (the dealer moves it), then
-    makes the seat's namespaces and forks its init; reports if the init is killed."""
+def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds: list[int]) -> None:
+    """Pid 1 of the seat's namespaces, forked into its new PID namespace by the template:
+    waits until the dealer has moved it into the seat's cgroups (its budget), then makes
+    the seat's other namespaces and mounts, forks the bot, and reaps until the bot ends,
+    reporting its exit status (every other process of the seat dies with this one)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
-    if os.getppid() != config.template_pid:
+    # The template died before the line above (its parent's pid is 0 here: it is outside
+    # this PID namespace): its pidfd says so.
+    if select.select([config.template_pidfd], [], [], 0)[0]:
         os._exit(0)
     stdin, stdout, stderr, status_fd = fds
     control.detach()
     _keep_only([2, stdin, stdout, stderr, status_fd])
     status = socket.socket(fileno=status_fd)
-    status.send(b'{"forked": true}')  # the dealer reads this process's pid from it
+    # The dealer reads this process's host pid from the message, and keeps a pidfd of it.
+    itself = os.pidfd_open(os.getpid())
+    socket.send_fds(status, [b'{"forked": true}'], [itself])
+    os.close(itself)
     try:
         answer = status.recv(64)
     except OSError:
@@ -242,44 +287,17 @@ def _monitor(
         os._exit(0)  # the dealer gave up on this seat
     try:
         _check(_libc.unshare(SEAT_NAMESPACES), "unshare")
-        alive_read, alive_write = os.pipe()
-        init = os.fork()
     except OSError as error:
         _fail(status, "namespaces", error)
-    if init == 0:
-        os.close(alive_write)
-        try:
-            _init(config, request, [stdin, stdout, stderr], status, alive_read)
-        except BaseException as error:
-            _fail(status, "init", error)
-        os._exit(0)
-    os.close(alive_read)
-    for fd in (stdin, stdout, stderr):
-        os.close(fd)
-    _, code = os.waitpid(init, 0)
-    if os.WIFSIGNALED(code):  # the init could not report: say how it ended
-        _send(status, {"exit": -os.WTERMSIG(code)})
-    os._exit(0)
-
-
-def _init(
-    config: _Config,
-    request: dict[str, Any],
-    pipes: list[int],
-    status: socket.socket,
-    alive: int,
-) -> None:
-    """Pid 1 of the seat's namespaces: its mounts, then the bot, then reaping until the
-    bot ends (every other process of the seat dies with this one)."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
-    if select.select([alive], [], [], 0)[0]:  # the monitor died before the line above
-        os._exit(0)
-    os.setsid()
-    _seat_mounts(config, request)
-    _loopback_up()
-    bot = os.fork()
+    pipes = [stdin, stdout, stderr]
+    try:
+        os.setsid()
+        _seat_mounts(config, request)
+        _loopback_up()
+        bot = os.fork()
+    except BaseException as error:
+        _fail(status, "init", error)
     if bot == 0:
-        os.close(alive)
         try:
             _become_bot(config, request, pipes, status)
         except BaseException as error:
@@ -287,7 +305,7 @@ def _init(
         if request.get("probe"):  # the dealer's check that seats can be made here
             os._exit(0)
         _run_bot(config)
-    for fd in (*pipes, alive):
+    for fd in pipes:
         os.close(fd)
     _drop_everything(config)
     while True:
