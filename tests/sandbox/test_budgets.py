@@ -21,7 +21,7 @@ from dp_arena.sandbox import isolation as sandbox_isolation
 from dp_arena.sandbox.budget import budget_support, new_budget
 from dp_arena.sandbox.isolation import detect
 
-from .conftest import HOSTILE, LIMITS, assert_nothing_left, play_mirrored
+from .conftest import HOSTILE, LIMITS, REPO, assert_nothing_left, play_mirrored
 from .test_hostile import check_everyone_else, class_bot, hostile_faults
 
 BUDGETS = ["cgroup2", "cgroup1", "watchdog"]
@@ -92,6 +92,40 @@ def test_a_fork_bomb_stops_at_the_trees_process_budget(budget_kind: str) -> None
     assert forked and max(forked) < LIMITS.processes
     assert_nothing_left(seats)
     assert our_groups() == []
+
+
+@pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_the_trees_process_budget_is_the_bots_processes_and_the_sandboxs_own(
+    budget_kind: str, sandbox_mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pids.max`` is the bot's ``processes`` plus the sandbox's own processes in the
+    tree, counted here with a bot of one process: the init alone for a seat forked from a
+    template, bubblewrap's two for an exec'd one. Neither leaves the bot more."""
+    from dp_arena.sandbox import open_seat
+    from dp_arena.sandbox.process import ProcessSeat
+    from dp_arena.sandbox.template import ForkedProcess
+
+    tag = f"{REPO / 'agents' / 'tag.py'}:TightAggressiveBot"
+    kinds = [("exec", budget_module.LAUNCHER_TASKS)]
+    if sandbox_isolation().seats == "fork":
+        kinds.insert(0, ("fork", budget_module.FORKED_TASKS))
+    for seats, sandbox_tasks in kinds:
+        monkeypatch.setenv("DP_ARENA_SEATS", seats)
+        detect.cache_clear()
+        seat = open_seat(tag, name="tag", limits=LIMITS)
+        try:
+            assert isinstance(seat, ProcessSeat) and seat.wait_loaded() is None
+            assert isinstance(seat.process, ForkedProcess) == (seats == "fork")
+            assert seat.sandbox is not None
+            paths = seat.sandbox.budget.paths  # type: ignore[attr-defined]
+            group = Path(paths["pids" if budget_kind == "cgroup1" else ""])
+            assert int((group / "pids.max").read_text()) == LIMITS.processes + sandbox_tasks
+            assert int((group / "pids.current").read_text()) == sandbox_tasks + 1
+        finally:
+            seat.close()
+        assert_nothing_left([seat])
+    detect.cache_clear()
 
 
 @pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)

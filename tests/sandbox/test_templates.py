@@ -24,6 +24,7 @@ from typing import IO
 
 import pytest
 
+from dp_arena.agents import SessionContext
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import isolation, open_seat, prepare
 from dp_arena.sandbox import template as template_module
@@ -135,6 +136,108 @@ def test_no_channel_between_seats_of_one_template(forking: str, tmp_path: Path) 
     assert later.faults and all("alone" in fault.detail for fault in later.faults)
     check_everyone_else(results)
     assert_nothing_left(seats)
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_every_seat_is_pid_1_of_a_namespace_of_its_own_and_the_template_keeps_its_own(
+    forking: str,
+) -> None:
+    """The template makes each seat's init in a new PID namespace, then makes its own
+    children in its own namespace again: seats forked one after another, alive at once,
+    never share one, and each is two processes, the init (pid 1) and the bot (pid 2)."""
+    seats = [open_seat(TAG, name="tag", limits=LIMITS) for _ in range(3)]
+    try:
+        for seat in seats:
+            assert isinstance(seat, ProcessSeat) and seat.wait_loaded() is None
+            assert isinstance(seat.process, ForkedProcess)
+        inits = [seat.process.pid for seat in seats]  # type: ignore[attr-defined]
+        table = proc_table()
+        (zygote,) = {table[pid][0] for pid in inits}  # one template made all three
+        own = os.readlink(f"/proc/{zygote}/ns/pid")
+        assert os.readlink(f"/proc/{zygote}/ns/pid_for_children") == own
+        spaces = [os.readlink(f"/proc/{pid}/ns/pid") for pid in inits]
+        assert len(set(spaces)) == 3 and own not in spaces
+        for init, space in zip(inits, spaces, strict=True):
+            assert _namespace_pid(init) == 1
+            (bot,) = [pid for pid, (parent, _, _) in table.items() if parent == init]
+            assert _namespace_pid(bot) == 2 and os.readlink(f"/proc/{bot}/ns/pid") == space
+            assert [pid for pid, (parent, _, _) in table.items() if parent == bot] == []
+    finally:
+        for seat in seats:
+            seat.close()
+    assert_nothing_left(seats)
+
+
+def _namespace_pid(pid: int) -> int:
+    """``pid``'s number in its own PID namespace (the last of its NSpid line)."""
+    with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as status:
+        line = next(line for line in status if line.startswith("NSpid:"))
+    return int(line.split()[-1])
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_a_seat_killed_through_its_init_is_empty_when_it_is_reported_gone(
+    forking: str, tmp_path: Path
+) -> None:
+    """A bot whose child and grandchild take sessions of their own, clear their
+    parent-death signals and ignore or block every signal they can: the dealer's kill
+    (SIGKILL to the init's pidfd, nothing else: no cgroup kill, no uid sweep) ends them
+    all, and the seat is reported gone only once not even a zombie of them is left."""
+    folder = copy_bot("survivor", tmp_path)
+    seat = open_seat(
+        f"{folder / 'bot.py'}:Bot", name="hostile", limits=LIMITS, log_dir=tmp_path / "logs"
+    )
+    assert isinstance(seat, ProcessSeat) and isinstance(seat.process, ForkedProcess)
+    process = seat.process
+    uid = seat.command.uid
+    assert uid is not None and seat.wait_loaded() is None
+    try:
+        assert seat.begin_session(SessionContext(event="hostile")) is None
+        deadline = time.monotonic() + 30
+        while len(_of_uid(uid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert len(_of_uid(uid)) == 3, _of_uid(uid)  # the bot, its child, its grandchild
+        process.kill()
+        assert process.wait_gone(10)
+        assert _of_uid(uid) == []  # what the kernel did: nobody swept the uid yet
+        assert uid not in sweeping
+        assert process.wait(1) == -signal.SIGKILL
+    finally:
+        seat.close()
+    log = next((tmp_path / "logs").glob("*.log")).read_text()
+    assert "SURVIVOR child" in log and "SURVIVOR grandchild" in log
+    assert_nothing_left([seat])
+
+
+def _of_uid(uid: int) -> list[int]:
+    """Every process of ``uid``, zombies included."""
+    return [pid for pid, (_, owner, _) in proc_table().items() if owner == uid]
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_a_bot_cannot_forge_its_exit_status_nor_reach_its_init(
+    forking: str, tmp_path: Path
+) -> None:
+    """The bot signals pid 1 of its namespace (the init, which reports its exit status)
+    with everything, looks for its file descriptors and memory and writes a made-up
+    status to every socket it holds, then exits with status 7: every try is refused, it
+    holds no socket, and the seat reports exit status 7."""
+    folder = copy_bot("forger", tmp_path)
+    seat = open_seat(
+        f"{folder / 'bot.py'}:Bot", name="hostile", limits=LIMITS, log_dir=tmp_path / "logs"
+    )
+    assert isinstance(seat, ProcessSeat) and isinstance(seat.process, ForkedProcess)
+    result = play([seat, _station()], deals=2)
+    seat.close()
+    faults = [fault for fault in result.faults if fault.player == "hostile"]
+    assert [fault.kind for fault in faults] == [FaultKind.CRASH], faults
+    assert "exit status 7" in faults[0].detail, faults[0].detail
+    log = next((tmp_path / "logs").glob("*.log")).read_text()
+    line = next(line for line in log.splitlines() if line.startswith("FORGER "))
+    tries = json.loads(line[len("FORGER ") :])
+    assert not [name for name in tries if name.startswith("fd ")], tries  # no socket
+    assert tries and set(tries.values()) == {"PermissionError"}, tries
+    assert_nothing_left([seat])
 
 
 def test_without_isolation_the_channels_are_there_so_the_test_above_means_something(
