@@ -189,18 +189,32 @@ def _program(machine: str) -> bytes | None:
 def install(filter_program: bytes) -> None:
     """Install the filter on this process (and all it will exec and fork); OSError if
     the kernel refuses."""
-    import ctypes
+    Prepared(filter_program).install()
 
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
-    libc = ctypes.CDLL(None, use_errno=True)
-    pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
-    if libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-    fprog = SockFprog(len(filter_program) // 8, filter_program)
-    if libc.prctl(pr_set_seccomp, seccomp_mode_filter, ctypes.byref(fprog), 0, 0) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
+class Prepared:
+    """A filter program made ready to install: its ``prctl`` arguments built once, so
+    that a template installs it in each seat it forks with two system calls and little
+    else (each object a seat's process builds costs it copied pages)."""
+
+    def __init__(self, filter_program: bytes) -> None:
+        import ctypes
+
+        class SockFprog(ctypes.Structure):
+            _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+        self._libc = ctypes.CDLL(None, use_errno=True)
+        self._errno = ctypes.get_errno
+        self._program = SockFprog(len(filter_program) // 8, filter_program)
+        self._pointer = ctypes.byref(self._program)
+
+    def install(self) -> None:
+        """Install it on this process (no_new_privs first); OSError if refused."""
+        pr_set_no_new_privs, pr_set_seccomp, seccomp_mode_filter = 38, 22, 2
+        if self._libc.prctl(pr_set_no_new_privs, 1, 0, 0, 0) != 0:
+            raise OSError(self._errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+        if self._libc.prctl(pr_set_seccomp, seccomp_mode_filter, self._pointer, 0, 0) != 0:
+            raise OSError(self._errno(), "prctl(PR_SET_SECCOMP) failed")
 
 
 def main(argv: list[str]) -> int:

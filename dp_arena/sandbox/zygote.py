@@ -133,7 +133,10 @@ def _fail(status: socket.socket | None, where: str, error: BaseException) -> NoR
 
 class _Config:
     def __init__(self, args: argparse.Namespace) -> None:
-        self.filter = bytes.fromhex(args.filter) if args.filter else None
+        from dp_arena.sandbox import seccomp
+
+        program = bytes.fromhex(args.filter) if args.filter else None
+        self.filter = seccomp.Prepared(program) if program is not None else None
         self.masks = [f"/proc/{name}" for name in args.masks.split(",") if name]
         self.under_tmp: list[str] = args.under_tmp
         self.runner_args: list[str] = args.runner
@@ -170,8 +173,7 @@ def _warm_up(config: _Config) -> None:
     import dp_arena.engine
     import dp_arena.engine.cards
     import dp_arena.sandbox.protocol
-    import dp_arena.sandbox.runner
-    import dp_arena.sandbox.seccomp  # noqa: F401  (imported by every seat's init and bot)
+    import dp_arena.sandbox.runner  # noqa: F401
     from dp_arena.agents.spec import SpecKind, parse_spec, precompile
     from dp_arena.engine import evaluate
 
@@ -393,11 +395,14 @@ class _CapData(ctypes.Structure):
     ]
 
 
+# capset's arguments, built once in the template: version 3 (64-bit sets), all empty.
+_NO_CAPABILITIES = (_CapHeader(0x20080522, 0), (_CapData * 2)())
+_NO_CAPABILITIES_ARGUMENTS = (ctypes.byref(_NO_CAPABILITIES[0]), _NO_CAPABILITIES[1])
+
+
 def _clear_capabilities() -> None:
-    """Empty effective, permitted and inheritable sets (version 3: 64-bit sets)."""
-    header = _CapHeader(0x20080522, 0)
-    data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    """Empty effective, permitted and inheritable sets."""
+    _check(_libc.capset(*_NO_CAPABILITIES_ARGUMENTS), "capset")
 
 
 def _drop_bounding_set(config: _Config) -> None:
@@ -408,12 +413,10 @@ def _drop_bounding_set(config: _Config) -> None:
 
 def _drop_everything(config: _Config) -> None:
     """The init keeps root's uid (it must outlive the bot's) but nothing else."""
-    from dp_arena.sandbox import seccomp
-
     _drop_bounding_set(config)
     _clear_capabilities()
     if config.filter is not None:
-        seccomp.install(config.filter)
+        config.filter.install()
 
 
 def _become_bot(
@@ -421,8 +424,6 @@ def _become_bot(
 ) -> None:
     """Everything between the fork and the bot's code: its three pipes and nothing
     else, its limits, its uid, no capabilities, the filter, fresh randomness."""
-    from dp_arena.sandbox import seccomp
-
     status.close()
     for target, fd in enumerate(pipes):
         os.dup2(fd, target)
@@ -436,7 +437,7 @@ def _become_bot(
     os.setresuid(uid, uid, uid)  # leaving uid 0 empties the permitted and effective sets
     _clear_capabilities()  # and the inheritable one
     if config.filter is not None:
-        seccomp.install(config.filter)  # sets no_new_privs first
+        config.filter.install()  # sets no_new_privs first
     else:
         _prctl(38, 1, "PR_SET_NO_NEW_PRIVS")
     random.seed()  # the template's state is every seat's: each gets its own
