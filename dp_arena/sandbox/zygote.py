@@ -210,7 +210,11 @@ def _serve(control: socket.socket, config: _Config) -> None:
         except OSError as error:  # no seat this time: the dealer execs it instead
             _refuse(fds, f"dp-arena: cannot make the seat (a PID namespace): {error}")
             continue
-        init = _fork_in_new_pid_namespace(config)
+        try:
+            init = _fork_in_new_pid_namespace(config)
+        except OSError as error:
+            _refuse(fds, f"dp-arena: cannot make the seat (fork): {error}")
+            continue
         if init == 0:
             try:
                 _init(control, config, request, fds)
