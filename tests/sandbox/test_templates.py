@@ -307,12 +307,12 @@ def test_a_template_that_dies_is_replaced_and_its_seats_die_with_it(forking: str
     for pid in zygotes:
         os.kill(pid, signal.SIGKILL)
     # The seat dies with its template, a moment later: the table sits down after that,
-    # or it could play both deals before the kill reaches the bot. Its monitor and init
-    # die of their parent's death, and the init's status socket closes before the
-    # kernel kills the rest of its PID namespace, so the bot itself may outlive them
-    # briefly: wait for the bot's stdout to hang up too (only the bot holds it).
+    # or it could play both deals before the kill reaches the bot. Its init dies of its
+    # parent's death, and the seat is gone once the init's pidfd says so, which the
+    # kernel allows only once the rest of its PID namespace is dead: the bot's stdout,
+    # which only the bot holds, has hung up by then.
     assert isinstance(seat.process, ForkedProcess) and seat.process.wait_gone(10)
-    assert _hung_up(seat.process.stdout, 10)
+    assert _hung_up(seat.process.stdout, 0.5)
     result = play([seat, _station()], deals=2)
     assert [fault.kind for fault in result.faults][:1] == [FaultKind.CRASH]
     seat.close()
