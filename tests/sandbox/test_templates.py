@@ -15,6 +15,7 @@ import json
 import os
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -364,6 +365,48 @@ def test_no_bot_code_runs_in_a_spare_before_its_hello(forking: str, tmp_path: Pa
     logs = sorted((tmp_path / "logs").glob("*.log"))
     assert [log.read_text().count("IMPORTED") for log in logs] == [1, 1]
     assert_nothing_left([first, second])
+
+
+def test_an_answer_that_brings_no_init_is_no_seat() -> None:
+    """The template says why it made no seat (the kernel refused it a PID namespace, say):
+    that seat is not made; an answer without the init's pidfd is not taken for one."""
+    dealer, template = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    dealer.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+    with dealer, template:
+        template.send(b'{"error": "cannot make the seat (a PID namespace): no space"}')
+        with pytest.raises(template_module.SeatNotMade, match="a PID namespace"):
+            template_module._forked(dealer, time.monotonic() + 10)
+        template.send(b'{"forked": true}')
+        with pytest.raises(template_module.TemplateError, match="unexpected answer"):
+            template_module._forked(dealer, time.monotonic() + 10)
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_a_seat_the_template_could_not_make_is_execd_and_the_template_kept(
+    forking: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first = open_seat(TAG, name="tag", limits=LIMITS)
+    assert isinstance(first, ProcessSeat) and isinstance(first.process, ForkedProcess)
+    first.close()
+    (template,) = [
+        kept for plan, kept in template_module._templates.items() if "tag.py" in plan.runner_args[0]
+    ]
+
+    def refused(*args: object, **kwargs: object) -> ForkedProcess:
+        raise template_module.SeatNotMade("cannot make the seat (a PID namespace): no space")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(template_module.Template, "fork", refused)
+        second = open_seat(TAG, name="tag", limits=LIMITS)
+    assert isinstance(second, ProcessSeat) and not isinstance(second.process, ForkedProcess)
+    assert not play([second, _station()], deals=2).faults
+    second.close()
+    assert "a seat is exec'd instead of forked" in capsys.readouterr().err
+    third = open_seat(TAG, name="tag", limits=LIMITS)  # the same template, forking again
+    assert isinstance(third, ProcessSeat) and isinstance(third.process, ForkedProcess)
+    assert [t for t in template_module._templates.values() if t is template] == [template]
+    third.close()
+    assert_nothing_left([first, second, third])
 
 
 def test_the_uid_of_a_closed_seat_is_swept_later_and_given_out_only_after(tmp_path: Path) -> None:
