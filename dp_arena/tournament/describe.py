@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dp_arena.results import to_json
-from dp_arena.tournament.benching import benchings
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.money import format_cents
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome, Standing
+from dp_arena.tournament.outcomes import EventResult, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
 
 __all__ = ["SummaryParts", "describe_plan", "describe_result", "format_points", "place_text"]
@@ -144,36 +142,14 @@ def _standing_lines(
     return lines
 
 
-def _benched_tables(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
-    """A session as :func:`benchings` reads it, holding only its tables with a benched
-    seat (the others bench no one: converting them would only cost time)."""
-    groups, key = (
-        (outcome.matches, "match")
-        if isinstance(outcome, RoundRobinOutcome)
-        else (outcome.sections, "section")
-    )
-    return {
-        "session": outcome.session,
-        "kind": outcome.kind,
-        "matches" if key == "match" else "sections": [
-            {
-                key: getattr(group, key),
-                "table_results": [to_json(table) for table in group.table_results if table.benched],
-            }
-            for group in groups
-        ],
-    }
-
-
 def _benched_lines(result: EventResult) -> list[str]:
     """Every benching: where, how many deals it cost, and the fault kinds that did it."""
-    benched = benchings([_benched_tables(outcome) for outcome in result.sessions])
+    benched = [(brief, bench) for brief in result.briefs for bench in brief.benched]
     if not benched:
         return []
     lines = ["", "benched (played on as absent players after faults):"]
-    for bench in benched:
-        outcome = next(item for item in result.sessions if item.session == bench.session)
-        group = "mini-match" if isinstance(outcome, RoundRobinOutcome) else "section"
+    for brief, bench in benched:
+        group = "mini-match" if brief.kind == "round-robin" else "section"
         lines.append(
             f"  {bench.player}: sat out {bench.deals_out} of {bench.deals} deals"
             f" (session {bench.session}, {group} {bench.section}, table {bench.table}):"
@@ -201,19 +177,17 @@ def describe_result(
             f" prize pool {format_cents(plan.prizes.pool_cents)}{parts.after_pool}"
         )
     ]
-    for outcome in result.sessions:
-        if isinstance(outcome, RoundRobinOutcome):
+    for brief in result.briefs:
+        if brief.kind == "round-robin":
             points = ", ".join(
                 f"{player} {format_points(value)}"
-                for player, value in sorted(outcome.points, key=lambda item: -item[1])
+                for player, value in sorted(brief.points, key=lambda item: -item[1])
             )
-            lines.append(f"session {outcome.session}: round robin, points: {points}")
+            lines.append(f"session {brief.session}: round robin, points: {points}")
         else:
-            sizes = ", ".join(
-                str(sum(1 for row in section.players if row.player)) for section in outcome.sections
-            )
-            went_on = f"{len(outcome.advancing)} go on" if outcome.advancing else "last session"
-            lines.append(f"session {outcome.session}: sections of {sizes} players; {went_on}")
+            sizes = ", ".join(str(seated) for seated in brief.seated)
+            went_on = f"{brief.advancing} go on" if brief.advancing else "last session"
+            lines.append(f"session {brief.session}: sections of {sizes} players; {went_on}")
     absent_players = {player for player, _ in absent}
     lines.append("")
     if parts.standings:

@@ -27,7 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from dp_arena.results import session_from_records
-from dp_arena.tournament.outcomes import RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.outcomes import EntrantTotals, RoundRobinOutcome, SessionOutcome
 
 __all__ = [
     "entrant_totals",
@@ -115,27 +115,11 @@ def session_part_text(session: Mapping[str, Any]) -> str:
 def entrant_totals(
     players: Sequence[str], sessions: Iterable[SessionOutcome | RoundRobinOutcome]
 ) -> list[dict[str, Any]]:
-    """Each entrant's totals over the event, in entrant order: sessions and table-sessions
-    played, table-deals, chips won (the sum of its nets) and faults."""
-    counts = ("sessions", "table_sessions", "deals", "net_chips", "faults")
-    totals: dict[str, dict[str, int]] = {player: dict.fromkeys(counts, 0) for player in players}
+    """Each entrant's totals over ``sessions``, in entrant order (:class:`EntrantTotals`)."""
+    totals = EntrantTotals(players)
     for outcome in sessions:
-        seen: set[str] = set()
-        for table in outcome.tables:
-            for seat, player in enumerate(table.players):
-                if player is None or player not in totals:
-                    continue
-                entry = totals[player]
-                entry["table_sessions"] += 1
-                entry["deals"] += len(table.deal_nets)
-                entry["net_chips"] += sum(nets[seat] for nets in table.deal_nets)
-                seen.add(player)
-            for fault in table.faults:
-                if fault.player in totals:
-                    totals[fault.player]["faults"] += 1
-        for player in seen:
-            totals[player]["sessions"] += 1
-    return [{"player": player, **counted} for player, counted in totals.items()]
+        totals.add(outcome)
+    return totals.rows()
 
 
 def _compact(value: Any) -> str:

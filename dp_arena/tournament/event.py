@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from dp_arena.tournament.documents import (
     entrant_totals,
     plain,
     plain_session,
+    session_from_records,
     session_part_text,
     summary_text,
 )
@@ -158,7 +159,11 @@ def results_document(
         "plan": plan.to_json(),
         "sessions": list(parts),
         "standings": list(result.standings),
-        "totals": entrant_totals([entrant.player for entrant in config.entrants], result.sessions),
+        "totals": (
+            result.totals.rows()
+            if result.totals is not None
+            else entrant_totals([entrant.player for entrant in config.entrants], result.sessions)
+        ),
         "prizes": {
             "pool_cents": plan.prizes.pool_cents,
             "fees_cents": plan.prizes.fee_cents * plan.entrants,
@@ -188,12 +193,23 @@ def _entrant_json(
 
 @dataclass(frozen=True, slots=True)
 class EventRun:
+    """A finished run. Its ``result`` holds no session's whole outcome unless the run kept
+    them (``run_event(..., keep_sessions=True)``): :meth:`sessions` reads them back."""
+
     run_dir: Path
     plan: EventPlan
     result: EventResult
     summary: str
     seconds: float
     deals_played: int
+
+    def sessions(self) -> Iterator[dict[str, Any]]:
+        """Each session's whole outcome as JSON (:func:`plain_session`'s), read back from
+        its part one at a time."""
+        for brief in self.result.briefs:
+            path = self.run_dir / "sessions" / f"session-{brief.session}.jsonl"
+            with path.open(encoding="utf-8") as lines:
+                yield session_from_records(json.loads(line) for line in lines)
 
 
 def run_event(
@@ -205,10 +221,12 @@ def run_event(
     clock: Callable[[], float] = time.perf_counter,
     code: Mapping[str, Mapping[str, Any]] | None = None,
     written_histories: Callable[[TableUnit], str | None] | None = None,
+    keep_sessions: bool = False,
 ) -> EventRun:
     """Plan and play ``config`` into ``run_dir`` and return what happened (``code``: see
     :func:`results_document`; ``written_histories``: a unit's hand history as the worker
-    that played it wrote it, if it did)."""
+    that played it wrote it, if it did). Each session's whole outcome is written to its
+    part and then forgotten, unless ``keep_sessions`` (see :class:`EventRun`)."""
     if (run_dir / "results.json").exists():
         raise RunError(
             f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
@@ -222,7 +240,12 @@ def run_event(
     event_format = get_format(config.format)
     plan = event_format.plan(config)
     observer = _RunDirObserver(run_dir, histories, written_histories)
-    runtime = Runtime(executor or SerialExecutor(), observer, str((run_dir / "logs").resolve()))
+    runtime = Runtime(
+        executor or SerialExecutor(),
+        observer,
+        str((run_dir / "logs").resolve()),
+        keep_sessions=keep_sessions,
+    )
     started = clock()
     try:
         result = event_format.play(config, plan, runtime)

@@ -85,11 +85,15 @@ class NullObserver:
 @dataclass(frozen=True, slots=True)
 class Runtime:
     """Where and how an event's table units run: the executor, who is told of progress,
-    and the folder for the bots' logs (``None``: no logs kept)."""
+    the folder for the bots' logs (``None``: no logs kept), and whether the event's
+    result keeps every session's whole outcome (``keep_sessions``; an observer that
+    writes each session down, as a run directory's does, lets the event forget it:
+    :mod:`dp_arena.tournament.played`)."""
 
     executor: Executor
     observer: RunObserver = field(default_factory=NullObserver)
     log_dir: str | None = None
+    keep_sessions: bool = True
 
     def run_units(
         self, label: str, groups: Sequence[Sequence[TableUnit]]

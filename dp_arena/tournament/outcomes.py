@@ -1,5 +1,6 @@
 """What an event produced, as frozen records: per session, per section and table, the
-round-robin matches, the final standings with prizes, and every fault.
+round-robin matches, the final standings with prizes, and every fault; and what an
+event keeps of a session once it is played (its brief, each entrant's totals).
 
 These records are what ``results.json`` is written from (see ``docs/results.md``).
 ``None`` as a player means an absent player (a placeholder seat).
@@ -7,20 +8,24 @@ These records are what ``results.json`` is written from (see ``docs/results.md``
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from dp_arena.results import Fault
+from dp_arena.results import Fault, to_json
+from dp_arena.tournament.benching import Benching, benchings
 
 __all__ = [
     "ComparisonOutcome",
+    "EntrantTotals",
     "EventResult",
     "MatchOutcome",
     "PlayerSession",
     "RoundRobinOutcome",
     "SectionOutcome",
+    "SessionBrief",
     "SessionOutcome",
     "Standing",
     "TableOutcome",
@@ -139,7 +144,116 @@ class Standing:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionBrief:
+    """What an event's summary says of a played session, kept when its whole outcome is
+    not: the entrants seated in each section and how many went on (a session of
+    sections), the points (a round robin), and every bot benched in it."""
+
+    session: int
+    kind: str
+    seated: tuple[int, ...] = ()
+    advancing: int = 0
+    points: tuple[tuple[str, Fraction], ...] = ()
+    benched: tuple[Benching, ...] = ()
+
+    @classmethod
+    def of(cls, outcome: SessionOutcome | RoundRobinOutcome) -> SessionBrief:
+        benched = tuple(benchings([_benched_tables(outcome)]))
+        if isinstance(outcome, RoundRobinOutcome):
+            return cls(outcome.session, outcome.kind, points=outcome.points, benched=benched)
+        return cls(
+            outcome.session,
+            outcome.kind,
+            seated=tuple(
+                sum(1 for row in section.players if row.player) for section in outcome.sections
+            ),
+            advancing=len(outcome.advancing),
+            benched=benched,
+        )
+
+
+def _benched_tables(outcome: SessionOutcome | RoundRobinOutcome) -> dict[str, Any]:
+    """A session as :func:`benchings` reads it, holding only its tables with a benched
+    seat (the others bench no one: converting them would only cost time)."""
+    groups, key = (
+        (outcome.matches, "match")
+        if isinstance(outcome, RoundRobinOutcome)
+        else (outcome.sections, "section")
+    )
+    return {
+        "session": outcome.session,
+        "kind": outcome.kind,
+        "matches" if key == "match" else "sections": [
+            {
+                key: getattr(group, key),
+                "table_results": [to_json(table) for table in group.table_results if table.benched],
+            }
+            for group in groups
+        ],
+    }
+
+
+class EntrantTotals:
+    """Each entrant's totals over the sessions added so far: sessions and table-sessions
+    played, table-deals, chips won (the sum of its nets) and faults. A few integers an
+    entrant, whatever the number of sessions: what ``results.json``'s ``totals`` needs
+    of every table once its session is over."""
+
+    COUNTS = ("sessions", "table_sessions", "deals", "net_chips", "faults")
+
+    __slots__ = ("_counts", "_index")
+
+    def __init__(self, players: Sequence[str]) -> None:
+        self._index = {player: index for index, player in enumerate(players)}
+        self._counts = {name: array("q", bytes(8 * len(self._index))) for name in self.COUNTS}
+
+    def add(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
+        """Count a played session's tables (players that are not entrants are left out)."""
+        index = self._index
+        table_sessions, deals = self._counts["table_sessions"], self._counts["deals"]
+        net_chips, faults = self._counts["net_chips"], self._counts["faults"]
+        seen: set[int] = set()
+        for table in outcome.tables:
+            for seat, player in enumerate(table.players):
+                where = index.get(player) if player is not None else None
+                if where is None:
+                    continue
+                table_sessions[where] += 1
+                deals[where] += len(table.deal_nets)
+                net_chips[where] += sum(nets[seat] for nets in table.deal_nets)
+                seen.add(where)
+            for fault in table.faults:
+                where = index.get(fault.player)
+                if where is not None:
+                    faults[where] += 1
+        sessions = self._counts["sessions"]
+        for where in seen:
+            sessions[where] += 1
+
+    def rows(self) -> list[dict[str, Any]]:
+        """``results.json``'s ``totals``: one row an entrant, in the order given."""
+        counts = [(name, self._counts[name]) for name in self.COUNTS]
+        return [
+            {"player": player, **{name: column[where] for name, column in counts}}
+            for player, where in self._index.items()
+        ]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, EntrantTotals):
+            return NotImplemented
+        return self._index == other._index and self._counts == other._counts
+
+    __hash__ = None  # type: ignore[assignment]  # counts change as sessions are added
+
+
+@dataclass(frozen=True, slots=True)
 class EventResult:
+    """What an event produced. ``sessions`` holds each session's whole outcome only when
+    the event kept them (:attr:`~dp_arena.tournament.interface.Runtime.keep_sessions`;
+    a run directory has them in its parts instead); ``briefs`` and ``totals`` are what
+    the summary needs of each session, kept always (``None`` totals: the format played
+    no sessions, and every entrant's are zero)."""
+
     sessions: tuple[SessionOutcome | RoundRobinOutcome, ...]
     standings: tuple[Standing, ...]
     faults: tuple[Fault, ...]
@@ -147,6 +261,8 @@ class EventResult:
     # Hands a format dealt itself rather than in table units (the classic freezeout's
     # tables are coupled hand by hand); ``None`` when every deal was a table unit's.
     hands_played: int | None = None
+    briefs: tuple[SessionBrief, ...] = ()
+    totals: EntrantTotals | None = None
 
 
 def session_faults(sessions: Iterable[SessionOutcome | RoundRobinOutcome]) -> tuple[Fault, ...]:

@@ -218,7 +218,7 @@ def test_the_summary_indexes_the_sessions_parts_and_totals_every_entrant(tmp_pat
     join into the session's object again, named with its digest; each entrant's totals
     are those of its tables; and a long list is one row a line."""
     config = _config("regular", 40, seed=3)
-    run = run_event(config, tmp_path / "run")
+    run = run_event(config, tmp_path / "run", keep_sessions=True)
     text = (tmp_path / "run" / "results.json").read_text()
     document = json.loads(text)
     assert "table_results" not in text and "deal_nets" not in text
@@ -249,6 +249,28 @@ def test_the_summary_indexes_the_sessions_parts_and_totals_every_entrant(tmp_pat
     lines = text.splitlines()
     for entrant in config.entrants:  # one line each, whole
         assert sum(f'"player": "{entrant.player}"' in line for line in lines) >= 2
+
+
+@pytest.mark.parametrize(("format_name", "players"), [("regular", 40), ("short", 25)])
+def test_a_run_forgets_each_session_once_its_part_is_written(
+    tmp_path: Path, format_name: str, players: int
+) -> None:
+    """By default a run keeps no session's whole outcome, only what the summary needs:
+    every file is the same as a run's that kept them all, and the parts give them back."""
+    config = _config(format_name, players, seed=5)
+    kept = run_event(config, tmp_path / "kept", keep_sessions=True)
+    run = run_event(config, tmp_path / "run")
+    assert run.result.sessions == () and len(kept.result.sessions) == len(run.result.briefs) > 1
+    assert run.result.briefs == kept.result.briefs and run.result.totals == kept.result.totals
+    assert list(run.sessions()) == [plain_session(outcome) for outcome in kept.result.sessions]
+    files = sorted(
+        path.relative_to(tmp_path / "kept")
+        for path in (tmp_path / "kept").rglob("*")
+        if path.is_file() and path.name != "timing.json"
+    )
+    assert Path("results.json") in files and Path("summary.txt") in files
+    for name in files:
+        assert (tmp_path / "run" / name).read_bytes() == (tmp_path / "kept" / name).read_bytes()
 
 
 def test_every_table_of_a_section_plays_the_same_cards() -> None:

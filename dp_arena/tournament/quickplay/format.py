@@ -43,7 +43,7 @@ from dp_arena.tournament.describe import SummaryParts
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import FormatWithOptions, valid_options
-from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing, session_faults
+from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -53,6 +53,7 @@ from dp_arena.tournament.plan import (
     SessionPlan,
     plan_details,
 )
+from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.quickplay.ledger import Ledger
 from dp_arena.tournament.quickplay.money import SetMoney, set_awards, set_money
 from dp_arena.tournament.quickplay.options import QuickPlayOptions, read_options
@@ -214,7 +215,7 @@ class QuickPlayFormat(FormatWithOptions):
             )
         ]
         records: list[SetRecord] = []
-        outcomes: list[SessionOutcome] = []
+        sessions = PlayedSessions(runtime, [entrant.player for entrant in config.entrants])
         with Ledger(_ledger_path(config, options, runtime)) as ledger:
             purses = Purses(
                 ledger, config, options, details.schedule, plan.prizes.buy_in_cents, runtime
@@ -226,8 +227,7 @@ class QuickPlayFormat(FormatWithOptions):
                 for one, (units, results) in zip(round_sets, played, strict=True):
                     record, outcome = _settle_set(config, one, units, results, purses, options)
                     records.append(record)
-                    outcomes.append(outcome)
-                    runtime.observer.session_finished(outcome)
+                    sessions.finish(outcome)
             played_details = QuickPlayDetails(
                 game=purses.game,
                 sets=tuple(records),
@@ -237,10 +237,7 @@ class QuickPlayFormat(FormatWithOptions):
                 ledger_total_before_cents=purses.total_before,
                 ledger_total_after_cents=ledger.total(),
             )
-        standings = _standings(played_details.players)
-        return EventResult(
-            tuple(outcomes), tuple(standings), session_faults(outcomes), played_details
-        )
+        return sessions.result(_standings(played_details.players), played_details)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,12 +10,7 @@ from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights
-from dp_arena.tournament.outcomes import (
-    EventResult,
-    RoundRobinOutcome,
-    SessionOutcome,
-    session_faults,
-)
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -25,6 +20,7 @@ from dp_arena.tournament.plan import (
     SessionPlan,
     section_sizes,
 )
+from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.regular.chart import REGULAR_CHART, regular_payout
 from dp_arena.tournament.roundrobin import ROUND_ROBIN_SIZES
 from dp_arena.tournament.roundrobin_session import plan_round_robin, play_round_robin
@@ -122,25 +118,23 @@ class RegularFormat(EventFormat):
         players = [entrant.player for entrant in config.entrants]
         carryover: dict[str, int] = {}
         eliminated_in: dict[str, int] = {}
-        outcomes: list[SessionOutcome | RoundRobinOutcome] = []
+        played = PlayedSessions(runtime, players)
         final: RoundRobinOutcome | None = None
         for session in plan.sessions:
             if session.kind is SessionKind.ROUND_ROBIN:
                 final = play_round_robin(config, session, players, runtime)
-                outcome: SessionOutcome | RoundRobinOutcome = final
+                played.finish(final)
             else:
                 sections = play_sections_session(config, session, players, carryover, runtime)
                 for player in sections.eliminated:
                     eliminated_in[player] = session.session
                 players = list(sections.advancing)
                 carryover = dict(sections.carryover)
-                outcome = sections
-            outcomes.append(outcome)
-            runtime.observer.session_finished(outcome)
+                played.finish(sections)
+                del sections  # the next session needs only who goes on, and their carryover
         assert final is not None
         prizes = pay_places(plan.prizes.places, final.order)
-        standings = standings_from_groups(final.order, prizes, eliminated_in, order)
-        return EventResult(tuple(outcomes), tuple(standings), session_faults(outcomes))
+        return played.result(standings_from_groups(final.order, prizes, eliminated_in, order))
 
 
 REGULAR = RegularFormat()

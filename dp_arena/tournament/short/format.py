@@ -13,7 +13,7 @@ from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
-from dp_arena.tournament.outcomes import EventResult, SessionOutcome, session_faults
+from dp_arena.tournament.outcomes import EventResult, SessionOutcome
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
@@ -22,6 +22,7 @@ from dp_arena.tournament.plan import (
     SessionKind,
     SessionPlan,
 )
+from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
 from dp_arena.tournament.sessions import play_sections_session
 from dp_arena.tournament.short.structure import (
@@ -119,16 +120,16 @@ class ShortFormat(EventFormat):
         order = {entrant.player: index for index, entrant in enumerate(config.entrants)}
         players = [entrant.player for entrant in config.entrants]
         eliminated_in: dict[str, int] = {}
-        outcomes: list[SessionOutcome] = []
+        played = PlayedSessions(runtime, players)
+        last: SessionOutcome | None = None
         for session in plan.sessions:
-            outcome = play_sections_session(config, session, players, {}, runtime)
+            last = play_sections_session(config, session, players, {}, runtime)
             if not session.final:
-                for player in outcome.eliminated:
+                for player in last.eliminated:
                     eliminated_in[player] = session.session
-                players = list(outcome.advancing)
-            outcomes.append(outcome)
-            runtime.observer.session_finished(outcome)
-        last = outcomes[-1]
+                players = list(last.advancing)
+            played.finish(last)
+        assert last is not None  # the last session decides the money
         prizes: dict[str, int] = {}
         by_rank: dict[int, list[str]] = {}
         for section in last.sections:
@@ -155,8 +156,7 @@ class ShortFormat(EventFormat):
                     if row.player is not None:
                         by_rank.setdefault(row.rank, []).append(row.player)
         groups = [sorted(by_rank[rank], key=order.__getitem__) for rank in sorted(by_rank)]
-        standings = standings_from_groups(groups, prizes, eliminated_in, order)
-        return EventResult(tuple(outcomes), tuple(standings), session_faults(outcomes))
+        return played.result(standings_from_groups(groups, prizes, eliminated_in, order))
 
 
 SHORT = ShortFormat(sit_and_go=False)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.money import split_by_weights, split_evenly
-from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, session_faults
+from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
+from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.roundrobin import ROUND_ROBIN_SIZES
 from dp_arena.tournament.roundrobin_session import plan_round_robin, play_round_robin
 from dp_arena.tournament.standings import standings_from_groups
@@ -74,14 +75,12 @@ class RoundRobinSitAndGo(EventFormat):
 
     def play(self, config: EventConfig, plan: EventPlan, runtime: Runtime) -> EventResult:
         order = {entrant.player: index for index, entrant in enumerate(config.entrants)}
-        session = plan.sessions[0]
-        outcome = play_round_robin(
-            config, session, [entrant.player for entrant in config.entrants], runtime
-        )
-        runtime.observer.session_finished(outcome)
+        players = [entrant.player for entrant in config.entrants]
+        played = PlayedSessions(runtime, players)
+        outcome = play_round_robin(config, plan.sessions[0], players, runtime)
+        played.finish(outcome)
         prizes = round_robin_prizes(plan.prizes, outcome)
-        standings = standings_from_groups(outcome.order, prizes, {}, order)
-        return EventResult((outcome,), tuple(standings), session_faults((outcome,)))
+        return played.result(standings_from_groups(outcome.order, prizes, {}, order))
 
 
 SNG_ROUND_ROBIN = RoundRobinSitAndGo()
