@@ -50,7 +50,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, BinaryIO, get_type_hints
 
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
@@ -72,6 +72,8 @@ from dp_arena.tournament.interface import EventFormat
 
 __all__ = ["DEFAULT_FIELD", "check_config", "default_config", "load_config", "parse_config"]
 
+READ_PIECE_BYTES = 1 << 20  # a config file is read a MiB at a time
+
 
 def load_config(path: str | Path, *, registry: str | Path | None = None) -> EventConfig:
     """Read and validate a config file; :class:`ConfigError` lists every problem.
@@ -79,7 +81,7 @@ def load_config(path: str | Path, *, registry: str | Path | None = None) -> Even
     path = Path(path)
     try:
         with path.open("rb") as file:
-            raw = file.read(MAX_CONFIG_BYTES + 1)
+            raw = _read_at_most(file, MAX_CONFIG_BYTES)
     except OSError as error:
         raise ConfigError(
             f"{path}: cannot read the config: {error.strerror or error}", field=None
@@ -107,6 +109,20 @@ def load_config(path: str | Path, *, registry: str | Path | None = None) -> Even
             f"{path}: not a config: its TOML is nested too deeply", field=None
         ) from None
     return parse_config(data, source=path, registry=registry)
+
+
+def _read_at_most(file: BinaryIO, limit: int) -> bytes:
+    """The file's bytes, or its first ``limit + 1`` if it is longer: read a piece at a
+    time, since one ``read(limit + 1)`` sets aside a buffer of the limit's size."""
+    pieces: list[bytes] = []
+    size = 0
+    while size <= limit:
+        piece = file.read(min(READ_PIECE_BYTES, limit + 1 - size))
+        if not piece:
+            break
+        pieces.append(piece)
+        size += len(piece)
+    return b"".join(pieces)
 
 
 def parse_config(
