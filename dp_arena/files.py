@@ -11,20 +11,25 @@ import os
 import queue
 import tempfile
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 __all__ = ["BackgroundWriter", "write_atomic"]
 
 
-def write_atomic(path: Path, content: str | bytes, *, durable: bool = False) -> None:
-    """Write ``content`` (text, as UTF-8, or bytes) to ``path`` so that readers see the old
-    file or the new, never half. ``durable``: on the disk before it takes the old one's
-    place, for a file that a database row about to be committed names."""
+def write_atomic(
+    path: Path, content: str | bytes | Iterable[str] | Iterable[bytes], *, durable: bool = False
+) -> None:
+    """Write ``content`` to ``path`` so that readers see the old file or the new, never
+    half: text (as UTF-8) or bytes, or either in pieces, each written as it comes (a
+    long file need never be whole in memory). ``durable``: on the disk before it takes
+    the old one's place, for a file that a database row about to be committed names."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
-            file.write(content.encode("utf-8") if isinstance(content, str) else content)
+            for piece in [content] if isinstance(content, (str, bytes)) else content:
+                file.write(piece.encode("utf-8") if isinstance(piece, str) else piece)
             if durable:
                 file.flush()
                 os.fsync(file.fileno())

@@ -4,6 +4,7 @@ on the disk first when asked, and a failed write leaving the old file and no tem
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,22 @@ def test_bytes_are_written_as_they_are(tmp_path: Path) -> None:
     body = bytes(range(256)) * 3
     write_atomic(tmp_path / "archive.zip", body)
     assert (tmp_path / "archive.zip").read_bytes() == body
+
+
+def test_pieces_are_written_one_after_the_other(tmp_path: Path) -> None:
+    """A file given in pieces (text or bytes) is their concatenation, read as they come."""
+    taken: list[int] = []
+
+    def pieces() -> Iterator[str]:
+        for number in range(3):
+            taken.append(number)
+            yield f"line {number} – ü\n"
+
+    write_atomic(tmp_path / "lines.txt", pieces())
+    assert taken == [0, 1, 2]
+    assert (tmp_path / "lines.txt").read_text() == "line 0 – ü\nline 1 – ü\nline 2 – ü\n"
+    write_atomic(tmp_path / "parts.bin", iter([b"\x00\x01", b"", b"\xff"]))
+    assert (tmp_path / "parts.bin").read_bytes() == b"\x00\x01\xff"
 
 
 def test_a_durable_file_is_on_the_disk_before_it_takes_the_old_ones_place(
@@ -49,6 +66,15 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path: Pat
     write_atomic(path, "old\n")
     with pytest.raises(UnicodeEncodeError):
         write_atomic(path, "a lone surrogate \ud800 cannot be UTF-8")
+    assert path.read_text() == "old\n"
+    assert sorted(item.name for item in tmp_path.iterdir()) == ["results.json"]
+
+    def failing() -> Iterator[str]:
+        yield "a first piece written\n"
+        raise RuntimeError("the pieces stopped coming")
+
+    with pytest.raises(RuntimeError, match="stopped coming"):
+        write_atomic(path, failing())
     assert path.read_text() == "old\n"
     assert sorted(item.name for item in tmp_path.iterdir()) == ["results.json"]
 

@@ -14,7 +14,8 @@ Joined again (:func:`session_from_records`), the records are exactly the session
 object as :func:`plain_session` gives it. The summary is indented JSON where that keeps
 lines short and one compact item per line where a list or object is long
 (:func:`summary_text`): an entrant, a standing, a fault is one line, so a summary of
-100,000 entrants is still a file of lines.
+100,000 entrants is still a file of lines. Both are written as they are made, a line or
+a row at a time (:func:`session_part_lines`, :func:`summary_pieces`).
 """
 
 from __future__ import annotations
@@ -27,15 +28,23 @@ from fractions import Fraction
 from typing import Any
 
 from dp_arena.results import session_from_records
-from dp_arena.tournament.outcomes import EntrantTotals, RoundRobinOutcome, SessionOutcome
+from dp_arena.tournament.outcomes import (
+    EntrantTotals,
+    MatchOutcome,
+    RoundRobinOutcome,
+    SectionOutcome,
+    SessionOutcome,
+)
 
 __all__ = [
     "entrant_totals",
     "plain",
     "plain_session",
     "session_from_records",
+    "session_part_lines",
     "session_part_text",
     "session_records",
+    "summary_pieces",
     "summary_text",
 ]
 
@@ -112,6 +121,27 @@ def session_part_text(session: Mapping[str, Any]) -> str:
     return "".join(_line(record) + "\n" for record in session_records(session))
 
 
+def session_part_lines(outcome: SessionOutcome | RoundRobinOutcome) -> Iterator[str]:
+    """The lines of a session's part, made from its outcome a table at a time: the text
+    of :func:`session_part_text` of its object, without the whole object or text."""
+    groups: Sequence[SectionOutcome | MatchOutcome]
+    if isinstance(outcome, RoundRobinOutcome):
+        key, groups = "matches", outcome.matches
+        session = plain_session(dataclasses.replace(outcome, matches=()))
+    else:
+        key, groups = "sections", outcome.sections
+        session = plain_session(dataclasses.replace(outcome, sections=()))
+    session[key] = (
+        {
+            **plain(dataclasses.replace(group, table_results=())),
+            "table_results": map(plain, group.table_results),
+        }
+        for group in groups
+    )
+    for record in session_records(session):
+        yield _line(record) + "\n"
+
+
 def entrant_totals(
     players: Sequence[str], sessions: Iterable[SessionOutcome | RoundRobinOutcome]
 ) -> list[dict[str, Any]]:
@@ -130,32 +160,36 @@ def summary_text(document: Mapping[str, Any]) -> str:
     """``document`` (plain JSON data) as the summary's text: each object or list on one
     line when it fits in :data:`WIDTH` characters; else an object's keys one a line, and
     a list's items one a line, each whole (a list of rows: entrants, standings, faults)."""
-    parts: list[str] = []
-    _write(document, 0, parts)
-    parts.append("\n")
-    return "".join(parts)
+    return "".join(summary_pieces(document))
 
 
-def _write(value: Any, depth: int, out: list[str]) -> None:
+def summary_pieces(document: Mapping[str, Any]) -> Iterator[str]:
+    """The text of :func:`summary_text` in pieces, a row at a time, for writing as they
+    come: a big event's summary is never whole in memory."""
+    yield from _pieces(document, 0)
+    yield "\n"
+
+
+def _pieces(value: Any, depth: int) -> Iterator[str]:
     if not isinstance(value, (dict, list)) or not value:
-        out.append(_compact(value))
+        yield _compact(value)
         return
     room = WIDTH - 2 * depth
     # A container with more items than the line has room for never fits: skip the try.
     if depth and len(value) * 2 <= room:
         compact = _compact(value)
         if len(compact) <= room:
-            out.append(compact)
+            yield compact
             return
     inner = "\n" + "  " * (depth + 1)
     if isinstance(value, dict):
-        out.append("{")
+        yield "{"
         for index, key in enumerate(sorted(value)):
-            out.append(("," if index else "") + inner + json.dumps(key, ensure_ascii=False) + ": ")
-            _write(value[key], depth + 1, out)
-        out.append("\n" + "  " * depth + "}")
+            yield ("," if index else "") + inner + json.dumps(key, ensure_ascii=False) + ": "
+            yield from _pieces(value[key], depth + 1)
+        yield "\n" + "  " * depth + "}"
         return
-    out.append("[")  # a long list: one item a line, each item whole (a row)
+    yield "["  # a long list: one item a line, each item whole (a row)
     for index, item in enumerate(value):
-        out.append(("," if index else "") + inner + _compact(item))
-    out.append("\n" + "  " * depth + "]")
+        yield ("," if index else "") + inner + _compact(item)
+    yield "\n" + "  " * depth + "]"

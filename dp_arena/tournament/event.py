@@ -37,10 +37,9 @@ from dp_arena.tournament.describe import describe_result
 from dp_arena.tournament.documents import (
     entrant_totals,
     plain,
-    plain_session,
     session_from_records,
-    session_part_text,
-    summary_text,
+    session_part_lines,
+    summary_pieces,
 )
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.histories import session_history_text
@@ -107,16 +106,25 @@ class _RunDirObserver:
 
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
         name = f"sessions/session-{outcome.session}.jsonl"
-        text = session_part_text(plain_session(outcome))
-        write_atomic(self.run_dir / name, text)
-        data = text.encode("utf-8")
+        digest = hashlib.sha256()
+        records = 0
+
+        def lines() -> Iterator[bytes]:  # written a table at a time, and digested
+            nonlocal records
+            for line in session_part_lines(outcome):
+                data = line.encode("utf-8")
+                digest.update(data)
+                records += 1
+                yield data
+
+        write_atomic(self.run_dir / name, lines())
         self.parts.append(
             {
                 "session": outcome.session,
                 "kind": outcome.kind,
                 "part": name,
-                "records": text.count("\n"),
-                "sha256": hashlib.sha256(data).hexdigest(),
+                "records": records,
+                "sha256": digest.hexdigest(),
             }
         )
 
@@ -258,7 +266,7 @@ def run_event(
             config, event_format, plan, result, observer.history_files, code, observer.parts
         )
     )
-    write_atomic(run_dir / "results.json", summary_text(document))
+    write_atomic(run_dir / "results.json", summary_pieces(document))
     by_player: dict[str, list[Any]] = {}
     for fault in result.faults:
         by_player.setdefault(fault.player, []).append(fault)

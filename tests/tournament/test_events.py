@@ -14,7 +14,7 @@ import pytest
 
 from dp_arena.results import TableSessionResult, session_from_records
 from dp_arena.tournament.config import EventConfig
-from dp_arena.tournament.documents import plain_session
+from dp_arena.tournament.documents import plain_session, session_part_text
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
@@ -231,6 +231,8 @@ def test_the_summary_indexes_the_sessions_parts_and_totals_every_entrant(tmp_pat
         records = [json.loads(line) for line in part.splitlines()]
         assert len(records) == entry["records"] and records[0]["record"] == "session"
         assert session_from_records(records) == plain_session(outcome)
+        # Written a table at a time, it is the text of the session's whole object.
+        assert part == session_part_text(plain_session(outcome)).encode()
     nets: Counter[str] = Counter()
     deals: Counter[str] = Counter()
     for outcome in run.result.sessions:
