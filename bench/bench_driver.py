@@ -47,7 +47,7 @@ class Replay:
         on_result: ResultSink | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[dict[str, Any]]:
         results = []
         for index, unit in enumerate(units):
             stored = self.answers[unit_id(unit)]

@@ -43,7 +43,7 @@ class JsonExecutor(Executor, Protocol):
         on_result: ResultSink | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[dict[str, Any]]:
         """Results of ``units`` as JSON data, in the order of ``units``;
         ``on_result(index, data, history, stored)`` is told of each as it arrives."""
         del histories  # no worker writes any: the driver does
@@ -132,9 +132,9 @@ class CheckpointExecutor:
         if missing:
             batch = [units[index] for index in missing]
             answered = self.inner.run_json(batch, finished, histories=self.histories)
-            for position, data in enumerate(answered):
+            for position in range(len(answered)):  # (read only where it was not handed on)
                 if results[missing[position]] is None:
-                    finished(position, data)
+                    finished(position, answered[position])
         if self.log is not None:
             deals = sum(len(result.deals) for result in results if result is not None)
             self.log.write(

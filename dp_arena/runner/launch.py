@@ -39,7 +39,7 @@ from dp_arena.runner.fingerprint import (
 )
 from dp_arena.runner.lock import RunLock, refuse_if_running
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
-from dp_arena.runner.store import RunStore
+from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.config import Entrant, EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
@@ -305,18 +305,20 @@ class SerialRun(SerialExecutor, JsonExecutor):
         on_result: ResultSink | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[dict[str, Any]]:
         """The units played here one after the other, as a Ray worker plays a batch:
         results as JSON data, each with its hand history recorded as the hands finish
-        (when ``histories``), so the driver need not replay them to write it."""
+        (when ``histories``), so the driver need not replay them to write it, and its
+        stored form; only the stored forms are kept (:class:`StoredResults`)."""
         from dp_arena.runner.worker import play_units
 
         answered = []
         for index, (data, text) in enumerate(play_units(units, histories=histories)):
-            answered.append(data)
+            stored = encode_result(data)
+            answered.append(stored)
             if on_result is not None:
-                on_result(index, data, text, None)
-        return answered
+                on_result(index, data, text, stored)
+        return StoredResults(answered)
 
     def start(self) -> None:
         pass

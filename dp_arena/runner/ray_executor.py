@@ -43,7 +43,7 @@ from dp_arena.results import TableSessionResult
 from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
-from dp_arena.runner.store import stored_data
+from dp_arena.runner.store import StoredResults, stored_data
 from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 
@@ -222,7 +222,7 @@ class RayExecutor:
         on_result: ResultSink | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[dict[str, Any]]:
         """Results of ``units`` as JSON data, in the order of ``units``;
         ``on_result(index, data, history, stored)`` is told of each as it arrives, with
         its hand history as the worker wrote it when ``histories`` (else ``None``) and
@@ -239,7 +239,7 @@ class RayExecutor:
         # Embedded, Ray's CPUs bound the work in flight; on a cluster, ``workers`` does.
         limit = self.workers if (self.workers and not self._embedded) else len(queue)
         pending: dict[Any, tuple[int, int]] = {}
-        results: list[dict[str, Any] | None] = [None] * len(units)
+        results: list[bytes | None] = [None] * len(units)  # stored forms: see StoredResults
         try:
             while queue or pending:
                 while queue and len(pending) < limit:
@@ -256,17 +256,17 @@ class RayExecutor:
                     for offset, (stored, text) in enumerate(
                         zip(payload["results"], texts, strict=True)
                     ):
-                        data = results[start + offset] = stored_data(stored)
+                        results[start + offset] = stored
                         if on_result is not None:
-                            on_result(start + offset, data, text, stored)
+                            on_result(start + offset, stored_data(stored), text, stored)
         except BaseException:
             for reference in pending:
                 ray.cancel(reference, force=True)
             raise
-        missing = [index for index, data in enumerate(results) if data is None]
+        missing = [index for index, stored in enumerate(results) if stored is None]
         if missing:
             raise RunError(f"Ray returned no result for {len(missing)} of {len(units)} table units")
-        return [data for data in results if data is not None]
+        return StoredResults([stored for stored in results if stored is not None])
 
     def run(
         self,

@@ -47,7 +47,7 @@ class _StopAfter(SerialRun):
         on_result: ResultSink | None = None,
         *,
         histories: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> Sequence[dict[str, Any]]:
         def counting(
             index: int, data: dict[str, Any], history: str | None, stored: bytes | None
         ) -> None:

@@ -24,7 +24,7 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
     unit_id,
 )
-from dp_arena.runner.store import RunStore
+from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import load_config, parse_config
@@ -219,3 +219,15 @@ def test_a_config_comes_back_from_the_store_exactly(tmp_path: Path) -> None:
     assert config_from_json(json.loads(json.dumps(config_to_json(config)))) == config
     with pytest.raises(RunError, match="stored config is malformed"):
         config_from_json({"name": "x"})
+
+
+def test_stored_results_read_as_the_data_they_were_made_from() -> None:
+    data = [
+        {"table": index, "players": ["a", "b"], "deals": [], "faults": [], "absent_seats": []}
+        for index in range(3)
+    ]
+    answered = StoredResults([encode_result(item) for item in data])
+    assert len(answered) == 3
+    assert [answered[index] for index in range(3)] == data
+    assert answered[1:] == data[1:]
+    assert list(answered) == data
