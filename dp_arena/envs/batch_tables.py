@@ -26,7 +26,6 @@ action the batch took.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Sequence
 
@@ -42,6 +41,7 @@ from dp_arena.envs.batch_encoding import batch_masks, encode_batch
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS
+from dp_arena.envs.session_env import next_session
 
 __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
@@ -142,20 +142,13 @@ class BatchTables:
     def reset(self, rows: Sequence[int], seeds: Sequence[int | None]) -> None:
         """Start a session at each of ``rows`` as ``SingleAgentEnv.reset`` does (event seed
         ``seeds[i]``, or the table's next session), up to the learner's first decision."""
-        for seed in seeds:
-            if seed is not None and (
-                isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0
-            ):
-                raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
-        for row, seed in zip(rows, seeds, strict=True):
-            if seed is not None:
-                self.event_seeds[row] = int(seed)
-                self.session[row] = 0
-            elif self.event_seeds[row] is None:
-                self.event_seeds[row] = int.from_bytes(os.urandom(8), "little") >> 1
-                self.session[row] = 0
-            else:
-                self.session[row] += 1
+        # Every seed is checked before any table changes.
+        following = [
+            next_session(seed, self.event_seeds[row], int(self.session[row]))
+            for row, seed in zip(rows, seeds, strict=True)
+        ]
+        for row, (event_seed, session) in zip(rows, following, strict=True):
+            self.event_seeds[row], self.session[row] = event_seed, session
         chosen = np.array(rows, dtype=np.intp)
         self._name_sessions(chosen)
         self.deal[chosen] = 0

@@ -40,7 +40,7 @@ from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, Rai
 from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
 from dp_arena.errors import ConfigError, IllegalActionError
 
-__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv", "TableOptions"]
+__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv", "TableOptions", "next_session"]
 
 # The dict format is PettingZoo's classic games' observation and mask; the flat one is
 # the vector alone, a Box that SuperSuit's wrappers and CleanRL-style code take, with the
@@ -50,6 +50,19 @@ OBSERVATION_FORMATS = ("dict", "flat")
 # Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
 # the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
 DealListener = Callable[[str, int, HandState, Sequence[SessionContext]], None]
+
+
+def next_session(seed: int | None, event_seed: int | None, session: int) -> tuple[int, int]:
+    """The event seed and session a table plays after ``reset(seed)``, from the ones it
+    played: session 0 of ``seed`` when one is given, else the next session of the same
+    event (session 0 of a fresh random event at the first reset)."""
+    if seed is not None:
+        if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
+            raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
+        return int(seed), 0
+    if event_seed is None:
+        return int.from_bytes(os.urandom(8), "little") >> 1, 0
+    return event_seed, session + 1
 
 
 class TableOptions(TypedDict, total=False):
@@ -171,16 +184,7 @@ class SessionEnv(AECEnv[str, Any, int]):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if seed is not None:
-            if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
-                raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
-            self.event_seed = int(seed)
-            self.session = 0
-        elif self.event_seed is None:
-            self.event_seed = int.from_bytes(os.urandom(8), "little") >> 1
-            self.session = 0
-        else:
-            self.session += 1
+        self.event_seed, self.session = next_session(seed, self.event_seed, self.session)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

@@ -14,7 +14,6 @@ shadow table, the reference in the learner's seat.
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,6 +27,7 @@ from dp_arena.engine import HandState, LegalActions, button_for_deal, deck_for, 
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
+from dp_arena.envs.session_env import next_session
 from dp_arena.envs.single_agent import tell_begin, tell_end
 
 __all__ = ["EngineTables"]
@@ -72,8 +72,13 @@ class EngineTables:
         self._closed_row = (0,) * size
 
     def reset(self, rows: Sequence[int], seeds: Sequence[int | None]) -> None:
-        for row, seed in zip(rows, seeds, strict=True):
-            self.tables[row].reset(seed)
+        # Every seed is checked before any table changes.
+        following = [
+            next_session(seed, self.tables[row].event_seed, self.tables[row].session)
+            for row, seed in zip(rows, seeds, strict=True)
+        ]
+        for row, (event_seed, session) in zip(rows, following, strict=True):
+            self.tables[row].start(event_seed, session)
 
     def act(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play the learner's ``actions`` at ``rows``; their rewards and terminations."""
@@ -257,19 +262,11 @@ class _Table:
         self.shadow: _Shadow | None = None
         self.reference_net = 0
 
-    def reset(self, seed: int | None) -> None:
-        """Start a session as ``SingleAgentEnv.reset`` does, up to the learner's first
-        decision (every session has one, as in the single env)."""
-        if seed is not None:
-            if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
-                raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
-            self.event_seed = int(seed)
-            self.session = 0
-        elif self.event_seed is None:
-            self.event_seed = int.from_bytes(os.urandom(8), "little") >> 1
-            self.session = 0
-        else:
-            self.session += 1
+    def start(self, event_seed: int, session: int) -> None:
+        """Start ``session`` of ``event_seed`` (:func:`next_session`) as
+        ``SingleAgentEnv.reset`` does, up to the learner's first decision (every session
+        has one, as in the single env)."""
+        self.event_seed, self.session = event_seed, session
         self.event = f"capped_holdem_v0:{self.event_seed}"
         self.deal = 0
         self.nets = [0] * self.seat_count

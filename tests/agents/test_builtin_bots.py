@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable
 from itertools import combinations
 from types import ModuleType
 
@@ -55,15 +56,24 @@ def test_chen_scores_worked_by_hand(hand: str, score: int) -> None:
     assert tag.chen_score(*parse_cards(hand)) == score
 
 
-def _strength_by_treys(hole: str, board: str) -> float:
-    hole_cards, board_cards = parse_cards(hole), parse_cards(board)
-    mine = evaluate_reference(hole_cards + board_cards)
-    rest = [card for card in range(52) if card not in hole_cards + board_cards]
+def _strength_by_enumeration(
+    hole: tuple[int, ...],
+    board: tuple[int, ...],
+    rank: Callable[[tuple[int, ...]], int] = evaluate,
+) -> float:
+    """Every holding left, one by one, ranked by ``rank`` (the bot counts classes of
+    alike holdings instead)."""
+    mine = rank(hole + board)
+    rest = [card for card in range(52) if card not in hole + board]
     outcomes = []
     for pair in combinations(rest, 2):
-        theirs = evaluate_reference(pair + board_cards)
+        theirs = rank(pair + board)
         outcomes.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
     return sum(outcomes) / len(outcomes)
+
+
+def _strength_by_treys(hole: str, board: str) -> float:
+    return _strength_by_enumeration(parse_cards(hole), parse_cards(board), evaluate_reference)
 
 
 @pytest.mark.parametrize(
@@ -74,17 +84,6 @@ def test_hand_strength_agrees_with_enumeration_by_treys(hole: str, board: str) -
     assert tag.hand_strength(parse_cards(hole), parse_cards(board)) == pytest.approx(
         _strength_by_treys(hole, board)
     )
-
-
-def _strength_by_enumeration(hole: tuple[int, ...], board: tuple[int, ...]) -> float:
-    """Every holding left, one by one (the bot counts classes of alike holdings instead)."""
-    mine = evaluate(hole + board)
-    rest = [card for card in range(52) if card not in hole + board]
-    outcomes = []
-    for pair in combinations(rest, 2):
-        theirs = evaluate(pair + board)
-        outcomes.append(1.0 if mine < theirs else 0.5 if mine == theirs else 0.0)
-    return sum(outcomes) / len(outcomes)
 
 
 def test_hand_strength_equals_enumerating_every_holding() -> None:

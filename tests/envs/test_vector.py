@@ -265,6 +265,19 @@ def test_seeds_follow_sync_vector_env_and_a_list_seeds_each_table() -> None:
         vector.reset(seed=[1, 2])
 
 
+@pytest.mark.parametrize("opponents", [["random"], ["tag"]])  # batched, table by table
+def test_a_bad_seed_is_refused_before_any_table_moves_on(opponents: list[str]) -> None:
+    refused = SingleAgentVectorEnv(num_envs=3, opponents=opponents, deals=2)
+    untouched = SingleAgentVectorEnv(num_envs=3, opponents=opponents, deals=2)
+    refused.reset(seed=4)
+    untouched.reset(seed=4)
+    for bad in (-1, True, "7"):
+        with pytest.raises(ValueError, match="non-negative integer"):
+            refused.reset(seed=[5, bad, 6])  # type: ignore[list-item]
+    # The tables go on to their next sessions as if the bad resets had not been asked for.
+    _assert_same(refused.reset()[0], untouched.reset()[0])
+
+
 def test_a_masked_action_is_refused_before_any_table_moves() -> None:
     vector = SingleAgentVectorEnv(num_envs=3, opponents=["calling-station"], deals=2)
     vector.reset(seed=2)
