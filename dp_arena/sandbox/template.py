@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import os
 import select
@@ -185,6 +186,7 @@ class Template:
         self.plan = plan
         self.live = 0  # seats forked from it and not yet released
         self._lock = threading.Lock()
+        _bytecode_once()
         command = template_command(plan)
         self._scratch = command.scratch
         self.control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -408,6 +410,22 @@ _failed: dict[TemplatePlan, str] = {}
 _unchecked: set[Template] = set()  # started, but no seat of theirs made yet
 _pool_lock = threading.Lock()
 _warned: set[str] = set()
+
+
+@functools.cache
+def _bytecode_once() -> None:
+    """Write dp-arena's bytecode (once per process) where its modules live, as an import
+    would: a template sees them read-only, and would otherwise compile every module it
+    imports that this process had not (the zygote and the runner among them) each time
+    it starts. Skipped where writing bytecode is turned off or the folder is read-only."""
+    if sys.dont_write_bytecode:
+        return
+    import compileall
+
+    import dp_arena
+
+    with contextlib.suppress(OSError):
+        compileall.compile_dir(os.path.dirname(dp_arena.__file__), quiet=2, workers=1)
 
 
 def _template_for(plan: TemplatePlan, load_timeout: float) -> Template:
