@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	@./.ci/system-deps.sh
 	@$(BIN)/python -m pip install --quiet --upgrade pip 2>&1 | grep -v "is ignored: it is neither" || true
 	@$(BIN)/python -m pip install --quiet -e '.[dev]' 2>&1 | grep -v "is ignored: it is neither" || true
-	@$(BIN)/python -m compileall -q dp_arena agents >/dev/null  # templates see these read-only
+	@$(BIN)/python -m compileall -q dp_arena >/dev/null  # sandboxed seats see it read-only
 	@$(BIN)/python -c "import dp_arena, pokerkit, treys" || { echo "installation failed"; exit 1; }
 	@touch $(STAMP)
 

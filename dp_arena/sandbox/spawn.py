@@ -57,6 +57,7 @@ from dp_arena.sandbox.template import (
     fork_seat,
     release_seat,
     template_processes,
+    write_bytecode_once,
 )
 from dp_arena.sandbox.uids import sweeping
 
@@ -193,6 +194,7 @@ class BotProcess:
                 return
             self.budget.remove()  # an exec'd seat's sandbox has processes of its own
             self.command = command = exec_command(command, limits)
+        write_bytecode_once()
         self.budget = new_budget(limits)
         try:
             self.process = subprocess.Popen(

@@ -54,6 +54,7 @@ __all__ = [
     "fork_seat",
     "prepare",
     "release_seat",
+    "write_bytecode_once",
 ]
 
 # Templates kept without a live seat, per dealer process (each holds ~30 MB, shared with
@@ -186,7 +187,7 @@ class Template:
         self.plan = plan
         self.live = 0  # seats forked from it and not yet released
         self._lock = threading.Lock()
-        _bytecode_once()
+        write_bytecode_once()
         command = template_command(plan)
         self._scratch = command.scratch
         self.control, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -413,11 +414,12 @@ _warned: set[str] = set()
 
 
 @functools.cache
-def _bytecode_once() -> None:
+def write_bytecode_once() -> None:
     """Write dp-arena's bytecode (once per process) where its modules live, as an import
-    would: a template sees them read-only, and would otherwise compile every module it
-    imports that this process had not (the zygote and the runner among them) each time
-    it starts. Skipped where writing bytecode is turned off or the folder is read-only."""
+    would: a template or an exec'd seat sees them read-only, and would otherwise compile
+    every module it imports that this process had not (the zygote and the runner among
+    them) each time it starts. Skipped where writing bytecode is turned off or the folder
+    is read-only."""
     if sys.dont_write_bytecode:
         return
     import compileall

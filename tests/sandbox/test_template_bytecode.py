@@ -1,6 +1,6 @@
 """A template's modules are found compiled: the dealer writes dp-arena's bytecode once
-before its first template starts (a template sees the package read-only, and would
-otherwise compile the zygote, the runner and the rest at each start)."""
+before its first template or exec'd seat starts (either sees the package read-only, and
+would otherwise compile the zygote, the runner and the rest at each start)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def no_zygote_bytecode():
 
 def test_the_dealer_writes_the_bytecode_a_template_will_read(no_zygote_bytecode, monkeypatch):
     monkeypatch.setattr("sys.dont_write_bytecode", False)
-    template._bytecode_once.__wrapped__()
+    template.write_bytecode_once.__wrapped__()
     assert os.path.exists(no_zygote_bytecode)
     with open(no_zygote_bytecode, "rb") as written:
         assert written.read(4) == importlib.util.MAGIC_NUMBER
@@ -40,5 +40,5 @@ def test_the_dealer_writes_the_bytecode_a_template_will_read(no_zygote_bytecode,
 
 def test_no_bytecode_is_written_when_it_is_turned_off(no_zygote_bytecode, monkeypatch):
     monkeypatch.setattr("sys.dont_write_bytecode", True)
-    template._bytecode_once.__wrapped__()
+    template.write_bytecode_once.__wrapped__()
     assert not os.path.exists(no_zygote_bytecode)
