@@ -31,10 +31,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     "text": frozenset(),
     # Writing files atomically (dp_arena.files): a leaf for every part that writes files.
     "files": frozenset(),
+    # Fast construction of frozen records (dp_arena.frozen): a leaf the engine uses too.
+    "frozen": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
-    "engine": frozenset({"errors", "results"}),
-    "agents": frozenset({"engine", "errors", "results", "text"}),
+    "engine": frozenset({"errors", "frozen", "results"}),
+    "agents": frozenset({"engine", "errors", "frozen", "results", "text"}),
     "registry": frozenset({"errors", "results", "text"}),
     "sandbox": frozenset({"agents", "engine", "registry", "errors", "results", "text"}),
     "ratings": frozenset({"engine", "errors", "results"}),

@@ -17,9 +17,16 @@ from dp_arena.agents.seat import Seat, SeatFault
 from dp_arena.engine import HandState, TableRules, button_for_deal, deck_for, new_hand
 from dp_arena.engine.actions import ActionRecord
 from dp_arena.engine.cards import format_cards
+from dp_arena.frozen import maker
 from dp_arena.results import DealRecord, Fault, FaultKind, TableSessionResult
 
 __all__ = ["FaultPolicy", "TableSession", "observe", "play_deal", "play_table_session"]
+
+# Made at every decision and for every seat at every deal: see dp_arena.frozen.
+_observation = maker(Observation)
+_session_context = maker(SessionContext)
+_deal_start = maker(DealStart)
+_deal_end = maker(DealEnd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +54,7 @@ def observe(state: HandState, seat: int, context: SessionContext) -> Observation
     available, cap_gap = state.cap_graphic()
     hole = state.hole_cards[seat]
     assert hole is not None
-    return Observation(
+    return _observation(
         seat=seat,
         seat_count=rules.seat_count,
         button=state.button,
@@ -141,7 +148,7 @@ def play_deal(
         if seat not in table.absent:
             hole = state.hole_cards[seat]
             assert hole is not None
-            start = DealStart(seat, seat_count, button, hole, contexts[seat])
+            start = _deal_start(seat, seat_count, button, hole, contexts[seat])
             table.tell(seat, table.seats[seat].begin_deal(start), deal)
     while state.actor is not None:
         seat = state.actor
@@ -167,7 +174,7 @@ def play_deal(
     )
     for seat in range(seat_count):
         if seat not in table.absent:
-            end = DealEnd(
+            end = _deal_end(
                 seat=seat,
                 net=state.payoffs[seat],
                 nets=state.payoffs,
@@ -223,7 +230,7 @@ def _deal_context(
 ) -> SessionContext:
     """``base`` for one seat at one deal (``dataclasses.replace`` costs several times
     more, and a table-session makes one for every seat at every deal)."""
-    return SessionContext(
+    return _session_context(
         event=base.event,
         section=base.section,
         session=base.session,

@@ -21,6 +21,7 @@ import enum
 from dataclasses import dataclass
 
 from dp_arena.errors import IllegalActionError, IllegalReason
+from dp_arena.frozen import maker
 
 __all__ = ["Action", "ActionKind", "ActionRecord", "LegalActions", "Street"]
 
@@ -225,3 +226,9 @@ class ActionRecord:
     chips: int
     raise_to: int | None
     all_in: bool
+
+
+# The legal actions and the record of every action, made without their classes'
+# ``__init__`` (see :mod:`dp_arena.frozen`): the engine makes one of each per decision.
+make_legal_actions = maker(LegalActions)
+make_action_record = maker(ActionRecord)

@@ -35,6 +35,8 @@ from dp_arena.engine.actions import (
     ActionRecord,
     LegalActions,
     Street,
+    make_action_record,
+    make_legal_actions,
 )
 from dp_arena.engine.rules import Betting
 from dp_arena.errors import IllegalActionError, IllegalReason
@@ -101,7 +103,7 @@ def legal_actions(state: HandState) -> LegalActions:
         if state.rules.betting is Betting.POT_LIMIT:
             pot_to = 2 * current_bet - bet + sum(state.committed)
             max_raise_to = min(all_in_to, max(min_raise_to, pot_to))
-    return LegalActions(seat, owed > 0, owed == 0, call_amount, min_raise_to, max_raise_to)
+    return make_legal_actions(seat, owed > 0, owed == 0, call_amount, min_raise_to, max_raise_to)
 
 
 def _may_raise(state: HandState, seat: int, call_amount: int, available: int, owed: int) -> bool:
@@ -134,13 +136,15 @@ def apply_action(state: HandState, action: Action) -> ActionRecord:
     kind = action.kind
     if kind is FOLD_KIND:
         state.folded[seat] = True
-        record = ActionRecord(seat, state.street, kind, 0, None, False)
+        record = make_action_record(seat, state.street, kind, 0, None, False)
     elif kind is CHECK_KIND:
-        record = ActionRecord(seat, state.street, kind, 0, None, state.available[seat] == 0)
+        record = make_action_record(seat, state.street, kind, 0, None, state.available[seat] == 0)
     elif kind is CALL_KIND:
         chips = legal.call_amount
         _commit(state, seat, chips)
-        record = ActionRecord(seat, state.street, kind, chips, None, state.available[seat] == 0)
+        record = make_action_record(
+            seat, state.street, kind, chips, None, state.available[seat] == 0
+        )
     else:  # a raise, to an integer amount the check found in bounds
         amount = action.amount
         assert amount is not None
@@ -173,7 +177,7 @@ def _raise(state: HandState, seat: int, amount: int) -> ActionRecord:
         state.largest_increment = increment
     all_in = state.available[seat] == 0
     state.current_bet = amount
-    return ActionRecord(seat, state.street, RAISE_KIND, chips, amount, all_in)
+    return make_action_record(seat, state.street, RAISE_KIND, chips, amount, all_in)
 
 
 def _advance(state: HandState, last_seat: int) -> None:
