@@ -40,6 +40,7 @@ def test_an_instance_made_is_the_one_its_class_makes(cls: type, data: st.DataObj
     given_values = [data.draw(st.tuples(values).map(lambda drawn: drawn[0])) for _ in names]
     expected = cls(*given_values)
     _same(maker(cls)(*given_values), expected)
+    assert type(maker(cls)(*given_values)) is cls
     _same(maker(cls)(**dict(zip(names, given_values, strict=True))), expected)
 
 
@@ -96,7 +97,7 @@ class _Defaulted:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _Clashing:
-    instance_: int
+    _cls: int
 
 
 @pytest.mark.parametrize("cls", [_NotSlotted, _NotFrozen, _Checked, _Defaulted, _Clashing, int])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import difflib
 import enum
+import functools
 import hashlib
 import importlib
 import importlib.machinery
@@ -103,6 +104,13 @@ class AgentSpec:
         return Path(self.target[0]).name if isinstance(self.target, tuple) else str(self.target)
 
 
+@functools.cache
+def _builtin_spec(name: str) -> AgentSpec:
+    """A built-in's spec, made once: every table-session seats its built-ins anew."""
+    path, class_name = BUILTINS[name].split(":")
+    return AgentSpec(name, SpecKind.BUILTIN, str(AGENTS_DIR / path), class_name)
+
+
 def parse_spec(text: str) -> AgentSpec:
     """Parse an agent spec; ``AgentError`` explains what is wrong with it."""
     if not isinstance(text, str) or not text.strip():
@@ -112,8 +120,7 @@ def parse_spec(text: str) -> AgentSpec:
         argv = _split_command(text[4:], text)
         return AgentSpec(text, SpecKind.COMMAND, argv)
     if text in BUILTINS:
-        path, class_name = BUILTINS[text].split(":")
-        return AgentSpec(text, SpecKind.BUILTIN, str(AGENTS_DIR / path), class_name)
+        return _builtin_spec(text)
     if text.startswith("registry:"):
         # ``registry:[ROOT#]name[@version]``: the target is the reference, root left out.
         reference = text.removeprefix("registry:").rpartition("#")[2]
@@ -219,7 +226,7 @@ def load_agent(spec: AgentSpec | str, **kwargs: Any) -> Agent:
                 f"agent {spec.text!r}: cannot import {spec.target}: {error}"
             ) from error
     else:
-        module = _import_file(Path(str(spec.target)), spec.text)
+        module = _import_file(str(spec.target), spec.text)
     cls = getattr(module, spec.class_name, None)
     if cls is None:
         raise AgentError(
@@ -289,12 +296,11 @@ class _BotFileLoader(importlib.machinery.SourceFileLoader):
 _IMPORTED: dict[str, Any] = {}
 
 
-def _import_file(path: Path, text: str) -> Any:
-    given = str(path)
+def _import_file(given: str, text: str) -> Any:
     module = _IMPORTED.get(given)
     if module is not None and sys.modules.get(module.__name__) is module:
         return module
-    path = path.expanduser().resolve()
+    path = Path(given).expanduser().resolve()
     if not path.is_file():
         raise AgentError(f"agent {text!r}: no such file {path}")
     folder = str(path.parent)

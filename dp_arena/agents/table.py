@@ -172,15 +172,17 @@ def play_deal(
         state.hole_cards[seat] if seat in state.showdown_values else None
         for seat in range(seat_count)
     )
+    board = state.board if state.showdown_values else state.visible_board
+    history = tuple(state.history)
     for seat in range(seat_count):
         if seat not in table.absent:
             end = _deal_end(
                 seat=seat,
                 net=state.payoffs[seat],
                 nets=state.payoffs,
-                board=state.board if state.showdown_values else state.visible_board,
+                board=board,
                 shown_cards=shown,
-                history=tuple(state.history),
+                history=history,
                 context=contexts[seat],
             )
             table.tell(seat, table.seats[seat].end_deal(end), deal)

@@ -186,12 +186,12 @@ def open_seat(
     """A seat for the agent ``spec`` (see the module docstring); never raises for a
     broken bot. ``log_dir`` keeps the bot's stderr; ``bot_dir`` is the folder a command
     bot runs in (default: the folder of the script its command line names)."""
-    limits = limits or Limits()
     try:
         parsed, spec, stored_dir = _parsed(spec)
         bot_dir = stored_dir or bot_dir
         if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
             return InProcessSeat(load_agent(parsed), name)
+        limits = limits or Limits()
         launch = launch_for(parsed, bot_dir=bot_dir)
         _warn_once(detect())
         command = sandbox_command(

@@ -13,6 +13,7 @@ order, with the same result.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,15 +178,20 @@ def open_player_seat(
     otherwise, with the event's limit overrides and its logs under ``log_dir/player``
     (``bot_dir``: the folder a command bot runs in, when not its script's). A bot that
     cannot load gets a seat that reports it (never an exception)."""
-    sandbox_limits = Limits().with_changes(**dict(limits)) if limits else None
     return open_seat(
         spec,
         name=player,
         trusted=trusted,
-        limits=sandbox_limits,
+        limits=_limits(limits) if limits else None,
         log_dir=None if log_dir is None else Path(log_dir) / player,
         bot_dir=None if bot_dir is None else Path(bot_dir),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _limits(changes: tuple[tuple[str, Any], ...]) -> Limits:
+    """The event's limits, validated once (an event has one set; each seat reads it)."""
+    return Limits().with_changes(**dict(changes))
 
 
 def _open_seat(seat: SeatAssignment, unit: TableUnit, located: Located) -> Seat:
