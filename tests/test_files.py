@@ -91,3 +91,21 @@ def test_the_background_writer_writes_every_file_by_its_flush(tmp_path: Path) ->
         f"{number}.txt" for number in range(20)
     )
     assert (tmp_path / "7.txt").read_text() == "hand 7\n"
+
+
+def test_a_temporary_left_by_a_process_of_the_same_number_is_stepped_over(
+    tmp_path: Path,
+) -> None:
+    """Temporary names are this process's number and a count: one left by an earlier
+    process that had the same number is neither reused nor touched."""
+    from dp_arena import files
+
+    following = next(files._written) + 1
+    left = [tmp_path / f".notes.txt.{os.getpid()}-{following + step}.tmp" for step in range(3)]
+    for leftover in left:
+        leftover.write_text("an earlier process's")
+    write_atomic(tmp_path / "notes.txt", "new\n")
+    assert (tmp_path / "notes.txt").read_text() == "new\n"
+    assert all(leftover.read_text() == "an earlier process's" for leftover in left)
+    assert len(list(tmp_path.iterdir())) == 4
+    assert (os.stat(tmp_path / "notes.txt").st_mode & 0o777) == 0o600
