@@ -80,4 +80,8 @@ def format_card(card: Card) -> str:
 
 
 def format_cards(cards: Iterable[Card]) -> str:
-    return "".join(format_card(card) for card in cards)
+    # By the table's own look-up: every deal's record and hand history writes its cards.
+    try:
+        return "".join(map(_TEXT_BY_CARD.__getitem__, cards))
+    except KeyError as error:
+        raise ValueError(f"not a card: {error.args[0]!r}") from None

@@ -104,7 +104,7 @@ def write_hand(state: HandState, meta: HandMeta = HandMeta()) -> str:
         f"blinds_or_straddles = {_ints(blinds)}\n",
         f"min_bet = {rules.big_blind}\n",
         f"starting_stacks = {_ints(starting)}\n",
-        f"actions = {_strings(_actions(state, seats, player_of_seat))}\n",
+        f"actions = {_plain_strings(_actions(state, seats, player_of_seat))}\n",
     ]
     if meta.event:
         lines.append(f"event = {_toml_string(meta.event)}\n")
@@ -259,6 +259,12 @@ def _ints(values: Iterable[int]) -> str:
 
 def _strings(values: Iterable[str]) -> str:
     return "[" + ", ".join(map(_toml_string, values)) + "]"
+
+
+def _plain_strings(values: Sequence[str]) -> str:
+    """``_strings`` of strings that need no escaping: the actions, which the writer
+    makes of cards, numbers and PHH's own letters."""
+    return '["' + '", "'.join(values) + '"]' if values else "[]"
 
 
 _TOML_ESCAPES = {

@@ -49,6 +49,14 @@ def test_cards_are_numbered_rank_times_four_plus_suit() -> None:
     assert [format_card(card) for card in range(52)] == texts
     assert parse_cards("".join(texts)) == tuple(range(52))
     assert format_cards(parse_cards("ah KD 2c")) == "AhKd2c"
+    assert format_cards(card for card in (51, 0)) == "As2c"  # any iterable of cards
+    assert format_cards(()) == ""
+
+
+@pytest.mark.parametrize("cards", [[0, 52], [-1], [12, 3.5]])
+def test_a_number_that_is_no_card_is_refused_by_name(cards: list[float]) -> None:
+    with pytest.raises(ValueError, match=f"not a card: {cards[-1]!r}"):
+        format_cards(cards)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("text", ["1c", "Ax", "AsK", "10c"])
