@@ -9,7 +9,7 @@ the registry (:mod:`dp_arena.tournament.formats`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -96,19 +96,44 @@ class Runtime:
     keep_sessions: bool = True
 
     def run_units(
-        self, label: str, groups: Sequence[Sequence[TableUnit]]
+        self,
+        label: str,
+        groups: Sequence[Sequence[TableUnit]],
+        on_group: Callable[[int, list[TableSessionResult]], None] | None = None,
     ) -> list[list[TableSessionResult]]:
         """Run the table units of every group (a section, a set, a mini-match...) as one
         batch, telling the observer as they start and as each finishes, and return each
-        group's results in the order of its units."""
+        group's results in the order of its units. ``on_group(index, results)`` is told
+        of each group once all its units are in: while the others are still played, so
+        that a group's scoring waits for no other's (in no particular order; every group
+        is told by the time this returns)."""
         units = [unit for group in groups for unit in group]
-        self.observer.units_started(label, units)
-        results = self.executor.run(
-            units, lambda index, result: self.observer.unit_finished(units[index], result)
-        )
-        grouped = []
-        start = 0
+        group_of = [index for index, group in enumerate(groups) for _ in group]
+        starts = [0]
         for group in groups:
-            grouped.append(results[start : start + len(group)])
-            start += len(group)
+            starts.append(starts[-1] + len(group))
+        arrived: list[TableSessionResult | None] = [None] * len(units)
+        waiting = [len(group) for group in groups]
+        told = [False] * len(groups)
+
+        def tell(index: int) -> None:
+            if on_group is not None and not told[index]:
+                told[index] = True
+                group_results = arrived[starts[index] : starts[index + 1]]
+                on_group(index, [result for result in group_results if result is not None])
+
+        def finished(index: int, result: TableSessionResult) -> None:
+            self.observer.unit_finished(units[index], result)
+            if arrived[index] is None:
+                arrived[index] = result
+                waiting[group_of[index]] -= 1
+                if waiting[group_of[index]] == 0:
+                    tell(group_of[index])
+
+        results = self.executor.run(units, finished)
+        grouped = [results[starts[index] : starts[index + 1]] for index in range(len(groups))]
+        for index, group_results in enumerate(grouped):  # those an executor did not hand on
+            if not told[index]:
+                arrived[starts[index] : starts[index + 1]] = group_results
+                tell(index)
         return grouped

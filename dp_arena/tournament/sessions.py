@@ -213,13 +213,17 @@ def play_sections_session(
         section_units(config, session, section, seating, entrants, carryover, runtime.log_dir)
         for section, seating in zip(session.sections, seatings, strict=True)
     ]
-    results = runtime.run_units(f"session {session.session}", units)
-    sections = [
-        section_outcome(config, session, section, seating, section_list, section_results, carryover)
-        for section, seating, section_list, section_results in zip(
-            session.sections, seatings, units, results, strict=True
-        )
-    ]
+    scored: dict[int, SectionOutcome] = {}
+
+    def score(index: int, results: list[TableSessionResult]) -> None:
+        # Each section as soon as its tables are in, while the others are played.
+        scored[index] = section_outcome(
+            config, session, session.sections[index], seatings[index], units[index], results,
+            carryover,
+        )  # fmt: skip
+
+    runtime.run_units(f"session {session.session}", units, on_group=score)
+    sections = [scored[index] for index in range(len(session.sections))]
     # Entrants only (absent players are never eliminated or carried over), in entrant order.
     everyone = sorted(
         (
