@@ -31,9 +31,11 @@ from dp_arena.results import session_from_records
 from dp_arena.tournament.outcomes import (
     EntrantTotals,
     MatchOutcome,
+    PlayerSession,
     RoundRobinOutcome,
     SectionOutcome,
     SessionOutcome,
+    TableOutcome,
 )
 
 __all__ = [
@@ -55,6 +57,38 @@ _FIELDS: dict[type, tuple[str, ...] | None] = {}
 _SCALARS = (str, int, float, bool, type(None))
 
 
+def _player_session(row: PlayerSession) -> dict[str, Any]:
+    return {
+        "player": row.player,
+        "table": row.table,
+        "seat": row.seat,
+        "starting_chips": row.starting_chips,
+        "carryover_in": row.carryover_in,
+        "session_net": row.session_net,
+        "total_chips": row.total_chips,
+        "round_nets": list(row.round_nets),
+        "rank": row.rank,
+        "decided_by": row.decided_by,
+        "advanced": row.advanced,
+        "carryover_out": row.carryover_out,
+    }
+
+
+def _table_outcome(table: TableOutcome) -> dict[str, Any]:
+    return {
+        "table": table.table,
+        "players": list(table.players),
+        "deal_nets": [list(nets) for nets in table.deal_nets],
+        "faults": [plain(fault) for fault in table.faults],
+        "benched": list(table.benched),
+    }
+
+
+# The records a session's part has one of for every seat and every table, made field by
+# field: what the general way below makes of them, without a call for every value.
+_BY_HAND: dict[type, Any] = {PlayerSession: _player_session, TableOutcome: _table_outcome}
+
+
 def plain(value: Any) -> Any:
     """JSON data of records, in one pass: dataclasses as objects of their fields, enums
     as their values, tuples as lists, dict keys as text, and points (fractions) as
@@ -62,6 +96,9 @@ def plain(value: Any) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
+    by_hand = _BY_HAND.get(kind)
+    if by_hand is not None:
+        return by_hand(value)
     names = _FIELDS.get(kind, ())
     if names == ():
         names = _FIELDS[kind] = (
