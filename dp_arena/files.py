@@ -55,7 +55,7 @@ def _temporary_beside(path: Path) -> tuple[int, str]:
         except FileNotFoundError:
             os.makedirs(folder, exist_ok=True)
         except FileExistsError:  # left by a process of the same number: take the next
-            continue
+            pass
     raise FileExistsError(f"no free temporary name beside {path}")
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -86,7 +86,10 @@ def _table_outcome(table: TableOutcome) -> dict[str, Any]:
 
 # The records a session's part has one of for every seat and every table, made field by
 # field: what the general way below makes of them, without a call for every value.
-_BY_HAND: dict[type, Any] = {PlayerSession: _player_session, TableOutcome: _table_outcome}
+_BY_HAND: dict[type, Callable[[Any], dict[str, Any]]] = {
+    PlayerSession: _player_session,
+    TableOutcome: _table_outcome,
+}
 
 
 def plain(value: Any) -> Any:
