@@ -13,7 +13,19 @@ from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.outcomes import EventResult, Standing
 from dp_arena.tournament.plan import EventPlan, PrizeKind, SessionKind, SessionPlan
 
-__all__ = ["SummaryParts", "describe_plan", "describe_result", "format_points", "place_text"]
+__all__ = [
+    "SCREEN_PLACES",
+    "SummaryParts",
+    "describe_plan",
+    "describe_result",
+    "format_points",
+    "place_text",
+]
+
+# The most places a summary printed on the terminal lists (summary.txt lists them all).
+SCREEN_PLACES = 100
+# A session of more sections than this is summed up by its sizes, not listed one by one.
+LISTED_SECTIONS = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +154,26 @@ def _standing_lines(
     return lines
 
 
+def _sections_text(seated: Sequence[int]) -> str:
+    """A session's sections by their players: each listed, or, for many, summed up
+    (``3,335 sections of 29-30 players (100,000 seated)``)."""
+    if len(seated) <= LISTED_SECTIONS:
+        return f"sections of {', '.join(str(players) for players in seated)} players"
+    low, high = min(seated), max(seated)
+    sizes = str(low) if low == high else f"{low}-{high}"
+    return f"{len(seated):,} sections of {sizes} players ({sum(seated):,} seated)"
+
+
+def _first_places(lines: list[str], entrants: int, places: int | None) -> list[str]:
+    """Standings (their heading, then a line for each of ``entrants``) cut to the first
+    ``places`` entrants' lines."""
+    if places is None or entrants <= places:
+        return lines
+    heading = len(lines) - entrants
+    more = entrants - places
+    return [*lines[: heading + places], f"  ... and {more:,} more: summary.txt lists every place"]
+
+
 def _benched_lines(result: EventResult) -> list[str]:
     """Every benching: where, how many deals it cost, and the fault kinds that did it."""
     benched = [(brief, bench) for brief in result.briefs for bench in brief.benched]
@@ -167,10 +199,12 @@ def describe_result(
     deck: str | None = None,
     absent: Sequence[tuple[str, str]] = (),
     entrants: Sequence[Mapping[str, Any]] = (),
+    places: int | None = None,
 ) -> str:
     """The summary for people; ``parts``: the format's own words; ``absent``: entrants
     that did not load, with the reason; ``entrants``: ``results.json``'s, whose code is
-    shown beside each name."""
+    shown beside each name; ``places``: list only the first that many places (the
+    terminal's summary of a big field), saying how many more there are."""
     lines = [
         (
             f'{title} "{plan.event}": {plan.entrants} entrants, {deck or f"seed {plan.seed}"},'
@@ -185,19 +219,20 @@ def describe_result(
             )
             lines.append(f"session {brief.session}: round robin, points: {points}")
         else:
-            sizes = ", ".join(str(seated) for seated in brief.seated)
-            went_on = f"{brief.advancing} go on" if brief.advancing else "last session"
-            lines.append(f"session {brief.session}: sections of {sizes} players; {went_on}")
+            went_on = f"{brief.advancing:,} go on" if brief.advancing else "last session"
+            lines.append(f"session {brief.session}: {_sections_text(brief.seated)}; {went_on}")
     absent_players = {player for player, _ in absent}
     lines.append("")
     if parts.standings:
-        lines += parts.standings
+        lines += _first_places(list(parts.standings), len(result.standings), places)
     else:
         # The organiser's own config names this code (a file name, a registry name).
         labels = {
             str(entrant.get("player")): code_label(entrant.get("code")) for entrant in entrants
         }
-        lines += _standing_lines(result, absent_players, labels)
+        lines += _first_places(
+            _standing_lines(result, absent_players, labels), len(result.standings), places
+        )
     lines += _benched_lines(result)
     paid = sum(standing.prize_cents for standing in result.standings)
     counts = Counter(fault.player for fault in result.faults)

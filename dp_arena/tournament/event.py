@@ -19,6 +19,7 @@ then a rename).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -33,7 +34,7 @@ from dp_arena.files import BackgroundWriter, write_atomic
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
-from dp_arena.tournament.describe import describe_result
+from dp_arena.tournament.describe import SCREEN_PLACES, describe_result
 from dp_arena.tournament.documents import (
     entrant_totals,
     plain,
@@ -210,6 +211,8 @@ class EventRun:
     summary: str
     seconds: float
     deals_played: int
+    # The summary as the terminal shows it: a big field's first places only.
+    screen_summary: str = ""
 
     def sessions(self) -> Iterator[dict[str, Any]]:
         """Each session's whole outcome as JSON (:func:`plain_session`'s), read back from
@@ -272,7 +275,8 @@ def run_event(
         by_player.setdefault(fault.player, []).append(fault)
     for player, faults in sorted(by_player.items()):
         write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
-    summary = describe_result(
+    describe = functools.partial(
+        describe_result,
         plan,
         event_format.title,
         result,
@@ -281,7 +285,9 @@ def run_event(
         absent=config.absent,
         entrants=document["entrants"],
     )
+    summary = describe()
     write_atomic(run_dir / "summary.txt", summary)
+    screen = summary if len(result.standings) <= SCREEN_PLACES else describe(places=SCREEN_PLACES)
     write_atomic(
         run_dir / "timing.json",
         _dump(
@@ -295,4 +301,4 @@ def run_event(
             }
         ),
     )
-    return EventRun(run_dir, plan, result, summary, seconds, observer.deals_played)
+    return EventRun(run_dir, plan, result, summary, seconds, observer.deals_played, screen)

@@ -373,3 +373,43 @@ def test_identical_bots_tie_and_ties_share_the_money() -> None:
     config = _config("sng-round-robin", 4, entrants=stations[:4])  # pool $40.00
     _, result = _play(config)
     assert [(s.place, s.place_to, s.prize_cents) for s in result.standings] == [(1, 4, 1000)] * 4
+
+
+def test_a_big_field_is_summed_up_on_the_terminal_and_listed_whole_in_summary_txt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many sections are summed up by their sizes; the terminal's summary lists the first
+    places only, summary.txt every one (thresholds lowered to keep the field small)."""
+    import dp_arena.tournament.describe as describe
+    import dp_arena.tournament.event as event
+
+    monkeypatch.setattr(describe, "LISTED_SECTIONS", 3)
+    monkeypatch.setattr(event, "SCREEN_PLACES", 10)
+    config = _config("regular", 100)
+    run = run_event(config, tmp_path / "run")
+    first = run.plan.sessions[0]
+    sizes = [section.players for section in first.sections]
+    assert len(sizes) > 3 and sum(sizes) == 100
+    low, high = min(sizes), max(sizes)
+    spread = str(low) if low == high else f"{low}-{high}"
+    went_on = run.result.briefs[0].advancing
+    line = f"session 1: {len(sizes)} sections of {spread} players (100 seated); {went_on} go on"
+    assert line in run.summary.splitlines()
+    whole = (tmp_path / "run" / "summary.txt").read_text()
+    assert whole == run.summary
+    players = [standing.player for standing in run.result.standings]
+    assert all(f"  {player} " in whole for player in players)
+    screen = run.screen_summary.splitlines()
+    heading = screen.index("final standings:")
+    shown = screen[heading + 1 : heading + 11]
+    assert [line.split()[1] for line in shown] == players[:10]
+    assert screen[heading + 11] == "  ... and 90 more: summary.txt lists every place"
+    assert not any(f"  {player} " in run.screen_summary for player in players[10:])
+    # What follows the standings is the same on the terminal as in the file.
+    assert run.screen_summary.split("summary.txt lists every place\n")[1] in whole
+
+
+def test_a_field_within_the_limits_shows_the_same_summary_on_the_terminal(tmp_path: Path) -> None:
+    run = run_event(_config("regular", 40), tmp_path / "run")
+    assert run.screen_summary == run.summary
+    assert "sections of" in run.summary and " seated)" not in run.summary
