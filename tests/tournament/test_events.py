@@ -413,3 +413,33 @@ def test_a_field_within_the_limits_shows_the_same_summary_on_the_terminal(tmp_pa
     run = run_event(_config("regular", 40), tmp_path / "run")
     assert run.screen_summary == run.summary
     assert "sections of" in run.summary and " seated)" not in run.summary
+
+
+def test_a_sessions_part_is_written_while_the_next_session_plays(tmp_path: Path) -> None:
+    """Not between the sessions, where the workers would wait for it: a session's part is
+    on disk once the next session's first table is in, and the last one's by the end."""
+    run_dir = tmp_path / "run"
+    seen: list[tuple[int, list[str], list[str]]] = []
+
+    class Watching(SerialExecutor):
+        def run(self, units, on_result=None):  # type: ignore[no-untyped-def]
+            def told(index: int, result: TableSessionResult) -> None:
+                before = sorted(path.name for path in (run_dir / "sessions").glob("*.jsonl"))
+                if on_result is not None:
+                    on_result(index, result)
+                after = sorted(path.name for path in (run_dir / "sessions").glob("*.jsonl"))
+                if index == 0:
+                    seen.append((units[0].session, before, after))
+
+            return super().run(units, told)
+
+    config = _config("regular", 40, seed=5)
+    run = run_event(config, run_dir, executor=Watching())
+    assert len(seen) == len(run.result.briefs) > 2
+    for session, before, after in seen:
+        parts = [f"session-{number}.jsonl" for number in range(1, session)]
+        assert before == parts[:-1] and after == parts
+    kept = run_event(config, tmp_path / "kept", keep_sessions=True)
+    assert list(run.sessions()) == [plain_session(outcome) for outcome in kept.result.sessions]
+    document = json.loads((run_dir / "results.json").read_text())
+    assert [part["session"] for part in document["sessions"]] == list(range(1, len(seen) + 1))

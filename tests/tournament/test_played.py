@@ -1,6 +1,7 @@
 """What an event keeps of its played sessions (``dp_arena.tournament.played``): a run
-directory's event forgets each session's whole outcome once its part is written, so
-what its driver holds between sessions does not grow with the field."""
+directory's event forgets each session's whole outcome once its part is written (as the
+next session's first table comes in), so what its driver holds from one session to the
+next does not grow with the field."""
 
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ OUTCOME_RECORDS = {
 
 
 class _Between(SerialExecutor):
-    """A serial executor that looks at the driver's memory as each session starts, before
-    its tables are played: the interpreter's allocated blocks, after a collection, and
-    the outcome records alive (which can only be earlier sessions')."""
+    """A serial executor that looks at the driver's memory as each session's first table
+    has been handed on (the session before's part is written by then): the interpreter's
+    allocated blocks, after a collection, and the outcome records alive (which can only
+    be earlier sessions': every section and mini-match has two tables or more, so none
+    of this session's is scored yet)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,11 +39,16 @@ class _Between(SerialExecutor):
         units: Sequence[TableUnit],
         on_result: Callable[[int, TableSessionResult], None] | None = None,
     ) -> list[TableSessionResult]:
-        gc.collect()
-        self.blocks.append(sys.getallocatedblocks())
-        alive = (type(item).__name__ for item in gc.get_objects())
-        self.records.append(Counter(name for name in alive if name in OUTCOME_RECORDS))
-        return super().run(units, on_result)
+        def told(index: int, result: TableSessionResult) -> None:
+            if on_result is not None:
+                on_result(index, result)
+            if index == 0:
+                gc.collect()
+                self.blocks.append(sys.getallocatedblocks())
+                alive = (type(item).__name__ for item in gc.get_objects())
+                self.records.append(Counter(name for name in alive if name in OUTCOME_RECORDS))
+
+        return super().run(units, told)
 
 
 def _held_between_sessions(players: int, run_dir: Path) -> _Between:
@@ -60,8 +68,8 @@ def _held_between_sessions(players: int, run_dir: Path) -> _Between:
 def test_the_driver_holds_no_earlier_session_and_no_more_memory_for_a_bigger_field(
     tmp_path: Path,
 ) -> None:
-    """Between sessions the driver holds no table's or seat's record of a session already
-    played, and what the blocks it holds grow by from session 2 to the last is the same
+    """Once a session is under way the driver holds no table's or seat's record of a session
+    already played, and what the blocks it holds grow by from session 2 to the last is the same
     for a field of N and of 4N (keeping every session's outcome costs about 30 blocks an
     entrant over the event)."""
     entrants = 100
