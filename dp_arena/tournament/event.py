@@ -20,6 +20,7 @@ then a rename).
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import re
@@ -92,6 +93,8 @@ class _RunDirObserver:
         self.deals_played = 0
         self.writer = BackgroundWriter()
         self._unwritten: SessionOutcome | RoundRobinOutcome | None = None
+        # Only when nothing else froze the collector's objects (undone when the run ends).
+        self.freeze = gc.get_freeze_count() == 0
 
     def units_started(self, label: str, units: list[TableUnit]) -> None:
         return None
@@ -106,6 +109,7 @@ class _RunDirObserver:
                 text = session_history_text(unit, result)
             self.writer.write(self.run_dir / name, text)
             self.history_files.append(name)
+        self._settle()
 
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
         """Keep the session's outcome for its part, written once the next session's first
@@ -116,6 +120,17 @@ class _RunDirObserver:
         own session's at that session's end (a 20,000-bot event: 187 MiB either way)."""
         self.write_part()
         self._unwritten = outcome
+        self._settle()
+
+    def _settle(self) -> None:
+        """Take what the driver holds now out of the cyclic collector's passes. It holds
+        its data until the session ends or the event does, and frees it by reference
+        counting as it drops it (it makes no cycles: a 20,000-bot event's passes find
+        about 2,000 objects to collect in all, nearly all at start-up), so walking it
+        again and again finds nothing; at 100,000 entrants those walks cost the driver
+        over 5 s of CPU, many of them between sessions. Freezing is a constant-time move."""
+        if self.freeze:
+            gc.freeze()
 
     def write_part(self) -> None:
         """Write the part of the session kept by :meth:`session_finished`, if one is."""
@@ -280,6 +295,8 @@ def run_event(
         observer.writer.flush()
     finally:
         observer.writer.close()
+        if observer.freeze:
+            gc.unfreeze()
     seconds = clock() - started
     document = plain(
         results_document(

@@ -43,10 +43,15 @@ class _Between(SerialExecutor):
             if on_result is not None:
                 on_result(index, result)
             if index == 0:
+                # The driver freezes what it holds at each session's end: looked at too.
+                frozen = gc.get_freeze_count()
+                gc.unfreeze()
                 gc.collect()
                 self.blocks.append(sys.getallocatedblocks())
                 alive = (type(item).__name__ for item in gc.get_objects())
                 self.records.append(Counter(name for name in alive if name in OUTCOME_RECORDS))
+                if frozen:
+                    gc.freeze()
 
         return super().run(units, told)
 
@@ -83,3 +88,35 @@ def test_the_driver_holds_no_earlier_session_and_no_more_memory_for_a_bigger_fie
     # What any event holds (a brief a session, caches) is in both figures; the rest is
     # what 3N more entrants cost: less than a block each.
     assert growth[4 * entrants] - growth[entrants] < 3 * entrants, growth
+
+
+def test_a_run_leaves_the_collector_as_it_found_it(tmp_path: Path) -> None:
+    """The driver freezes what it holds between sessions only when nothing else froze the
+    collector's objects, and thaws them when the run ends; someone else's it leaves."""
+    config = parse_config(
+        {
+            "event": {"name": "thawed", "format": "regular", "seed": 11},
+            "field": {"count": 40, "from": ["random", "calling-station"]},
+        }
+    )
+    frozen_during: list[int] = []
+
+    class Looking(SerialExecutor):
+        def run(self, units, on_result=None):  # type: ignore[no-untyped-def]
+            frozen_during.append(gc.get_freeze_count())
+            return super().run(units, on_result)
+
+    assert gc.get_freeze_count() == 0
+    run_event(config, tmp_path / "thawed", executor=Looking(), histories=False)
+    assert frozen_during[0] == 0 and all(count > 0 for count in frozen_during[1:])
+    assert gc.get_freeze_count() == 0
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        frozen_during.clear()
+        run_event(config, tmp_path / "kept", executor=Looking(), histories=False)
+        # Nothing more frozen meanwhile (some of the frozen may have been freed), and
+        # nothing thawed at the end.
+        assert max(frozen_during) <= frozen and 0 < gc.get_freeze_count() <= frozen
+    finally:
+        gc.unfreeze()
