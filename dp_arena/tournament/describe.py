@@ -80,6 +80,9 @@ def _session_lines(session: SessionPlan) -> list[str]:
     if flags:
         head += f" ({', '.join(flags)})"
     lines = [head]
+    # Sections alike one after the other share a line ("sections 1-3335: ..."): a big
+    # session is a few lines, not thousands.
+    runs: list[tuple[int, int, str]] = []
     for section in session.sections:
         advance = (
             "all advance"
@@ -88,11 +91,18 @@ def _session_lines(session: SessionPlan) -> list[str]:
             if section.advancing is None
             else f"{section.advancing} of {section.tables} advance per seat position"
         )
-        lines.append(
-            f"    section {section.section}: {section.players} players, {section.tables} tables x"
-            f" {section.seats}, {section.absent} absent, {section.deals} deals"
+        text = (
+            f"{section.players} players, {section.tables} tables x {section.seats},"
+            f" {section.absent} absent, {section.deals} deals"
             f" (stack {session.cap * section.deals}), {advance}"
         )
+        if runs and runs[-1][2] == text and runs[-1][1] == section.section - 1:
+            runs[-1] = (runs[-1][0], section.section, text)
+        else:
+            runs.append((section.section, section.section, text))
+    for first, last, text in runs:
+        label = f"section {first}" if first == last else f"sections {first}-{last}"
+        lines.append(f"    {label}: {text}")
     return lines
 
 

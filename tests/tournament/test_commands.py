@@ -77,3 +77,29 @@ def test_run_reports_a_bad_config(tmp_path: Path, capsys: pytest.CaptureFixture[
         "entrants: a regular tournament needs at least 4 entrants, not 2" in capsys.readouterr().err
     )
     assert not (tmp_path / "out").exists()  # nothing ran half-way
+
+
+def test_plan_text_puts_sections_alike_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """A big session's sections, alike one after the other, share a line; every section is
+    named exactly once, by the line that describes it."""
+    import re
+
+    assert main(["plan", "regular", "--players", "3000", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert main(["plan", "regular", "--players", "3000"]) == 0
+    text = capsys.readouterr().out
+    blocks = re.split(r"^session \d+: ", text, flags=re.MULTILINE)[1:]
+    sections_sessions = [session for session in plan["sessions"] if session["sections"]]
+    assert len(sections_sessions) >= 5
+    for session, block in zip(sections_sessions, blocks, strict=False):
+        named: list[int] = []
+        for first, last, players, tables in re.findall(
+            r"^    sections? (\d+)(?:-(\d+))?: (\d+) players, (\d+) tables", block, re.MULTILINE
+        ):
+            numbers = range(int(first), int(last or first) + 1)
+            named += numbers
+            for number in numbers:
+                section = session["sections"][number - 1]
+                assert (section["players"], section["tables"]) == (int(players), int(tables))
+        assert named == list(range(1, len(session["sections"]) + 1))
+    assert len(text.splitlines()) < 80  # 100 sections in the first session alone
