@@ -165,21 +165,27 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         front = server.get("/")
         assert "<script>alert(" not in front.text and "&lt;script&gt;alert(" in front.text
 
-        # kill -9 while a match is being played.
-        playing = server.wait_for(
-            "/api/matches?limit=1",
-            lambda found: found["matches"] and found["matches"][0]["status"] == "playing",
-            step=0.02,
-        )["matches"][0]
-        server.kill()
-        server.start()
-        # Everything is still there, the match cut short is played again with its key.
-        replayed = server.wait_for(
-            f"/api/matches/{playing['id']}", lambda match: match["status"] == "finished"
-        )
-        assert replayed["commitment"] == playing["commitment"]
-        assert replayed["attempts"] == 2
-        assert verify_match(replayed) == []
+        # kill -9 while a match is being played. A match is short: one seen playing may
+        # finish before the kill lands (it is then played once); the next one is tried.
+        for _ in range(5):
+            playing = server.wait_for(
+                "/api/matches?limit=1",
+                lambda found: found["matches"] and found["matches"][0]["status"] == "playing",
+                step=0.02,
+            )["matches"][0]
+            server.kill()
+            server.start()
+            # Everything is still there, the match cut short is played again with its key.
+            replayed = server.wait_for(
+                f"/api/matches/{playing['id']}", lambda match: match["status"] == "finished"
+            )
+            assert replayed["commitment"] == playing["commitment"]
+            assert verify_match(replayed) == []
+            if replayed["attempts"] == 2:
+                break
+            assert replayed["attempts"] == 1  # it finished before the kill
+        else:
+            pytest.fail("no match was cut short by five kills: each finished before it")
         again = server.get(f"/api/matches/{match_id}").json()
         assert again == detail
         board_again = server.get("/api/leaderboard").json()
