@@ -75,7 +75,7 @@ def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int
             file=sys.stderr,
         )
         return 130
-    print(outcome.event.screen_summary or outcome.event.summary, end="")
+    print(outcome.event.screen_summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
     return 0
 

@@ -113,9 +113,9 @@ class _RunDirObserver:
 
     def session_finished(self, outcome: SessionOutcome | RoundRobinOutcome) -> None:
         """Keep the session's outcome for its part, written once the next session's first
-        table is in (:meth:`write_part`): by then every table of that session has been
-        handed to the executor, so on Ray the workers play while the part is written
-        instead of waiting for it. The driver's peak memory stays as it was: the outcome is
+        table is in (:meth:`write_part`): by then the executor has the next session's
+        tables, so on Ray the workers play while the part is written instead of waiting
+        for it. The driver's peak memory stays as it was: the outcome is
         held beside the next session's table units, no more than it was held beside its
         own session's at that session's end (a 20,000-bot event: 187 MiB either way)."""
         self.write_part()
@@ -243,7 +243,7 @@ class EventRun:
     seconds: float
     deals_played: int
     # The summary as the terminal shows it: a big field's first places only.
-    screen_summary: str = ""
+    screen_summary: str
 
     def sessions(self) -> Iterator[dict[str, Any]]:
         """Each session's whole outcome as JSON (:func:`plain_session`'s), read back from
@@ -321,7 +321,7 @@ def run_event(
     )
     summary = describe()
     write_atomic(run_dir / "summary.txt", summary)
-    screen = summary if len(result.standings) <= SCREEN_PLACES else describe(places=SCREEN_PLACES)
+    screen = describe(places=SCREEN_PLACES)  # the same text for a field that fits
     write_atomic(
         run_dir / "timing.json",
         _dump(
