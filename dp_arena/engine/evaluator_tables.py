@@ -82,8 +82,13 @@ def read_tables(path: Path | None = None) -> Tables | None:
     except (OSError, zlib.error, struct.error):
         return None
     deltas, values, flush_values, flush_suit = parts
-    nonflush_values = dict(zip(itertools.accumulate(deltas), values, strict=True))
-    return list(flush_values), nonflush_values, list(flush_suit)
+    # One int object per rank number (7,462 of them), shared by the 73,775 entries that
+    # have it: 2 MB less in every process that evaluates, and in each seat's template.
+    numbers = list(range(max(*values, *flush_values, 0) + 1))
+    nonflush_values = dict(
+        zip(itertools.accumulate(deltas), map(numbers.__getitem__, values), strict=True)
+    )
+    return list(map(numbers.__getitem__, flush_values)), nonflush_values, list(flush_suit)
 
 
 def regenerate(path: Path | None = None) -> None:

@@ -187,6 +187,9 @@ def _warm_up(config: _Config) -> None:
     # copying it (milliseconds and megabytes a seat): what the template holds is kept.
     gc.collect()
     gc.freeze()
+    # And the heap's free pages go back to the kernel: each fork would copy their entries.
+    with contextlib.suppress(AttributeError):  # glibc's; other C libraries may lack it
+        _libc.malloc_trim(0)
 
 
 def _serve(control: socket.socket, config: _Config) -> None:

@@ -183,9 +183,16 @@ def open_player_seat(
         name=player,
         trusted=trusted,
         limits=_limits(limits) if limits else None,
-        log_dir=None if log_dir is None else Path(log_dir) / player,
-        bot_dir=None if bot_dir is None else Path(bot_dir),
+        log_dir=None if log_dir is None else _folder(log_dir) / player,
+        bot_dir=None if bot_dir is None else _folder(bot_dir),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _folder(path: str) -> Path:
+    """``Path(path)``, made once per folder: an event opens tens of thousands of seats
+    under one log folder, and a path is slow to make."""
+    return Path(path)
 
 
 @functools.lru_cache(maxsize=64)

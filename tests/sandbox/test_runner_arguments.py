@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from dp_arena.sandbox import _runner_args
 from dp_arena.sandbox.runner import _Arguments
+from dp_arena.sandbox.seats import _runner_args
 
 
 @pytest.mark.parametrize("paths", [(), ("/bots/a",), ("/bots/a", "/bots/b c")])

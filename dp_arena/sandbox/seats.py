@@ -1,0 +1,270 @@
+"""Seating an agent spec: :func:`open_seat` and its kin, the dealer's side of the
+sandbox (what :mod:`dp_arena.sandbox` makes public; see its docstring)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
+from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
+from dp_arena.engine.actions import Action
+from dp_arena.errors import AgentError, DPArenaError
+from dp_arena.results import FaultKind
+from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
+from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.mounts import own_files, program_runtime, python_runtime
+from dp_arena.sandbox.process import ProcessSeat
+
+__all__ = [
+    "BotLaunch",
+    "FailedSeat",
+    "close_seats",
+    "launch_for",
+    "load_fault",
+    "open_seat",
+    "prepare",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class BotLaunch:
+    """How to start an untrusted bot: its argv (before sandboxing), its working
+    directory, its own files (visible read-only: the folder, or for a lone
+    ``file.py:Class`` bot the file alone) and the runtime it needs to see."""
+
+    argv: tuple[str, ...]
+    bot_dir: Path
+    runtime: tuple[Path, ...]
+    own: Path
+    runner_args: tuple[str, ...] | None = None  # a Python bot's: what its runner is given
+
+
+class FailedSeat(Seat):
+    """A seat whose bot could not be loaded: its first call reports why, then it is
+    inactive and the table plays it as an absent player."""
+
+    def __init__(self, name: str, fault: SeatFault) -> None:
+        self.name = name
+        self.fault = fault
+        self._reported = False
+
+    @property
+    def active(self) -> bool:
+        return not self._reported
+
+    def _report(self) -> SeatFault:
+        if self._reported:
+            return SeatFault(self.fault.kind, f"not loaded ({self.fault.detail[:100]})")
+        self._reported = True
+        return self.fault
+
+    def wait_loaded(self) -> SeatFault | None:
+        return self.fault
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._report()
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._report()
+
+    def decide(self, observation: Observation) -> Action | SeatFault:
+        return self._report()
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._report()
+
+    def close(self) -> None:
+        return None
+
+
+def _runner_args(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
+    args = [target]
+    for path in paths:
+        args += ["--path", path]
+    return tuple(args)
+
+
+def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
+    return (sys.executable, "-I", "-m", "dp_arena.sandbox.runner", *args)
+
+
+def _module_location(module: str) -> tuple[Path, Path]:
+    """(sys.path entry, top-level package folder or file) of a module, found by looking
+    at the file system only: importing it here would run untrusted code in the dealer."""
+    top = module.split(".")[0]
+    for entry in sys.path:
+        base = Path(entry or os.getcwd())
+        for candidate in (base / top, base / f"{top}.py"):
+            if candidate.exists():
+                return base.resolve(), candidate.resolve()
+    raise AgentError(f"agent {module!r}: no module {top!r} on the Python path")
+
+
+def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:
+    """How to run ``spec`` sandboxed (``bot_dir``: the folder a command runs in, by
+    default the folder of the first file its command line names). Raises
+    :class:`ForbiddenProgram` for a command whose program the sandbox may not show
+    (see :mod:`dp_arena.sandbox.mounts`)."""
+    if isinstance(spec, str):
+        spec = parse_spec(spec)
+    if spec.kind in (SpecKind.FILE, SpecKind.BUILTIN):
+        path = Path(str(spec.target)).expanduser().resolve()
+        if not path.is_file():
+            raise AgentError(f"agent {spec.text!r}: no such file {path}")
+        args = _runner_args(f"{path}:{spec.class_name}")
+        return BotLaunch(_runner_argv(args), path.parent, python_runtime(), own_files(path), args)
+    if spec.kind is SpecKind.MODULE:
+        entry, location = _module_location(str(spec.target))
+        visible = location if location.is_dir() else location.parent
+        args = _runner_args(f"{spec.target}:{spec.class_name}", (str(entry),))
+        return BotLaunch(_runner_argv(args), visible, python_runtime(), visible, args)
+    argv = list(spec.target)
+    base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
+    # Paths on the command line are made absolute: inside the sandbox the working
+    # directory is the bot's folder, not the dealer's.
+    files: list[Path] = []
+    for index, argument in enumerate(argv):
+        candidate = base / argument
+        if not argument.startswith("-") and ("/" in argument or index > 0) and candidate.exists():
+            argv[index] = str(candidate.absolute())
+            if candidate.is_file():
+                files.append(candidate.resolve())
+    # The bot's folder: that of its script (``node bot.js``), else of the program itself.
+    script = next(
+        (path for path in files if str(path) != argv[0] and path != Path(argv[0]).resolve()), None
+    )
+    first_file = script or (files[0] if files else None)
+    folder = (
+        bot_dir.resolve() if bot_dir is not None else (first_file.parent if first_file else None)
+    )
+    if folder is None:
+        folder = Path(tempfile.gettempdir()) / "dp-arena-empty"
+        folder.mkdir(mode=0o755, exist_ok=True)
+    return BotLaunch(tuple(argv), folder, program_runtime(argv[0], folder), folder)
+
+
+def open_seat(
+    spec: str,
+    *,
+    name: str,
+    trusted: bool = False,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+    bot_dir: Path | None = None,
+) -> Seat:
+    """A seat for the agent ``spec`` (see the module docstring); never raises for a
+    broken bot. ``log_dir`` keeps the bot's stderr; ``bot_dir`` is the folder a command
+    bot runs in (default: the folder of the script its command line names)."""
+    try:
+        parsed, spec, stored_dir = _parsed(spec)
+        bot_dir = stored_dir or bot_dir
+        if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+            return InProcessSeat(load_agent(parsed), name)
+        limits = limits or Limits()
+        launch = launch_for(parsed, bot_dir=bot_dir)
+        _warn_once(detect())
+        command = sandbox_command(
+            launch.argv,
+            bot_dir=launch.bot_dir,
+            runtime=launch.runtime,
+            limits=limits,
+            own=launch.own,
+            runner_args=launch.runner_args,
+        )
+        return ProcessSeat(command, name=name, limits=limits, log_dir=log_dir)
+    except (DPArenaError, OSError, ValueError) as error:
+        return FailedSeat(name, SeatFault(FaultKind.LOAD_ERROR, f"{spec}: {error}"[:1000]))
+
+
+def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -> None:
+    """Get ready to seat each of ``bots`` (``(spec, trusted)`` pairs) many times in this
+    process: start the warm templates of the sandboxed Python bots among them now, side
+    by side, and keep spare seats of them made ahead from now on (see
+    :mod:`dp_arena.sandbox.template`). Nothing changes for the others; a bot that cannot
+    be prepared is left for its seat to report."""
+    from dp_arena.sandbox import template
+    from dp_arena.sandbox.isolation import template_plan
+    from dp_arena.sandbox.spawn import SPARES
+
+    limits = limits or Limits()
+    plans = []
+    for spec, trusted in dict.fromkeys(bots):
+        try:
+            parsed, _, bot_dir = _parsed(spec)
+            if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+                continue
+            launch = launch_for(parsed, bot_dir=bot_dir)
+        except (DPArenaError, OSError, ValueError):
+            continue
+        plan = template_plan(
+            launch.runner_args,
+            bot_dir=launch.bot_dir,
+            runtime=launch.runtime,
+            limits=limits,
+            own=launch.own,
+        )
+        if plan is not None:
+            plans.append(plan)
+            SPARES.allow(plan, limits)
+    template.prepare(plans, limits.load_timeout)
+
+
+def _parsed(spec: str) -> tuple[AgentSpec, str, Path | None]:
+    """The spec parsed, a registry bot's resolved to its stored spec and folder."""
+    parsed = parse_spec(spec)
+    if parsed.kind is not SpecKind.REGISTRY:
+        return parsed, spec, None
+    from dp_arena.registry import Registry
+
+    registry, reference = Registry.for_spec(parsed.text)
+    stored = registry.resolve(reference)
+    # The stored spec is what the bot's manifest says to run: a class, or a command line.
+    parsed = parse_spec(stored.spec if stored.is_python else f"cmd:{stored.spec}")
+    return parsed, stored.spec, stored.folder
+
+
+def close_seats(seats: list[Seat]) -> None:
+    """Close every seat of a table: sandboxed bots are told goodbye all at once, and
+    the reaper's thread sees them exit and ends them (within the same grace as
+    :meth:`ProcessSeat.close`) while the caller goes on."""
+    for seat in seats:
+        if isinstance(seat, ProcessSeat):
+            seat.say_goodbye()
+    for seat in seats:
+        if isinstance(seat, ProcessSeat):
+            seat.close_later()
+        else:
+            seat.close()
+
+
+def load_fault(
+    spec: str,
+    *,
+    name: str,
+    trusted: bool = False,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+) -> SeatFault | None:
+    """Load ``spec`` exactly as :func:`open_seat` seats it, wait until it has loaded (its
+    hello, within the load timeout) and close it: the load fault, or ``None``."""
+    seat = open_seat(spec, name=name, trusted=trusted, limits=limits, log_dir=log_dir)
+    try:
+        return seat.wait_loaded()  # in-process: None, the class was made
+    finally:
+        seat.close()
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(active: Isolation) -> None:
+    """Say once per process, on stderr, when bots run without the isolation promised."""
+    if active.warning and active.warning not in _warned:
+        _warned.add(active.warning)
+        print(f"dp-arena sandbox ({active.mode}): WARNING: {active.warning}", file=sys.stderr)

@@ -1,0 +1,75 @@
+"""The sandbox package loads its public names when they are first used, so that a seat's
+host (a template's zygote and the runner, which live in the package and run in every
+seat) loads none of the dealer's machinery: no threads, processes or file-system code
+to import, and no memory of theirs for each seat's fork to copy."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+
+import dp_arena.sandbox
+from dp_arena.engine import evaluator
+
+# What only the dealer needs: a seat's host that loads any of them has pulled in the
+# dealer's side of the package (directly or through dp_arena.sandbox's own names).
+DEALER_ONLY = (
+    "threading",
+    "subprocess",
+    "tempfile",
+    "shutil",
+    "dp_arena.sandbox.seats",
+    "dp_arena.sandbox.process",
+    "dp_arena.sandbox.spawn",
+    "dp_arena.sandbox.template",
+    "dp_arena.sandbox.isolation",
+    "dp_arena.sandbox.budget",
+)
+
+_WARM_TEMPLATE = """
+import argparse, json, sys
+from dp_arena.sandbox import zygote
+config = zygote._Config(argparse.Namespace(filter="", masks="", under_tmp=[], runner=[]))
+zygote._warm_up(config)
+exec(config.runner.code, {"__name__": "not_main"})  # the runner's module, as a seat runs it
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_warm_template_and_its_runner_load_none_of_the_dealers_modules() -> None:
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _WARM_TEMPLATE], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "dp_arena.sandbox.runner" in loaded and "dp_arena.engine.evaluator" in loaded
+    assert sorted(loaded.intersection(DEALER_ONLY)) == []
+
+
+def test_every_public_name_is_there_when_asked_for() -> None:
+    for name in dp_arena.sandbox.__all__:
+        assert getattr(dp_arena.sandbox, name) is not None
+        assert name in dir(dp_arena.sandbox)
+    assert dp_arena.sandbox.open_seat is importlib.import_module("dp_arena.sandbox.seats").open_seat
+    try:
+        dp_arena.sandbox.no_such_name  # noqa: B018
+    except AttributeError as error:
+        assert "no_such_name" in str(error)
+    else:
+        raise AssertionError("an unknown name must raise AttributeError")
+
+
+def test_isolation_stays_the_function_after_its_submodule_is_imported() -> None:
+    submodule = importlib.import_module("dp_arena.sandbox.isolation")
+    from dp_arena.sandbox import isolation
+
+    assert callable(isolation) and isolation is dp_arena.sandbox.isolation
+    assert isolation() == submodule.detect()
+
+
+def test_the_evaluators_rank_numbers_are_shared_by_the_entries_that_have_them() -> None:
+    table = evaluator.NONFLUSH_VALUES
+    assert len(table) > 70_000
+    # At most one object per rank number (1-7,462), not one per entry.
+    assert len({id(value) for value in table.values()}) <= 7462
