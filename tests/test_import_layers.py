@@ -33,19 +33,21 @@ ALLOWED: dict[str, frozenset[str]] = {
     "files": frozenset(),
     # Fast construction of frozen records (dp_arena.frozen): a leaf the engine uses too.
     "frozen": frozenset(),
+    # Package names loaded when first used (dp_arena.lazy): a leaf for packages.
+    "lazy": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
     "agents": frozenset({"engine", "errors", "frozen", "results", "text"}),
     "registry": frozenset({"errors", "results", "text"}),
-    "sandbox": frozenset({"agents", "engine", "registry", "errors", "results", "text"}),
+    "sandbox": frozenset({"agents", "engine", "registry", "errors", "lazy", "results", "text"}),
     "ratings": frozenset({"engine", "errors", "results"}),
     "envs": frozenset({"agents", "engine", "errors", "results"}),
     "match": frozenset(
         {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
     "learn": frozenset(
-        {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "results"}
+        {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "lazy", "results"}
     ),
     "tournament": frozenset(
         {"files", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}

@@ -276,6 +276,26 @@ def precompile(path: Path) -> None:
     _PRECOMPILED[(str(path), hashlib.sha256(source).digest())] = code
 
 
+def project_imports(path: Path) -> list[str]:
+    """The dp-arena modules the Python file at ``path`` imports, read from its syntax (none
+    of its code runs), in the order it names them: for ``from dp_arena.x import y`` both
+    ``dp_arena.x`` and ``dp_arena.x.y``, which may be a submodule. A file that cannot be
+    read or parsed names none."""
+    try:
+        tree = ast.parse(path.expanduser().read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    project = (name for name in names if name == "dp_arena" or name.startswith("dp_arena."))
+    return list(dict.fromkeys(project))
+
+
 class _BotFileLoader(importlib.machinery.SourceFileLoader):
     """A bot file's loader: its precompiled code when the source is the one compiled."""
 

@@ -3,14 +3,23 @@ REINFORCE on the duplicate environment, and a heads-up duplicate evaluation.
 
 ``dp-arena train`` runs :func:`dp_arena.learn.train.train` and writes the weights the
 built-in ``learned`` bot (``agents/learned.py``) plays.
+
+Names load when first used: a bot that plays a policy (``from dp_arena.learn import
+PolicyBot``) imports neither the training loop nor the evaluation, and so neither the
+environments nor the match runner they stand on.
 """
 
 from __future__ import annotations
 
-from dp_arena.learn.bot import PolicyBot
-from dp_arena.learn.evaluate import DuplicateScore, duplicate_score
-from dp_arena.learn.policy import LinearPolicy
-from dp_arena.learn.train import EpisodeReport, TrainConfig, train
+from typing import TYPE_CHECKING
+
+from dp_arena.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from dp_arena.learn.bot import PolicyBot
+    from dp_arena.learn.evaluate import DuplicateScore, duplicate_score
+    from dp_arena.learn.policy import LinearPolicy
+    from dp_arena.learn.train import EpisodeReport, TrainConfig, train
 
 __all__ = [
     "DuplicateScore",
@@ -21,3 +30,16 @@ __all__ = [
     "duplicate_score",
     "train",
 ]
+
+lazy_names(
+    __name__,
+    {
+        "DuplicateScore": "evaluate",
+        "EpisodeReport": "train",
+        "LinearPolicy": "policy",
+        "PolicyBot": "bot",
+        "TrainConfig": "train",
+        "duplicate_score": "evaluate",
+        "train": "train",
+    },
+)

@@ -9,8 +9,11 @@ bot in a match computes exactly what the learner saw in training).
 Equity is the chance of winning at showdown against as many random hands as there are
 opponents still in the deal (ties count half), estimated by Monte-Carlo rollouts of the
 unseen cards. The rollouts are seeded from the cards themselves, so the same situation
-always gets the same estimate, in any process; pre-flop estimates are cached per
-hand class (169 of them) and number of opponents.
+always gets the same estimate, in any process. Pre-flop estimates depend only on the hand
+class (169 of them) and the number of opponents (1 to 4), so they are made once, ahead,
+by ``scripts/preflop_table.py``: :mod:`dp_arena.learn.preflop_table` holds each as this
+module would estimate it, and no process pays for them (a sandboxed seat, which starts
+with nothing remembered, would otherwise spend about 10 ms on each class it is dealt).
 
 >>> from dp_arena.engine import parse_cards
 >>> 0.80 < equity(parse_cards("AsAh"), (), opponents=1, samples=2000) < 0.90  # exactly 0.852
@@ -30,6 +33,7 @@ from dp_arena.agents.observation import Observation
 from dp_arena.engine.actions import ActionKind, Street
 from dp_arena.engine.cards import Card
 from dp_arena.engine.evaluator import evaluate
+from dp_arena.learn.preflop_table import PREFLOP_HALF_POINTS
 
 __all__ = [
     "BASE_FEATURES",
@@ -37,7 +41,11 @@ __all__ = [
     "POSTFLOP_SAMPLES",
     "PREFLOP_SAMPLES",
     "equity",
+    "estimate_preflop_equity",
     "features",
+    "preflop_class",
+    "preflop_classes",
+    "preflop_equity",
 ]
 
 # Hinge points of the equity: max(0, equity - k) lets a linear model bend where the
@@ -75,7 +83,6 @@ FEATURE_NAMES = (
 PREFLOP_SAMPLES = 1000
 POSTFLOP_SAMPLES = 100
 _MAX_OPPONENTS = 4  # beyond four random hands the estimate barely moves and costs more
-_PREFLOP_CACHE: dict[tuple[int, int, bool, int], float] = {}
 
 
 def equity(hole: Sequence[Card], board: Sequence[Card], *, opponents: int, samples: int) -> float:
@@ -109,19 +116,36 @@ def equity(hole: Sequence[Card], board: Sequence[Card], *, opponents: int, sampl
     return score / samples
 
 
-def preflop_equity(hole: Sequence[Card], opponents: int) -> float:
-    """Equity of a starting hand, computed once per hand class and number of opponents."""
+def preflop_class(hole: Sequence[Card]) -> tuple[int, int, bool]:
+    """A starting hand's class: its higher and lower card ranks, and whether it is suited."""
     high, low = sorted((hole[0] >> 2, hole[1] >> 2), reverse=True)
-    suited = (hole[0] & 3) == (hole[1] & 3)
-    key = (high, low, suited, min(max(opponents, 1), _MAX_OPPONENTS))
-    cached = _PREFLOP_CACHE.get(key)
-    if cached is None:
-        # The class's representative: clubs (and diamonds for the second card if offsuit).
-        representative = (high * 4, low * 4 + (0 if suited else 1))
-        cached = _PREFLOP_CACHE[key] = equity(
-            representative, (), opponents=key[3], samples=PREFLOP_SAMPLES
-        )
-    return cached
+    return high, low, (hole[0] & 3) == (hole[1] & 3)
+
+
+def preflop_classes() -> list[tuple[int, int, bool]]:
+    """Every starting-hand class (169): pairs, then suited and offsuit hands."""
+    return [
+        (high, low, suited)
+        for high in range(13)
+        for low in range(high + 1)
+        for suited in ((False,) if high == low else (False, True))
+    ]
+
+
+def estimate_preflop_equity(hand_class: tuple[int, int, bool], opponents: int) -> float:
+    """The pre-flop estimate of a class against ``opponents`` (1-4) random hands, made
+    from its representative (clubs, and diamonds for the second card if offsuit)."""
+    high, low, suited = hand_class
+    representative = (high * 4, low * 4 + (0 if suited else 1))
+    return equity(representative, (), opponents=opponents, samples=PREFLOP_SAMPLES)
+
+
+def preflop_equity(hole: Sequence[Card], opponents: int) -> float:
+    """Equity of a starting hand against ``opponents`` random hands: the table's
+    :func:`estimate_preflop_equity` (see the module)."""
+    won = PREFLOP_HALF_POINTS[preflop_class(hole)][min(max(opponents, 1), _MAX_OPPONENTS) - 1]
+    # The estimate is a whole number of half points over the samples: exactly this float.
+    return won / (2 * PREFLOP_SAMPLES)
 
 
 def features(observation: Observation) -> np.ndarray:

@@ -18,10 +18,9 @@ call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then ina
 
 from __future__ import annotations
 
-import importlib
-import sys
-import types
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dp_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     from dp_arena.sandbox.isolation import Isolation
@@ -53,23 +52,6 @@ __all__ = [
     "prepare",
 ]
 
-# Where each public name lives. Nothing is imported until a name is used: the warm
-# templates and the runner live in this package and run in every seat, which needs none
-# of the dealer's processes, threads and file-system code (and would copy its memory).
-_HOMES = {
-    "BotLaunch": "seats",
-    "FailedSeat": "seats",
-    "ForbiddenProgram": "mounts",
-    "Isolation": "isolation",
-    "Limits": "limits",
-    "ProcessSeat": "process",
-    "close_seats": "seats",
-    "launch_for": "seats",
-    "load_fault": "seats",
-    "open_seat": "seats",
-    "prepare": "seats",
-}
-
 
 def isolation() -> Isolation:
     """The isolation active on this machine (probed once per process)."""
@@ -78,27 +60,23 @@ def isolation() -> Isolation:
     return detect()
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
-
-
-class _Package(types.ModuleType):
-    """This package, whose name ``isolation`` stays the function above: importing the
-    submodule of the same name would otherwise bind the name to the module."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "isolation" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+# Where each public name lives. Nothing is imported until a name is used: the warm
+# templates and the runner live in this package and run in every seat, which needs none
+# of the dealer's processes, threads and file-system code (and would copy its memory).
+lazy_names(
+    __name__,
+    {
+        "BotLaunch": "seats",
+        "FailedSeat": "seats",
+        "ForbiddenProgram": "mounts",
+        "Isolation": "isolation",
+        "Limits": "limits",
+        "ProcessSeat": "process",
+        "close_seats": "seats",
+        "launch_for": "seats",
+        "load_fault": "seats",
+        "open_seat": "seats",
+        "prepare": "seats",
+    },
+    keep=("isolation",),  # the function above, not the submodule of that name
+)

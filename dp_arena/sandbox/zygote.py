@@ -10,7 +10,8 @@ needs (``CAP_SYS_ADMIN`` for namespaces and mounts, ``CAP_NET_ADMIN`` for the lo
         -- SPEC [--path DIR]
 
 It imports what every Python bot's host imports (the agent API, the engine and its
-evaluator's tables, the runner) and **runs no bot code**. Then it reads requests on fd 0,
+evaluator's tables, the runner) and the dp-arena modules the bot's file names, and
+**runs no bot code**. Then it reads requests on fd 0,
 a Unix seqpacket socket whose other end only the dealer holds: each is the seat's uid
 and limits, with four file descriptors (the seat's stdin, stdout and stderr pipes and a
 status socket). Each request becomes two fresh processes::
@@ -25,13 +26,14 @@ status socket). Each request becomes two fresh processes::
                            module; then the runner loads the bot
 
 What a fork shares, and why none of it is a channel between seats: memory is copied on
-write (the template holds only dp-arena's own modules: no deck, no key, no other bot's
-state, since no bot code ever ran in it); file descriptors are closed down to the three
-pipes before the bot's code runs; the uid, limits, capabilities and filter are set in
-the bot process itself; the cgroups are the seat's own (the init joins them before it
-does anything else); every namespace that could carry state (mounts and ``/tmp``, PIDs and
-``/proc``, network and abstract sockets, System V IPC, ``/dev/pts``) is new for each
-seat; the random module is reseeded from the kernel. ``docs/sandbox.md`` says more.
+write (the template holds only dp-arena's own modules and the libraries they import: no
+deck, no key, no other bot's state, since no bot code ever ran in it); file descriptors
+are closed down to the three pipes before the bot's code runs; the uid, limits,
+capabilities and filter are set in the bot process itself; the cgroups are the seat's
+own (the init joins them before it does anything else); every namespace that could
+carry state (mounts and ``/tmp``, PIDs and ``/proc``, network and abstract sockets,
+System V IPC, ``/dev/pts``) is new for each seat; the random module (and NumPy's global
+generator, when loaded) is reseeded from the kernel. ``docs/sandbox.md`` says more.
 """
 
 from __future__ import annotations
@@ -174,7 +176,7 @@ def _warm_up(config: _Config) -> None:
     import dp_arena.engine.cards
     import dp_arena.sandbox.protocol
     import dp_arena.sandbox.runner  # noqa: F401
-    from dp_arena.agents.spec import SpecKind, parse_spec, precompile
+    from dp_arena.agents.spec import SpecKind, parse_spec, precompile, project_imports
     from dp_arena.engine import evaluate
 
     evaluate(list(range(7)))
@@ -182,7 +184,9 @@ def _warm_up(config: _Config) -> None:
         bot = parse_spec(config.runner_args[0])
         if bot.kind is SpecKind.FILE:
             precompile(Path(str(bot.target)))
+            _import_project_modules(project_imports(Path(str(bot.target))))
     config.runner = _Runner()
+    _check_single_threaded()
     # Every seat's collector would otherwise walk all of this, touching each page and so
     # copying it (milliseconds and megabytes a seat): what the template holds is kept.
     gc.collect()
@@ -190,6 +194,31 @@ def _warm_up(config: _Config) -> None:
     # And the heap's free pages go back to the kernel: each fork would copy their entries.
     with contextlib.suppress(AttributeError):  # glibc's; other C libraries may lack it
         _libc.malloc_trim(0)
+
+
+def _import_project_modules(names: list[str]) -> None:
+    """Import the dp-arena modules a bot's file names (and what they import: the learned
+    bot's policy brings NumPy), so that its seats do not each import them again. Only
+    dp-arena's own modules: the package is the template's, so none of these is ever
+    found in the bot's folders."""
+    import importlib
+    import importlib.util
+
+    for name in names:
+        try:
+            if importlib.util.find_spec(name) is not None:  # not a name within a module
+                importlib.import_module(name)
+        except Exception:  # each seat meets the error itself as the bot imports the module
+            continue
+
+
+def _check_single_threaded() -> None:
+    """A fork copies only the thread that forks: a template with any other thread (none
+    of dp-arena's modules starts one) would hand its seats locks that nobody releases."""
+    with contextlib.suppress(OSError):  # no /proc here: nothing to check with
+        threads = len(os.listdir("/proc/self/task"))
+        if threads != 1:
+            raise RuntimeError(f"the template holds {threads} threads after its imports")
 
 
 def _serve(control: socket.socket, config: _Config) -> None:
@@ -448,6 +477,9 @@ def _become_bot(
     else:
         _prctl(38, 1, "PR_SET_NO_NEW_PRIVS")
     random.seed()  # the template's state is every seat's: each gets its own
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:  # imported by the template for the bot's dp-arena modules
+        numpy_random.seed()
     _fresh_stdio()
 
 

@@ -1,6 +1,7 @@
 """Bot files compiled ahead (what a sandbox's warm template does for its seats): loading
 runs the compiled code, without compiling the file again, only while the file still
-holds the source that was compiled."""
+holds the source that was compiled. And the project's modules a file imports, which a
+template imports for its seats, read from the file's syntax without running it."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dp_arena.agents.spec import load_agent, precompile, python_classes
+from dp_arena.agents.spec import load_agent, precompile, project_imports, python_classes
 
 BOT = """
 class Bot:
@@ -86,3 +87,28 @@ def test_a_file_read_for_its_classes_is_read_again_when_it_changes(tmp_path: Pat
     assert python_classes(path) == ({"One"}, ["One"])
     path.write_text("class Two:\n    def act(self, observation):\n        return 'check'\n")
     assert python_classes(path) == ({"Two"}, ["Two"])
+
+
+def test_the_project_modules_a_file_imports_are_read_from_its_syntax(tmp_path: Path) -> None:
+    path = tmp_path / "bot.py"
+    path.write_text(
+        "import os, dp_arena.engine\n"
+        "from dp_arena.learn.bot import PolicyBot\n"
+        "from . import sibling\n"  # relative: the bot's own
+        "from dp_arena.engine import *\n"
+        "import dp_arena_helpers\n"  # not the project's, though it starts alike
+        "def later():\n"
+        "    from dp_arena.learn import policy\n"
+        "raise SystemExit('never run')\n"
+    )
+    assert project_imports(path) == [
+        "dp_arena.engine",
+        "dp_arena.learn.bot",
+        "dp_arena.learn.bot.PolicyBot",
+        "dp_arena.learn",
+        "dp_arena.learn.policy",
+    ]
+    broken = tmp_path / "broken.py"
+    broken.write_text("import dp_arena.engine\ndef (:\n")
+    assert project_imports(broken) == []
+    assert project_imports(tmp_path / "missing.py") == []

@@ -73,3 +73,26 @@ def test_the_evaluators_rank_numbers_are_shared_by_the_entries_that_have_them() 
     assert len(table) > 70_000
     # At most one object per rank number (1-7,462), not one per entry.
     assert len({id(value) for value in table.values()}) <= 7462
+
+
+_THREADED_TEMPLATE = """
+import threading
+from dp_arena.sandbox import zygote
+zygote._check_single_threaded()  # one thread: nothing to say
+stop = threading.Event()
+threading.Thread(target=stop.wait).start()
+try:
+    zygote._check_single_threaded()
+except RuntimeError as error:
+    print(error)
+stop.set()
+"""
+
+
+def test_a_template_with_a_second_thread_refuses_to_fork_seats() -> None:
+    """A fork copies only the forking thread; a template that found another after its
+    imports would not start (and its bot's seats would be exec'd)."""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", _THREADED_TEMPLATE], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "the template holds 2 threads after its imports"

@@ -125,6 +125,22 @@ def test_mirrored_copies_forked_from_one_template_share_nothing_of_it(
 
 
 @pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
+def test_a_template_imports_the_projects_modules_its_bot_names_and_nothing_of_the_bots(
+    forking: str, tmp_path: Path
+) -> None:
+    """A bot's file that imports dp-arena's policy bot finds it (and NumPy) loaded by its
+    template; a file of its own folder under dp-arena's name, which would end any process
+    that ran it, runs nowhere (the template still forks both seats); and NumPy's global
+    generator, which the template's imports made, is reseeded in each seat."""
+    folder = copy_bot("preloader", tmp_path)
+    first, second = _inspect_mirrored(folder, tmp_path / "logs")
+    for facts in (first, second):
+        assert facts["loaded"] == ["dp_arena.learn.bot", "numpy", "numpy.random"]
+        assert facts["planted"] == "not found"
+    assert first["numpy"] != second["numpy"]
+
+
+@pytest.mark.parametrize("sandbox_mode", NAMESPACE_MODES, indirect=True)
 def test_no_channel_between_seats_of_one_template(forking: str, tmp_path: Path) -> None:
     """Abstract sockets, loopback ports, System V IPC, pseudo-terminals, /tmp and the
     template's modules: each copy finds none of the other's."""

@@ -1,0 +1,51 @@
+"""Packages whose public names load from their submodules when first used.
+
+A package calls :func:`lazy_names` at its end with where each name lives::
+
+    lazy_names(__name__, {"PolicyBot": "bot", "train": "train"})
+
+Nothing is imported until a name is asked for; then the name's submodule is imported and
+the name kept in the package. A public name that is also a submodule's name (``train``,
+the function, in ``dp_arena.learn.train``) stays the name: importing the submodule does
+not rebind it to the module, whichever is imported first.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import types
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["lazy_names"]
+
+
+class _LazyPackage(types.ModuleType):
+    _lazy_homes: Mapping[str, str]
+    _lazy_kept: frozenset[str]
+
+    def __getattr__(self, name: str) -> Any:
+        home = self._lazy_homes.get(name)
+        if home is None:
+            raise AttributeError(f"module {self.__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{self.__name__}.{home}"), name)
+        super().__setattr__(name, value)
+        return value
+
+    def __dir__(self) -> list[str]:
+        return sorted({*self.__dict__, *self._lazy_homes})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._lazy_kept and isinstance(value, types.ModuleType):
+            return  # the import system binding a submodule over a public name
+        super().__setattr__(name, value)
+
+
+def lazy_names(package: str, homes: Mapping[str, str], keep: Iterable[str] = ()) -> None:
+    """Make ``package``'s names in ``homes`` (name: submodule) load when first used;
+    ``keep`` names further attributes that a submodule of the same name must not rebind."""
+    module = sys.modules[package]
+    module.__dict__["_lazy_homes"] = dict(homes)
+    module.__dict__["_lazy_kept"] = frozenset(homes).union(keep)
+    module.__class__ = _LazyPackage
