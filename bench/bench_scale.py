@@ -21,7 +21,8 @@ its own. Sizes can be changed with ``BENCH_SCALE_BOTS`` (1000), ``BENCH_SCALE_SA
 many fast built-ins (random, calling station, aggressive, TAG) on the embedded Ray, for
 the 100,000-bot goals (its play in 2 minutes, all its processes under 1 GiB). Every run's
 peak memory is also taken for its whole process tree (the driver, Ray's own processes
-and the workers: the sum of their proportional set sizes, sampled twice a second). The
+and the workers: the sum of their proportional set sizes, sampled twice a second, or
+less often where a look would cost the event more than a twentieth of a core). The
 CPU-bound event is run 3 times each way, taking turns, and the fastest of each counts:
 on a shared machine that is the nearest to a quiet one.
 It takes several minutes on 2 cores, most of it the sandboxed event (a process per seat
@@ -124,7 +125,13 @@ def _proportional_kib(pid: int) -> int:
 
 class _TreeMemory:
     """The peak of a process tree's memory (the sum of its processes' proportional set
-    sizes), sampled by a thread every ``interval`` seconds while the tree runs."""
+    sizes), sampled by a thread while the tree runs: every ``interval`` seconds, or less
+    often when a look costs more than a twentieth of that. (A process's proportional
+    size is a walk of its page tables: with the 130 processes of a sandboxed event's
+    seats and templates a look costs about 95 ms of CPU, and looking twice a second
+    took a tenth of the machine from the event being measured.)"""
+
+    SHARE = 20  # at most one twentieth of a core on looking
 
     def __init__(self, root: int, interval: float = 0.5) -> None:
         self.root, self.interval = root, interval
@@ -134,11 +141,14 @@ class _TreeMemory:
         self._thread.start()
 
     def _sample(self) -> None:
-        while not self._stop.wait(self.interval):
+        wait = self.interval
+        while not self._stop.wait(wait):
+            started = time.thread_time()
             pids = _descendants(self.root)
             total = sum(_proportional_kib(pid) for pid in pids)
             if total > self.peak_kib:
                 self.peak_kib, self.peak_processes = total, len(pids)
+            wait = max(self.interval, self.SHARE * (time.thread_time() - started))
 
     def stop(self) -> None:
         self._stop.set()
