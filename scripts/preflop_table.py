@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dp_arena.files import write_atomic
 from dp_arena.learn.features import (
     PREFLOP_SAMPLES,
     estimate_preflop_equity,
@@ -43,7 +44,8 @@ def main() -> None:
             won.append(half_points)
         lines.append(f"    {hand_class!r}: {tuple(won)!r},\n")
     lines.append("}\n")
-    TABLE.write_text("".join(lines))
+    # Whole or not at all: this very script imports the table it rewrites.
+    write_atomic(TABLE, "".join(lines))
     print(f"wrote {TABLE} ({len(lines) - 2} classes)")
 
 
