@@ -324,7 +324,7 @@ def test_every_page_shows_the_hostile_strings_as_text(arena: Arena) -> None:
     paths = [
         "/",
         "/matches",
-        *sorted({f"/matches/{match['id']}" for match in [*matches, finished]}),
+        *(f"/matches/{match['id']}" for match in matches),
         "/bots/mallory",
         "/bots/calla",
         *(f"/submissions/{number}" for number in arena.ids.values()),
