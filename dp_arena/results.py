@@ -18,6 +18,7 @@ __all__ = [
     "DealRecord",
     "Fault",
     "FaultKind",
+    "ScoredResult",
     "TableSessionResult",
     "session_from_records",
     "to_json",
@@ -113,6 +114,37 @@ class TableSessionResult:
     def session_nets(self) -> tuple[int, ...]:
         return tuple(
             sum(deal.nets[seat] for deal in self.deals) for seat in range(len(self.players))
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredResult:
+    """What an event keeps of a table-session once it has arrived and been recorded:
+    each deal's nets, the faults and the absent seats, which is all a format scores. The
+    cards and the actions (most of a result's memory) stay in the hand history and the
+    run's store, so an event holding a whole session of these holds a small part of
+    what the full results would take."""
+
+    table: int
+    players: tuple[str, ...]
+    deal_nets: tuple[tuple[int, ...], ...]
+    faults: tuple[Fault, ...]
+    absent_seats: tuple[int, ...]
+
+    @classmethod
+    def of(cls, result: TableSessionResult) -> ScoredResult:
+        return cls(
+            result.table,
+            result.players,
+            tuple(deal.nets for deal in result.deals),
+            result.faults,
+            result.absent_seats,
+        )
+
+    @property
+    def session_nets(self) -> tuple[int, ...]:
+        return tuple(
+            sum(nets[seat] for nets in self.deal_nets) for seat in range(len(self.players))
         )
 
 

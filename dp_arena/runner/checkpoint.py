@@ -13,7 +13,7 @@ event driver again over the same store.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, overload
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
@@ -47,18 +47,12 @@ class JsonExecutor(Executor, Protocol):
         """Results of ``units`` as JSON data, in the order of ``units``;
         ``on_result(index, data, history, stored)`` is told of each as it arrives."""
         del histories  # no worker writes any: the driver does
-        encoded: list[dict[str, Any] | None] = [None] * len(units)
 
         def deliver(index: int, result: TableSessionResult) -> None:
-            data = encoded[index] = to_json(result)
             if on_result is not None:
-                on_result(index, data, None, None)
+                on_result(index, to_json(result), None, None)
 
-        results = self.run(units, deliver)
-        return [
-            data if data is not None else to_json(result)
-            for data, result in zip(encoded, results, strict=True)
-        ]
+        return _Encoded(self.run(units, deliver))
 
 
 class CheckpointExecutor:
@@ -92,16 +86,21 @@ class CheckpointExecutor:
         self,
         units: Sequence[TableUnit],
         on_result: Callable[[int, TableSessionResult], None] | None = None,
-    ) -> list[TableSessionResult]:
+    ) -> Sequence[TableSessionResult]:
         identifiers = [unit_id(unit) for unit in units]
         stored = self.store.get(identifiers)
-        results: list[TableSessionResult | None] = [None] * len(units)
+        # Whether each unit's result is in; the results themselves are handed on as they
+        # arrive and then read back from the store only if asked for (see _FromStore).
+        done = [False] * len(units)
+        deals = 0
         session = units[0].session if units else 0
         if self.progress is not None:
             self.progress.session_started(session, len(units))
 
         def deliver(index: int, result: TableSessionResult, *, from_store: bool) -> None:
-            results[index] = result
+            nonlocal deals
+            done[index] = True
+            deals += len(result.deals)
             if self.progress is not None:
                 self.progress.unit_done(len(result.deals), stored=from_store)
             if on_result is not None:
@@ -111,7 +110,8 @@ class CheckpointExecutor:
             if identifier in stored:
                 _check_fits(units[index], stored[identifier], self.store, identifier)
                 deliver(index, stored[identifier], from_store=True)
-        missing = [index for index, result in enumerate(results) if result is None]
+        del stored
+        missing = [index for index, finished in enumerate(done) if not finished]
         self.units_from_store += len(units) - len(missing)
 
         def finished(
@@ -121,7 +121,7 @@ class CheckpointExecutor:
             stored: bytes | None = None,
         ) -> None:
             index = missing[position]
-            if results[index] is not None:  # told twice: the first result stands
+            if done[index]:  # told twice: the first result stands
                 return
             self.store.put(identifiers[index], units[index], data, stored)
             if history is not None:
@@ -133,15 +133,66 @@ class CheckpointExecutor:
             batch = [units[index] for index in missing]
             answered = self.inner.run_json(batch, finished, histories=self.histories)
             for position in range(len(answered)):  # (read only where it was not handed on)
-                if results[missing[position]] is None:
+                if not done[missing[position]]:
                     finished(position, answered[position])
         if self.log is not None:
-            deals = sum(len(result.deals) for result in results if result is not None)
             self.log.write(
                 f"session {session}: {len(units)} table-sessions, {deals} table-deals"
                 f" ({len(units) - len(missing)} from the store)"
             )
-        return [result for result in results if result is not None]
+        return _FromStore(self.store, identifiers)
+
+
+class _Encoded(Sequence[dict[str, Any]]):
+    """An executor's results as JSON data, each encoded when read (each was handed on,
+    encoded, as it arrived: the answer is seldom read, and a session's JSON data is not
+    held beside its results)."""
+
+    def __init__(self, results: Sequence[TableSessionResult]) -> None:
+        self._results = results
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
+        if isinstance(index, slice):
+            return [to_json(result) for result in self._results[index]]
+        data: dict[str, Any] = to_json(self._results[index])
+        return data
+
+
+class _FromStore(Sequence[TableSessionResult]):
+    """A batch's results, read back from the store when asked for. Each was handed on as
+    it arrived (the runtime keeps what it scores of it), so this answer is seldom read,
+    and holding every result of a session decoded until its last table is in would
+    cost the driver some 10 KB a table-session (docs/scaling.md)."""
+
+    def __init__(self, store: RunStore, identifiers: Sequence[str]) -> None:
+        self._store = store
+        self._identifiers = identifiers
+
+    def __len__(self) -> int:
+        return len(self._identifiers)
+
+    @overload
+    def __getitem__(self, index: int) -> TableSessionResult: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TableSessionResult]: ...
+
+    def __getitem__(self, index: int | slice) -> TableSessionResult | list[TableSessionResult]:
+        if isinstance(index, slice):
+            wanted = list(self._identifiers[index])
+            found = self._store.get(wanted)
+            return [found[identifier] for identifier in wanted]
+        identifier = self._identifiers[index]
+        return self._store.get([identifier])[identifier]
 
 
 def _check_fits(unit: TableUnit, result: TableSessionResult, store: RunStore, key: str) -> None:

@@ -17,7 +17,7 @@ from dp_arena.tournament.config import Problem
 from dp_arena.tournament.describe import SummaryParts
 
 if TYPE_CHECKING:
-    from dp_arena.results import TableSessionResult
+    from dp_arena.results import ScoredResult, TableSessionResult
     from dp_arena.tournament.config import EventConfig, FormatDefaults
     from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
     from dp_arena.tournament.plan import EventPlan
@@ -99,41 +99,53 @@ class Runtime:
         self,
         label: str,
         groups: Sequence[Sequence[TableUnit]],
-        on_group: Callable[[int, list[TableSessionResult]], None] | None = None,
-    ) -> list[list[TableSessionResult]]:
+        on_group: Callable[[int, list[ScoredResult]], None] | None = None,
+    ) -> list[list[ScoredResult]]:
         """Run the table units of every group (a section, a set, a mini-match...) as one
         batch, telling the observer as they start and as each finishes, and return each
         group's results in the order of its units. ``on_group(index, results)`` is told
         of each group once all its units are in: while the others are still played, so
         that a group's scoring waits for no other's (in no particular order; every group
-        is told by the time this returns)."""
+        is told by the time this returns).
+
+        The observer sees each result whole as it arrives (and writes its hand history);
+        the groups get what is scored of it (:class:`~dp_arena.results.ScoredResult`),
+        so that a session of many tables is not held with every deal's cards and
+        actions until its last table is in (docs/scaling.md)."""
+        from dp_arena.results import ScoredResult
+
         units = [unit for group in groups for unit in group]
         group_of = [index for index, group in enumerate(groups) for _ in group]
         starts = [0]
         for group in groups:
             starts.append(starts[-1] + len(group))
-        arrived: list[TableSessionResult | None] = [None] * len(units)
+        arrived: list[ScoredResult | None] = [None] * len(units)
         waiting = [len(group) for group in groups]
         told = [False] * len(groups)
+
+        def group_results(index: int) -> list[ScoredResult]:
+            kept = arrived[starts[index] : starts[index + 1]]
+            return [result for result in kept if result is not None]
 
         def tell(index: int) -> None:
             if on_group is not None and not told[index]:
                 told[index] = True
-                group_results = arrived[starts[index] : starts[index + 1]]
-                on_group(index, [result for result in group_results if result is not None])
+                on_group(index, group_results(index))
 
         def finished(index: int, result: TableSessionResult) -> None:
             self.observer.unit_finished(units[index], result)
             if arrived[index] is None:
-                arrived[index] = result
+                arrived[index] = ScoredResult.of(result)
                 waiting[group_of[index]] -= 1
                 if waiting[group_of[index]] == 0:
                     tell(group_of[index])
 
-        results = self.executor.run(units, finished)
-        grouped = [results[starts[index] : starts[index + 1]] for index in range(len(groups))]
-        for index, group_results in enumerate(grouped):  # those an executor did not hand on
-            if not told[index]:
-                arrived[starts[index] : starts[index + 1]] = group_results
-                tell(index)
-        return grouped
+        answered = self.executor.run(units, finished)
+        for index in range(len(groups)):  # those an executor did not hand on
+            if waiting[index]:
+                for position in range(starts[index], starts[index + 1]):
+                    if arrived[position] is None:
+                        arrived[position] = ScoredResult.of(answered[position])
+                waiting[index] = 0
+            tell(index)
+        return [group_results(index) for index in range(len(groups))]

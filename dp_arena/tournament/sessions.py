@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from dp_arena.engine import TableRules
-from dp_arena.results import TableSessionResult
+from dp_arena.results import ScoredResult
 from dp_arena.tournament.config import Entrant, EventConfig
 from dp_arena.tournament.draws import Draw
 from dp_arena.tournament.interface import Runtime
@@ -79,12 +79,12 @@ def section_units(
     ]
 
 
-def table_outcome(unit: TableUnit, result: TableSessionResult) -> TableOutcome:
+def table_outcome(unit: TableUnit, result: ScoredResult) -> TableOutcome:
     placeholders = set(unit.absent_seats)
     return TableOutcome(
         table=unit.table,
         players=tuple(None if seat.absent else seat.player for seat in unit.seats),
-        deal_nets=tuple(deal.nets for deal in result.deals),
+        deal_nets=result.deal_nets,
         faults=result.faults,
         benched=tuple(seat for seat in result.absent_seats if seat not in placeholders),
     )
@@ -95,7 +95,7 @@ def score_section(
     session: SessionPlan,
     section: SectionPlan,
     seating: Seating,
-    results: Sequence[TableSessionResult],
+    results: Sequence[ScoredResult],
     carryover: Mapping[str, int],
 ) -> list[PlayerSession]:
     """Every seat's session, ranked within its seat position (best first), with who
@@ -112,7 +112,7 @@ def score_section(
         scores = []
         where: dict[str, int] = {}
         for table_index, (player, result) in enumerate(zip(players, results, strict=True)):
-            nets = [deal.nets[seat] for deal in result.deals]
+            nets = [deal_nets[seat] for deal_nets in result.deal_nets]
             cumulative = [
                 sum(nets[:end]) for end in range(section.seats, len(nets) + 1, section.seats)
             ]
@@ -161,7 +161,7 @@ def section_outcome(
     section: SectionPlan,
     seating: Seating,
     units: Sequence[TableUnit],
-    results: Sequence[TableSessionResult],
+    results: Sequence[ScoredResult],
     carryover: Mapping[str, int],
 ) -> SectionOutcome:
     """A played section: its tables' outcomes and every seat's session, ranked."""
@@ -215,7 +215,7 @@ def play_sections_session(
     ]
     scored: dict[int, SectionOutcome] = {}
 
-    def score(index: int, results: list[TableSessionResult]) -> None:
+    def score(index: int, results: list[ScoredResult]) -> None:
         # Each section as soon as its tables are in, while the others are played.
         scored[index] = section_outcome(
             config, session, session.sections[index], seatings[index], units[index], results,

@@ -283,7 +283,7 @@ class Executor(Protocol):
         self,
         units: Sequence[TableUnit],
         on_result: Callable[[int, TableSessionResult], None] | None = None,
-    ) -> list[TableSessionResult]: ...
+    ) -> Sequence[TableSessionResult]: ...
 
 
 class SerialExecutor:

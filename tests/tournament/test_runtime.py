@@ -1,5 +1,6 @@
 """``Runtime.run_units``: every group's results in order, and each group told as soon as
-its last unit is in (a section is scored while the others are still played)."""
+its last unit is in (a section is scored while the others are still played); the
+observer sees each result whole, the groups what is scored of it."""
 
 from __future__ import annotations
 
@@ -9,7 +10,19 @@ from typing import Any
 
 import pytest
 
-from dp_arena.tournament.interface import Runtime
+from dp_arena.results import DealRecord, ScoredResult, TableSessionResult
+from dp_arena.tournament.interface import NullObserver, Runtime
+
+
+def _result(unit: str) -> TableSessionResult:
+    """A one-deal result that names its unit (its first player)."""
+    players = (unit, "other")
+    deal = DealRecord(0, 0, players, ("AsKd", "2c2d"), "", ("0:fold",), (-10, 10))
+    return TableSessionResult(1, players, (deal,), (), ())
+
+
+def _names(results: Sequence[ScoredResult]) -> list[str]:
+    return [result.players[0] for result in results]
 
 
 class _Shuffled:
@@ -27,8 +40,8 @@ class _Shuffled:
         for index in order:
             self.events.append(("unit", units[index]))
             if on_result is not None and self.hand_on:
-                on_result(index, f"result of {units[index]}")
-        return [f"result of {unit}" for unit in units]
+                on_result(index, _result(units[index]))
+        return [_result(unit) for unit in units]
 
 
 GROUPS = [["a1", "a2", "a3"], [], ["b1"], ["c1", "c2"], ["d1", "d2", "d3", "d4"]]
@@ -43,7 +56,7 @@ def test_each_group_is_told_once_right_after_its_last_unit(seed: int) -> None:
         events.append(("group", (index, results)))
 
     grouped: Any = runtime.run_units("session 1", GROUPS, on_group=told)  # type: ignore[arg-type]
-    assert grouped == [[f"result of {unit}" for unit in group] for group in GROUPS]
+    assert [_names(group) for group in grouped] == GROUPS
     groups_told = [payload for kind, payload in events if kind == "group"]
     assert sorted(index for index, _ in groups_told) == list(range(len(GROUPS)))
     for index, results in groups_told:
@@ -65,4 +78,29 @@ def test_groups_an_executor_does_not_hand_on_are_told_when_it_returns() -> None:
         on_group=lambda index, results: told.append((index, results)),
     )
     assert sorted(told) == [(index, results) for index, results in enumerate(grouped)]
-    assert grouped[4] == ["result of d1", "result of d2", "result of d3", "result of d4"]
+    assert _names(grouped[4]) == ["d1", "d2", "d3", "d4"]
+
+
+class _Seeing(NullObserver):
+    def __init__(self) -> None:
+        self.seen: list[TableSessionResult] = []
+
+    def unit_finished(self, unit: Any, result: TableSessionResult) -> None:
+        self.seen.append(result)
+
+
+@pytest.mark.parametrize("hand_on", [True, False])
+def test_the_observer_sees_each_result_whole_and_the_groups_get_its_nets(hand_on: bool) -> None:
+    observer = _Seeing()
+    runtime = Runtime(_Shuffled(1, [], hand_on=hand_on), observer)
+    grouped: Any = runtime.run_units("session 1", GROUPS)  # type: ignore[arg-type]
+    units = [unit for group in GROUPS for unit in group]
+    if hand_on:  # with its cards and actions, for the hand history
+        assert sorted(result.players[0] for result in observer.seen) == sorted(units)
+        assert all(result.deals[0].hole_cards == ("AsKd", "2c2d") for result in observer.seen)
+    for group in grouped:
+        for result in group:
+            assert type(result) is ScoredResult
+            assert result.deal_nets == ((-10, 10),)
+            assert result.session_nets == (-10, 10)
+            assert result == ScoredResult.of(_result(result.players[0]))

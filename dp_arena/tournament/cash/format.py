@@ -33,7 +33,7 @@ from typing import Any
 
 from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
-from dp_arena.results import TableSessionResult
+from dp_arena.results import ScoredResult
 from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash.schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
@@ -340,7 +340,7 @@ def _session_plan(
 
 
 def _table_outcome(
-    table: int, row: tuple[str | None, ...], result: TableSessionResult, rotation: int
+    table: int, row: tuple[str | None, ...], result: ScoredResult, rotation: int
 ) -> TableOutcome:
     """The unit's result in the table's own seat order (unit seat ``i`` is table seat
     ``(i + rotation) mod seats``)."""
@@ -350,9 +350,9 @@ def _table_outcome(
         return (unit_seat + rotation) % seats
 
     deal_nets = []
-    for deal in result.deals:
+    for played in result.deal_nets:
         nets = [0] * seats
-        for unit_seat, net in enumerate(deal.nets):
+        for unit_seat, net in enumerate(played):
             nets[real(unit_seat)] = net
         deal_nets.append(tuple(nets))
     absent = {seat for seat, player in enumerate(row) if player is None}

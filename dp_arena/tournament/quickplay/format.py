@@ -36,7 +36,7 @@ from pathlib import Path
 
 from dp_arena.engine import Betting
 from dp_arena.errors import ConfigError
-from dp_arena.results import TableSessionResult
+from dp_arena.results import ScoredResult
 from dp_arena.tournament.bounds import MAX_PLAYER_SETS
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.describe import SummaryParts
@@ -269,7 +269,7 @@ def _rounds(sets: list[_Set]) -> list[tuple[int, list[_Set]]]:
 
 def _play_round(
     config: EventConfig, round_number: int, round_sets: list[_Set], runtime: Runtime
-) -> list[tuple[list[TableUnit], list[TableSessionResult]]]:
+) -> list[tuple[list[TableUnit], list[ScoredResult]]]:
     """Every set of a round played at once: each set's table units and their results."""
     entrants = {entrant.player: entrant for entrant in config.entrants}
     units = [
@@ -292,7 +292,7 @@ def _settle_set(
     config: EventConfig,
     one: _Set,
     units: list[TableUnit],
-    results: list[TableSessionResult],
+    results: list[ScoredResult],
     purses: Purses,
     options: QuickPlayOptions,
 ) -> tuple[SetRecord, SessionOutcome]:
@@ -302,7 +302,7 @@ def _settle_set(
     awards = set_awards(
         money,
         planned.seating,
-        [[deal.nets for deal in result.deals] for result in results],
+        [result.deal_nets for result in results],
         starting_stack=one.session.cap * planned.deals,
         rake_basis_points=options.rake_basis_points,
     )
