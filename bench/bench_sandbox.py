@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -100,6 +101,19 @@ def _duplicate_session(make_seat) -> dict[str, float]:  # type: ignore[no-untype
 
 EVENT_POOL = ("random", "calling-station", "aggressive", "tag")
 EVENT_GOAL = 3.0
+# A decision in a hand history: a player's fold, check or call, bet or raise (a shown
+# hand, "sm", is not one).
+DECISION = re.compile(r'"p\d+ (?:f|cc|cbr)\b')
+
+
+def _decisions(run_dir: Path) -> int:
+    """The decisions the bots of a run made, counted in its hand histories."""
+    return sum(
+        len(DECISION.findall(line))
+        for path in (run_dir / "histories").iterdir()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.startswith("actions = ")
+    )
 
 
 def _event_config(folder: Path, entrants: int, trusted: bool) -> Path:
@@ -139,8 +153,10 @@ def _event(config: Path, run_dir: Path, **environment: str) -> dict[str, float]:
     }
 
 
-def event_ratio() -> dict[str, object]:
-    """The 100-entrant event sandboxed and in-process, side by side (see the module)."""
+def event_ratio(round_trip_us: float | None = None) -> dict[str, object]:
+    """The 100-entrant event sandboxed and in-process, side by side (see the module);
+    with the sandboxed round trip's median (``round_trip_us``), the floor its decisions
+    alone put under the ratio, whatever a seat costs to make."""
     entrants = int(os.environ.get("BENCH_SANDBOX_ENTRANTS", 100))
     rounds = int(os.environ.get("BENCH_SANDBOX_ROUNDS", 3))
     folder = Path(tempfile.mkdtemp(prefix="dp-arena-bench-"))
@@ -153,6 +169,7 @@ def event_ratio() -> dict[str, object]:
             in_process.append(_event(trusted, folder / f"trusted-{index}"))
             sandboxed.append(_event(boxed, folder / f"sandboxed-{index}"))
         execd = _event(boxed, folder / "execd", DP_ARENA_SEATS="exec")
+        decisions = _decisions(folder / "trusted-0")
         same = (
             json.loads((folder / "trusted-0" / "results.json").read_text())["standings"]
             == (json.loads((folder / "sandboxed-0" / "results.json").read_text())["standings"])
@@ -173,6 +190,7 @@ def event_ratio() -> dict[str, object]:
         "goal": EVENT_GOAL,
         "execd_to_forked": round(execd["seconds"] / best_boxed, 2),
         "same_standings": same,
+        "decisions": decisions,
         "load_average": round(os.getloadavg()[0], 2),
     }
     print(
@@ -183,6 +201,17 @@ def event_ratio() -> dict[str, object]:
         f" (load average {figures['load_average']})",
         flush=True,
     )
+    if round_trip_us is not None:
+        crossing = decisions * round_trip_us / 1e6
+        figures["decisions_round_trips_seconds"] = round(crossing, 3)
+        figures["ratio_floor"] = round((best_in + crossing) / best_in, 2)
+        print(
+            f"its {decisions:,} decisions each cross a pipe to a sandboxed bot: at the round"
+            f" trip's median ({round_trip_us:g} µs) that alone is {crossing:.2f} s, so seats"
+            f" made at no cost at all would still put it at"
+            f" {figures['ratio_floor']:.1f}x in-process",
+            flush=True,
+        )
     return figures
 
 
@@ -213,7 +242,7 @@ def run() -> dict[str, object]:
         f" (+{sandboxed['load_seconds']} s to load 4 bots),"
         f" in-process {in_process['deals_per_second']} deals/s"
     )
-    figures["event"] = event_ratio()
+    figures["event"] = event_ratio(rt["median_us"])
     return figures
 
 
