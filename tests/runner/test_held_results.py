@@ -1,9 +1,9 @@
 """What the event driver holds of a session while it is played: once a table-session's
 result has arrived (committed to the store, its hand history written), the driver keeps
 only what is scored of it, so a session of many tables is never held with every deal's
-cards and actions until its last table is in. Checked with an executor that answers as
-Ray's does (each result in its stored form, handed on as it arrives), against the plain
-serial driver's results, byte for byte."""
+cards and actions until its last table is in. Checked on the serial executor a run
+plays on, which hands each result on as Ray's does (with its stored form and the hand
+history its worker wrote), against the plain serial driver's results, byte for byte."""
 
 from __future__ import annotations
 
@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dp_arena.results import DealRecord, to_json
+from dp_arena.results import DealRecord
 from dp_arena.runner.checkpoint import CheckpointExecutor, ResultSink
 from dp_arena.runner.fingerprint import bot_codes
-from dp_arena.runner.store import RunStore, StoredResults, encode_result, stored_data
+from dp_arena.runner.launch import SerialRun
+from dp_arena.runner.store import RunStore
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import SerialExecutor, TableUnit, prepare_units, run_unit
+from dp_arena.tournament.units import TableUnit
 
 from .helpers import reference_results, write_config
 
@@ -36,10 +37,10 @@ def _deal_records_alive() -> int:
             gc.freeze()
 
 
-class _LikeRay(SerialExecutor):
-    """Plays in this process, and answers as Ray's executor does: each result crosses
-    in its stored form and is handed on as it arrives. After the driver has taken in
-    each of a batch's results, it counts the deal records still alive."""
+class _Looking(SerialRun):
+    """The serial executor as a run plays on it (each result handed on with its stored
+    form and its hand history, as a Ray worker's are), counting the deal records alive
+    once the driver has taken each result in."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -52,31 +53,36 @@ class _LikeRay(SerialExecutor):
         *,
         histories: bool = False,
     ) -> Sequence[dict[str, Any]]:
-        del histories  # the driver writes them
-        prepare_units(units)
-        blobs, deals, most = [], 0, 0
-        for index, unit in enumerate(units):
-            result = run_unit(unit)
-            deals += len(result.deals)
-            blob = encode_result(to_json(result))
-            del result
-            blobs.append(blob)
+        deals = most = 0
+
+        def told(index: int, data: dict[str, Any], text: str | None, stored: bytes | None) -> None:
+            nonlocal deals, most
+            deals += len(data["deals"])
             if on_result is not None:
-                on_result(index, stored_data(blob), None, blob)
+                on_result(index, data, text, stored)
+            del data
             most = max(most, _deal_records_alive())
+
+        answer = super().run_json(units, told, histories=histories)
         self.batches.append((len(units), deals, most))
-        return StoredResults(blobs)
+        return answer
 
 
 def test_a_session_is_not_held_with_its_cards_and_actions(tmp_path: Path) -> None:
     config_path = write_config(tmp_path, players=120, seed=7)
     config = load_config(config_path)
-    executor = _LikeRay()
+    executor = _Looking()
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     with RunStore.create(run_dir, {"purpose": "test"}) as store:
         checkpoint = CheckpointExecutor(executor, store, histories=True)
-        run_event(config, run_dir, executor=checkpoint, code=bot_codes(config.entrants))
+        run_event(
+            config,
+            run_dir,
+            executor=checkpoint,
+            code=bot_codes(config.entrants),
+            written_histories=checkpoint.history_of,
+        )
     expected = reference_results(config_path, tmp_path / "reference")
     assert (run_dir / "results.json").read_bytes() == expected
     reference = tmp_path / "reference" / "histories"
