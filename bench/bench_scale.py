@@ -275,9 +275,11 @@ def run() -> dict[str, Any]:
     workers = str(_setting("BENCH_SCALE_WORKERS", 2))
     folder = Path(tempfile.mkdtemp(prefix="dp-arena-scale-"))
     figures: dict[str, Any] = {"bots": bots, "workers": int(workers)}
+    # Named, not left to the auto executor: it plays the smaller of these events serially.
+    on_ray = ("--executor", "ray", "--workers", workers)
     try:
         trusted = _config(folder, "trusted", _field(bots, DEFAULT_FIELD))
-        figures["trusted_ray"] = _run(trusted, folder / "trusted-ray", "--workers", workers)
+        figures["trusted_ray"] = _run(trusted, folder / "trusted-ray", *on_ray)
         _show(f"{bots} trusted bots, Ray", figures["trusted_ray"])
         figures["trusted_serial"] = _run(trusted, folder / "trusted-serial", "--executor", "serial")
         _show(f"{bots} trusted bots, serial", figures["trusted_serial"])
@@ -294,7 +296,7 @@ def run() -> dict[str, Any]:
         for round_number in range(ROUNDS):
             serials.append(_run(cpu, folder / f"cpu-serial-{round_number}", "--executor", "serial"))
             _show(f"{cpu_bots} equity bots, serial", serials[-1])
-            rays.append(_run(cpu, folder / f"cpu-ray-{round_number}", "--workers", workers))
+            rays.append(_run(cpu, folder / f"cpu-ray-{round_number}", *on_ray))
             _show(f"{cpu_bots} equity bots, Ray", rays[-1])
         serial = min(serials, key=lambda figures: figures["play_seconds"])
         ray = min(rays, key=lambda figures: figures["play_seconds"])
@@ -318,9 +320,7 @@ def run() -> dict[str, Any]:
 
         if big:
             field = _config(folder, "big", _field(big, FAST_FIELD))
-            figures["big"] = _run(
-                field, folder / "big-ray", "--executor", "ray", "--workers", workers
-            )
+            figures["big"] = _run(field, folder / "big-ray", *on_ray)
             figures["big"]["bots"] = big
             figures["big"]["goals"] = {"play_seconds": BIG_GOAL_SECONDS, "peak_mib": BIG_GOAL_MIB}
             _show(f"{big:,} fast built-in bots, Ray", figures["big"])
@@ -333,7 +333,7 @@ def run() -> dict[str, Any]:
                 figures["sandboxed"] = "skipped: dp_arena.sandbox.open_seat is not available"
             else:
                 boxed = _config(folder, "sandboxed", _sandboxed_entrants(sandboxed))
-                figures["sandboxed"] = _run(boxed, folder / "sandboxed-ray", "--workers", workers)
+                figures["sandboxed"] = _run(boxed, folder / "sandboxed-ray", *on_ray)
                 _show(f"{sandboxed} sandboxed bots, Ray", figures["sandboxed"])
 
         # Costs measured above, per kind of field; then the 100,000-bot projection.
