@@ -65,9 +65,18 @@ COMMITMENT_FILE = "commitment"  # SHA-256 of the key, to publish before the even
 MAX_WORKERS = 10_000  # an embedded Ray starts a process for each
 
 # What `auto` weighs, measured by `make bench-scale` on the project's 2-core machine
-# (docs/scaling.md): the play of a table-deal in one process, for an in-process field and
-# for a sandboxed one; an embedded Ray's start-up (the instance and its workers importing
-# the engine); and how much of each added core a Ray worker turns into speed.
+# (docs/scaling.md): the play of a table-deal in one process, for a field of each kind of
+# bot (the built-ins measured one by one; any other in-process bot, whose cost nobody
+# knows, at the default field's; a sandboxed one); an embedded Ray's start-up (the
+# instance and its workers importing the engine); and how much of each added core a Ray
+# worker turns into speed.
+BUILTIN_DEAL_SECONDS = {
+    "random": 0.0007,
+    "calling-station": 0.0007,
+    "aggressive": 0.0007,
+    "tag": 0.0007,
+    "equity": 0.0075,  # a Monte-Carlo equity estimate at each decision
+}
 TRUSTED_DEAL_SECONDS = 0.003
 SANDBOXED_DEAL_SECONDS = 0.012
 RAY_STARTUP_SECONDS = 6.0
@@ -211,9 +220,13 @@ def choose_executor(
             f"auto: a Ray cluster, given by --ray-address {options.ray_address}",
         )
     cores = options.workers or cores or _cores()
-    sandboxed = sum(1 for entrant in config.entrants if _sandboxed(entrant))
+    costs = [_deal_seconds(entrant) for entrant in config.entrants]
+    sandboxed = sum(1 for cost in costs if cost is None)
     share = sandboxed / max(1, len(config.entrants))
-    per_deal = share * SANDBOXED_DEAL_SECONDS + (1 - share) * TRUSTED_DEAL_SECONDS
+    # A table-deal costs what its seats' bots do: the field's mean, each entrant weighed alike.
+    per_deal = sum(SANDBOXED_DEAL_SECONDS if cost is None else cost for cost in costs) / max(
+        1, len(costs)
+    )
     serial_seconds = totals.table_deals * per_deal
     field = (
         "an in-process"
@@ -236,18 +249,20 @@ def choose_executor(
     )
 
 
-def _sandboxed(entrant: Entrant) -> bool:
-    """Whether an entrant's seats are sandboxed processes (not the built-ins, nor a
-    trusted Python bot)."""
+def _deal_seconds(entrant: Entrant) -> float | None:
+    """What an entrant's bot adds to a table-deal played in one process, or ``None`` when
+    its seats are sandboxed processes (not a built-in, nor a trusted Python bot)."""
     from dp_arena.agents.spec import SpecKind, parse_spec
 
     if entrant.spec.startswith("registry:"):
-        return True
+        return None
     try:
         spec = parse_spec(entrant.resolved)
     except DPArenaError:
-        return True
-    return not (spec.kind is SpecKind.BUILTIN or (entrant.trusted and spec.is_python))
+        return None
+    if spec.kind is SpecKind.BUILTIN:
+        return BUILTIN_DEAL_SECONDS.get(spec.text, TRUSTED_DEAL_SECONDS)
+    return TRUSTED_DEAL_SECONDS if entrant.trusted and spec.is_python else None
 
 
 class EventExecutor(JsonExecutor, Protocol):

@@ -49,29 +49,55 @@ def test_a_small_event_runs_serially_and_says_why(tmp_path: Path) -> None:
     )
 
 
+def _break_even(deal_seconds: float) -> float:
+    """The table-deals from which an embedded Ray pays on 2 cores, at ``deal_seconds``."""
+    return launch.RAY_STARTUP_SECONDS / (1 - 1 / (1 + launch.RAY_EFFICIENCY)) / deal_seconds
+
+
+def _chosen(config, deals: float, cores: int = 2) -> str:  # type: ignore[no-untyped-def]
+    totals = PlanTotals(sessions=1, table_sessions=1, table_deals=int(deals))
+    return choose_executor(ExecutorOptions(), config, totals, cores=cores).options.executor
+
+
 def test_ray_is_chosen_only_where_the_play_it_saves_is_more_than_its_start_up(
     tmp_path: Path,
 ) -> None:
-    builtins = load_config(_builtins(tmp_path))
+    builtins = load_config(_builtins(tmp_path))  # random and TAG: fast built-ins
     (tmp_path / "s").mkdir()
     sandboxed = load_config(_sandboxed(tmp_path / "s"))
-    auto = ExecutorOptions()
-    speed_up = 1 + launch.RAY_EFFICIENCY
-    # The break-even number of table-deals on 2 cores, for each field.
-    trusted_even = launch.RAY_STARTUP_SECONDS / (1 - 1 / speed_up) / launch.TRUSTED_DEAL_SECONDS
-    sandboxed_even = launch.RAY_STARTUP_SECONDS / (1 - 1 / speed_up) / launch.SANDBOXED_DEAL_SECONDS
+    fast = launch.BUILTIN_DEAL_SECONDS["random"]
+    assert fast == launch.BUILTIN_DEAL_SECONDS["tag"]
+    trusted_even = _break_even(fast)
+    sandboxed_even = _break_even(launch.SANDBOXED_DEAL_SECONDS)
     assert sandboxed_even < trusted_even
+    assert _chosen(builtins, trusted_even * 0.9) == "serial"
+    assert _chosen(builtins, trusted_even * 1.1) == "ray"
+    assert _chosen(sandboxed, sandboxed_even * 0.9) == "serial"
+    assert _chosen(sandboxed, sandboxed_even * 1.1) == "ray"
+    assert _chosen(builtins, trusted_even * 100, cores=1) == "serial"  # nothing side by side
+    assert _chosen(builtins, trusted_even * 0.5, cores=16) == "ray"  # more cores, more saved
 
-    def chosen(config, deals: float, cores: int = 2) -> str:  # type: ignore[no-untyped-def]
-        totals = PlanTotals(sessions=1, table_sessions=1, table_deals=int(deals))
-        return choose_executor(auto, config, totals, cores=cores).options.executor
 
-    assert chosen(builtins, trusted_even * 0.9) == "serial"
-    assert chosen(builtins, trusted_even * 1.1) == "ray"
-    assert chosen(sandboxed, sandboxed_even * 0.9) == "serial"
-    assert chosen(sandboxed, sandboxed_even * 1.1) == "ray"
-    assert chosen(builtins, trusted_even * 100, cores=1) == "serial"  # nothing side by side
-    assert chosen(builtins, trusted_even * 0.5, cores=16) == "ray"  # more cores, more saved
+def test_a_field_is_weighed_by_what_its_bots_cost(tmp_path: Path) -> None:
+    """The Monte-Carlo equity bot's deals cost about ten times a fast built-in's: a field
+    of it pays for Ray from far fewer table-deals, and a field of both by its mix (a
+    table's deal costs what its seats' bots do)."""
+    equity = load_config(_config(tmp_path, '[field]\ncount = 12\nfrom = ["equity"]\n'))
+    (tmp_path / "mixed").mkdir()
+    mixed = load_config(
+        _config(tmp_path / "mixed", '[field]\ncount = 12\nfrom = ["equity", "random"]\n')
+    )
+    costs = launch.BUILTIN_DEAL_SECONDS
+    assert costs["equity"] > 5 * costs["random"]
+    equity_even = _break_even(costs["equity"])
+    assert _chosen(equity, equity_even * 0.9) == "serial"
+    assert _chosen(equity, equity_even * 1.1) == "ray"
+    drawn = [entrant.spec for entrant in mixed.entrants]
+    share = drawn.count("equity") / len(drawn)
+    assert 0 < share < 1, drawn
+    mixed_even = _break_even(share * costs["equity"] + (1 - share) * costs["random"])
+    assert _chosen(mixed, mixed_even * 0.95) == "serial"
+    assert _chosen(mixed, mixed_even * 1.05) == "ray"
 
 
 def test_an_address_means_the_cluster_and_an_explicit_executor_is_kept(tmp_path: Path) -> None:
