@@ -13,13 +13,13 @@ event driver again over the same store.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, overload
+from typing import Any, Protocol
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.progress import RunLog, RunProgress
-from dp_arena.runner.store import RunStore
+from dp_arena.runner.store import ReadWhenAsked, RunStore
 from dp_arena.tournament.units import Executor, TableUnit
 
 __all__ = ["CheckpointExecutor", "JsonExecutor", "ResultSink"]
@@ -52,7 +52,7 @@ class JsonExecutor(Executor, Protocol):
             if on_result is not None:
                 on_result(index, to_json(result), None, None)
 
-        return _Encoded(self.run(units, deliver))
+        return ReadWhenAsked(self.run(units, deliver), to_json)
 
 
 class CheckpointExecutor:
@@ -90,7 +90,7 @@ class CheckpointExecutor:
         identifiers = [unit_id(unit) for unit in units]
         stored = self.store.get(identifiers)
         # Whether each unit's result is in; the results themselves are handed on as they
-        # arrive and then read back from the store only if asked for (see _FromStore).
+        # arrive and then read back from the store only if asked for (below).
         done = [False] * len(units)
         deals = 0
         session = units[0].session if units else 0
@@ -140,59 +140,11 @@ class CheckpointExecutor:
                 f"session {session}: {len(units)} table-sessions, {deals} table-deals"
                 f" ({len(units) - len(missing)} from the store)"
             )
-        return _FromStore(self.store, identifiers)
-
-
-class _Encoded(Sequence[dict[str, Any]]):
-    """An executor's results as JSON data, each encoded when read (each was handed on,
-    encoded, as it arrived: the answer is seldom read, and a session's JSON data is not
-    held beside its results)."""
-
-    def __init__(self, results: Sequence[TableSessionResult]) -> None:
-        self._results = results
-
-    def __len__(self) -> int:
-        return len(self._results)
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [to_json(result) for result in self._results[index]]
-        data: dict[str, Any] = to_json(self._results[index])
-        return data
-
-
-class _FromStore(Sequence[TableSessionResult]):
-    """A batch's results, read back from the store when asked for. Each was handed on as
-    it arrived (the runtime keeps what it scores of it), so this answer is seldom read,
-    and holding every result of a session decoded until its last table is in would
-    cost the driver some 10 KB a table-session (docs/scaling.md)."""
-
-    def __init__(self, store: RunStore, identifiers: Sequence[str]) -> None:
-        self._store = store
-        self._identifiers = identifiers
-
-    def __len__(self) -> int:
-        return len(self._identifiers)
-
-    @overload
-    def __getitem__(self, index: int) -> TableSessionResult: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[TableSessionResult]: ...
-
-    def __getitem__(self, index: int | slice) -> TableSessionResult | list[TableSessionResult]:
-        if isinstance(index, slice):
-            wanted = list(self._identifiers[index])
-            found = self._store.get(wanted)
-            return [found[identifier] for identifier in wanted]
-        identifier = self._identifiers[index]
-        return self._store.get([identifier])[identifier]
+        # Read back from the store only if asked: each was handed on as it arrived, and
+        # holding a session's results decoded to its last table would cost the driver
+        # some 10 KB a table-session (docs/scaling.md).
+        store = self.store
+        return ReadWhenAsked(identifiers, lambda identifier: store.get([identifier])[identifier])
 
 
 def _check_fits(unit: TableUnit, result: TableSessionResult, store: RunStore, key: str) -> None:

@@ -30,9 +30,9 @@ import functools
 import json
 import sqlite3
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
@@ -41,6 +41,9 @@ from dp_arena.runner.result_shape import result_problem
 from dp_arena.tournament.units import TableUnit
 
 __all__ = ["STORE_FILE", "STORE_VERSION", "RunStore"]
+
+_Kept = TypeVar("_Kept")
+_Read = TypeVar("_Read")
 
 STORE_FILE = "store.sqlite"
 STORE_VERSION = "1"
@@ -78,28 +81,38 @@ def stored_data(blob: bytes) -> dict[str, Any]:
     return data
 
 
-class StoredResults(Sequence[dict[str, Any]]):
+class ReadWhenAsked(Sequence[_Read]):
+    """``items`` each read through ``read`` only when asked for: what an executor answers
+    for a batch whose results it handed on one by one as they arrived, so that the
+    answer, seldom read, does not hold a session's results decoded beside them."""
+
+    def __init__(self, items: Sequence[_Kept], read: Callable[[_Kept], _Read]) -> None:
+        self._items = items
+        self._read = read
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> _Read: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[_Read]: ...
+
+    def __getitem__(self, index: int | slice) -> _Read | list[_Read]:
+        if isinstance(index, slice):
+            return [self._read(item) for item in self._items[index]]
+        return self._read(self._items[index])
+
+
+class StoredResults(ReadWhenAsked[dict[str, Any]]):
     """Results kept in their stored form and decoded only when read: what an executor
     answers for a session's units. A result's JSON data takes some 16 KB of memory
     against some 600 bytes stored, and every one was handed on as it arrived, so the
     executor's answer is seldom read."""
 
     def __init__(self, blobs: Sequence[bytes]) -> None:
-        self._blobs = blobs
-
-    def __len__(self) -> int:
-        return len(self._blobs)
-
-    @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> list[dict[str, Any]]: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | list[dict[str, Any]]:
-        if isinstance(index, slice):
-            return [stored_data(blob) for blob in self._blobs[index]]
-        return stored_data(self._blobs[index])
+        super().__init__(blobs, stored_data)
 
 
 def decode_result(blob: bytes, where: str = "a stored result") -> TableSessionResult:

@@ -17,6 +17,7 @@ import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.results import Fault, TableSessionResult, to_json
+from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
     code_version,
@@ -24,6 +25,7 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
     unit_id,
 )
+from dp_arena.runner.launch import SerialRun
 from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
@@ -231,3 +233,22 @@ def test_stored_results_read_as_the_data_they_were_made_from() -> None:
     assert [answered[index] for index in range(3)] == data
     assert answered[1:] == data[1:]
     assert list(answered) == data
+
+
+def test_the_checkpoint_executors_answer_is_read_back_from_the_store(
+    played: list[tuple[TableUnit, TableSessionResult]], tmp_path: Path
+) -> None:
+    """It holds none of a batch's results once handed on: asked for them afterwards, it
+    reads them from the store, as they were played."""
+    units = [unit for unit, _ in played[:6]]
+    expected = [result for _, result in played[:6]]
+    with RunStore.create(tmp_path, {}) as store:
+        handed: list[tuple[int, TableSessionResult]] = []
+        answer = CheckpointExecutor(SerialRun(), store).run(
+            units, lambda index, result: handed.append((index, result))
+        )
+        assert sorted(handed, key=lambda pair: pair[0]) == list(enumerate(expected))
+        assert len(answer) == 6
+        assert list(answer) == expected
+        assert answer[2:5] == expected[2:5]
+        assert answer[-1] == expected[-1]
