@@ -71,10 +71,10 @@ MAX_WORKERS = 10_000  # an embedded Ray starts a process for each
 # instance and its workers importing the engine); and how much of each added core a Ray
 # worker turns into speed.
 BUILTIN_DEAL_SECONDS = {
-    "random": 0.0007,
-    "calling-station": 0.0007,
-    "aggressive": 0.0007,
-    "tag": 0.0007,
+    "random": 0.0004,
+    "calling-station": 0.0004,
+    "aggressive": 0.0004,
+    "tag": 0.0004,
     "equity": 0.0075,  # a Monte-Carlo equity estimate at each decision
 }
 TRUSTED_DEAL_SECONDS = 0.003
