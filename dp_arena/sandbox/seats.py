@@ -18,8 +18,9 @@ from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
 from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import own_files, program_runtime, python_runtime
+from dp_arena.sandbox.mounts import own_files, program_runtime
 from dp_arena.sandbox.process import ProcessSeat
+from dp_arena.sandbox.runtime import RuntimeView, python_view
 
 __all__ = [
     "BotLaunch",
@@ -40,7 +41,7 @@ class BotLaunch:
 
     argv: tuple[str, ...]
     bot_dir: Path
-    runtime: tuple[Path, ...]
+    runtime: RuntimeView
     own: Path
     runner_args: tuple[str, ...] | None = None  # a Python bot's: what its runner is given
 
@@ -118,12 +119,12 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         if not path.is_file():
             raise AgentError(f"agent {spec.text!r}: no such file {path}")
         args = _runner_args(f"{path}:{spec.class_name}")
-        return BotLaunch(_runner_argv(args), path.parent, python_runtime(), own_files(path), args)
+        return BotLaunch(_runner_argv(args), path.parent, python_view(), own_files(path), args)
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
         args = _runner_args(f"{spec.target}:{spec.class_name}", (str(entry),))
-        return BotLaunch(_runner_argv(args), visible, python_runtime(), visible, args)
+        return BotLaunch(_runner_argv(args), visible, python_view(), visible, args)
     argv = list(spec.target)
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
     # Paths on the command line are made absolute: inside the sandbox the working
