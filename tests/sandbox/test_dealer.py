@@ -1,19 +1,98 @@
-"""The dealer seats sandboxed bots whatever descriptors it holds: ``crowded`` is seated by
-a dealer holding more than 1,024, past which ``select`` refuses every one. The dealer runs
-in a process of its own (descriptors and their limit are per process).
+"""The dealer: a bot's source is read there only within bounds, and seats open whatever
+descriptors it holds. Each attack is a hostile bot against the commands it reached:
+
+- ``deep_source`` is a bot file with one expression of thousands of terms: Python's
+  parser recurses once per term and would raise ``RecursionError`` in ``check-agent``,
+  ``match``, ``run`` and ``submit``.
+- ``crowded`` is seated by a dealer holding more than 1,024 descriptors, past which
+  ``select`` refuses every one. That dealer runs in a process of its own (descriptors
+  and their limit are per process).
 """
 
 from __future__ import annotations
 
 import json
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from dp_arena.cli import main
+from dp_arena.commands.submit import submit
+from dp_arena.errors import SubmissionError
+from dp_arena.registry import Registry
+
 from .conftest import HOSTILE
+
+
+def event_config(tmp_path: Path, agent: str, *, name: str = "hostile") -> Path:
+    """A small regular event: the bot ``agent`` as the entrant ``name``, and 3 built-ins."""
+    config = tmp_path / "event.toml"
+    config.write_text(
+        '[event]\nname = "dealer"\nformat = "regular"\nseed = 5\n\n'
+        '[field]\ncount = 3\nfrom = ["random", "calling-station"]\n\n'
+        f'[[entrants]]\nname = "{name}"\nagent = "{agent}"\n'
+    )
+    return config
+
+
+# -- bot source is read within bounds ---------------------------------------------------
+
+
+def deep_source(tmp_path: Path, terms: int) -> Path:
+    """A copy of the ``deep_source`` bot folder whose ``bot.py`` ends in one expression of
+    ``terms`` terms."""
+    folder = tmp_path / f"deep-{terms}"
+    shutil.copytree(HOSTILE / "deep_source", folder)
+    with (folder / "bot.py").open("a") as bot:
+        bot.write("\n\nLEVELS = " + "+".join(["1"] * terms) + "\n")
+    return folder
+
+
+# 200,000 terms, as the attack was measured: over the token bound before any parsing.
+# 20,000 terms: under it, and deeper than Python's parser can go.
+DEEP = [(200_000, "is too large to read"), (20_000, "is too deeply nested to read")]
+
+
+@pytest.mark.parametrize(("terms", "refusal"), DEEP)
+def test_deep_source_is_refused_by_check_agent_and_match(
+    terms: int, refusal: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bot = f"{deep_source(tmp_path, terms) / 'bot.py'}:Bot"
+    assert main(["check-agent", bot]) == 2
+    assert f"bot.py {refusal}" in capsys.readouterr().err
+    arguments = ["match", bot, "calling-station", "--deals", "2", "--seed", "3", "--quiet"]
+    assert main(arguments) == 2
+    assert f"bot.py {refusal}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("terms", "refusal"), DEEP)
+def test_deep_source_is_refused_by_the_configs_check(
+    terms: int, refusal: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = event_config(tmp_path, f"{deep_source(tmp_path, terms) / 'bot.py'}:Bot")
+    arguments = ["run", str(config), "--run-dir", str(tmp_path / "run"), "--quiet"]
+    assert main([*arguments, "--executor", "serial"]) == 2
+    err = capsys.readouterr().err
+    assert "entrants[0].agent" in err and f"bot.py {refusal}" in err
+    assert not (tmp_path / "run" / "results.json").exists()
+
+
+@pytest.mark.parametrize(("terms", "refusal"), DEEP)
+def test_deep_source_is_refused_at_submission_before_any_sandbox(
+    terms: int, refusal: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    registry = Registry(tmp_path / "registry")
+    with pytest.raises(SubmissionError) as refused:
+        submit(deep_source(tmp_path, terms), registry=registry)
+    assert refused.value.reason == "failed_check"
+    assert f"deep-source: ./bot.py {refusal}" in str(refused.value)
+    assert "template" not in capsys.readouterr().err  # no sandbox was started for it
+    assert registry.list() == []
+
 
 # -- any number of descriptors ----------------------------------------------------------
 
