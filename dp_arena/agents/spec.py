@@ -40,6 +40,7 @@ from types import CodeType
 from typing import Any
 
 from dp_arena.agents.agent import Agent
+from dp_arena.agents.locate import locate_module
 from dp_arena.agents.source import parse_source, read_source
 from dp_arena.errors import AgentError
 
@@ -50,6 +51,7 @@ __all__ = [
     "SpecKind",
     "class_problem",
     "load_agent",
+    "module_problem",
     "parse_spec",
     "precompile",
     "python_classes",
@@ -351,6 +353,22 @@ def _import_file(given: str, text: str) -> Any:
         ) from error
     _IMPORTED[given] = module
     return module
+
+
+def module_problem(spec: AgentSpec) -> str | None:
+    """Why a ``package.module:Class`` spec names nothing, found by path and read from
+    its syntax alone (:mod:`dp_arena.agents.locate`: nothing of the bot is imported, so
+    none of its ``__init__.py`` runs here); ``None`` when its class may be there."""
+    try:
+        found = locate_module(str(spec.target))
+    except AgentError as error:
+        return str(error)
+    if found.file is None:
+        return (
+            f"{spec.target} is a namespace package (a folder without __init__.py):"
+            f" it holds no class {spec.class_name}"
+        )
+    return class_problem(found.file, spec) if found.is_source else None
 
 
 def class_problem(path: Path, spec: AgentSpec) -> str | None:

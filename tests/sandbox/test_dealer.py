@@ -1,17 +1,26 @@
-"""The dealer: a bot's source is read there only within bounds, and seats open whatever
-descriptors it holds. Each attack is a hostile bot against the commands it reached:
+"""The dealer: nothing of a sandboxed bot runs in it, a bot's source is read there only
+within bounds, and seats open whatever descriptors it holds. Each attack is a hostile bot
+against the commands it reached: ``match``, ``check-agent``, ``run``, ``plan`` and
+``submit``.
 
+- ``smuggler`` is a package bot (``smuggler.bot:Bot``) whose ``__init__.py``, if it ever
+  runs in the dealer, leaves a marker in a folder only the dealer can write and wraps the
+  dealer's deck function to hand every deck to its sandboxed copies. A load check that
+  asks Python where ``smuggler.bot`` is imports ``smuggler`` first; the dealer must find
+  it by path instead.
 - ``deep_source`` is a bot file with one expression of thousands of terms: Python's
-  parser recurses once per term and would raise ``RecursionError`` in ``check-agent``,
-  ``match``, ``run`` and ``submit``.
+  parser recurses once per term and would raise ``RecursionError`` in the dealer.
 - ``crowded`` is seated by a dealer holding more than 1,024 descriptors, past which
-  ``select`` refuses every one. That dealer runs in a process of its own (descriptors
-  and their limit are per process).
+  ``select`` refuses every one.
+
+The CLI runs in a process of its own where what it imports or holds matters (a package
+imported once stays imported in a test process; descriptors are per process).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import resource
 import shutil
 import subprocess
@@ -28,6 +37,25 @@ from dp_arena.registry import Registry
 from .conftest import HOSTILE
 
 
+def cli(
+    *arguments: str, cwd: Path, python_path: Path | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    """``dp-arena ARGUMENTS`` in a process of its own, ``python_path`` on its ``sys.path``."""
+    environment = dict(os.environ)
+    environment.pop("RAY_ADDRESS", None)
+    if python_path is not None:
+        environment["PYTHONPATH"] = str(python_path)
+    return subprocess.run(
+        [sys.executable, "-m", "dp_arena.cli", *arguments],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 def event_config(tmp_path: Path, agent: str, *, name: str = "hostile") -> Path:
     """A small regular event: the bot ``agent`` as the entrant ``name``, and 3 built-ins."""
     config = tmp_path / "event.toml"
@@ -37,6 +65,91 @@ def event_config(tmp_path: Path, agent: str, *, name: str = "hostile") -> Path:
         f'[[entrants]]\nname = "{name}"\nagent = "{agent}"\n'
     )
     return config
+
+
+# -- no bot code runs in the dealer -----------------------------------------------------
+
+CALLER = "smuggler.bot:Bot"
+
+
+@pytest.fixture
+def smuggler(tmp_path: Path) -> Path:
+    """The folder on the Python path that holds the ``smuggler`` package: writable by the
+    dealer (root here) alone, and not shown to the sandboxed bot, which sees its package."""
+    folder = tmp_path / "path-entry"
+    shutil.copytree(HOSTILE / "smuggler", folder)
+    return folder
+
+
+def assert_never_ran_in_the_dealer(folder: Path) -> None:
+    marker = folder / "ran-in-the-dealer"
+    assert not marker.exists(), f"the bot's __init__.py ran in the dealer: {marker.read_text()}"
+    assert not (folder / "smuggler" / "decks").exists()
+
+
+def test_a_package_bots_init_never_runs_in_dp_arena_match(smuggler: Path, tmp_path: Path) -> None:
+    done = cli(
+        "match", CALLER, "calling-station", "--deals", "4", "--seed", "3", "--json", "--quiet",
+        cwd=tmp_path, python_path=smuggler,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert_never_ran_in_the_dealer(smuggler)
+    result = json.loads(done.stdout)
+    assert result["faults"] == []  # it played, sandboxed, and saw no leaked deck
+    assert [score["hands"] for score in result["agents"]] == [8, 8]
+
+
+def test_a_package_bots_init_never_runs_in_check_agent(smuggler: Path, tmp_path: Path) -> None:
+    done = cli(
+        "check-agent", CALLER, "--states", "12", "--deals", "2", "--json",
+        cwd=tmp_path, python_path=smuggler,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads(done.stdout)["passed"]
+    assert_never_ran_in_the_dealer(smuggler)
+
+
+def test_a_misspelled_class_of_a_package_bot_is_found_by_path(
+    smuggler: Path, tmp_path: Path
+) -> None:
+    """The did-you-mean of a file bot, for a module bot: read from the module's syntax."""
+    done = cli(
+        "check-agent", "smuggler.bot:Bto", cwd=tmp_path, python_path=smuggler
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "has no class Bto; did you mean smuggler.bot:Bot?" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert_never_ran_in_the_dealer(smuggler)
+    done = cli("check-agent", "smuggler.bots:Bot", cwd=tmp_path, python_path=smuggler)
+    assert done.returncode == 2 and "no module named 'smuggler.bots'" in done.stderr
+    assert_never_ran_in_the_dealer(smuggler)
+
+
+def test_a_package_bots_init_never_runs_in_plan_or_run(smuggler: Path, tmp_path: Path) -> None:
+    config = event_config(tmp_path, CALLER, name="smuggler")
+    planned = cli("plan", str(config), cwd=tmp_path, python_path=smuggler)
+    assert planned.returncode == 0, planned.stderr
+    assert_never_ran_in_the_dealer(smuggler)
+    run_dir = tmp_path / "run"
+    done = cli(
+        "run", str(config), "--run-dir", str(run_dir), "--quiet", "--executor", "serial",
+        cwd=tmp_path, python_path=smuggler,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert_never_ran_in_the_dealer(smuggler)
+    results = json.loads((run_dir / "results.json").read_text())
+    assert [fault for fault in results["faults"] if fault["player"] == "smuggler"] == []
+    assert len(results["standings"]) == 4
+
+
+def test_a_package_bot_that_cannot_be_found_is_refused_by_the_configs_check(
+    smuggler: Path, tmp_path: Path
+) -> None:
+    config = event_config(tmp_path, "smuggler.bot:Bto")
+    done = cli("plan", str(config), cwd=tmp_path, python_path=smuggler)
+    assert done.returncode == 2
+    assert "has no class Bto; did you mean smuggler.bot:Bot?" in done.stderr
+    assert_never_ran_in_the_dealer(smuggler)
 
 
 # -- bot source is read within bounds ---------------------------------------------------
