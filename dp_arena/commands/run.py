@@ -1,7 +1,7 @@
 """``dp-arena run CONFIG [--run-dir DIR] [--registry DIR] [--allow-absent] [--executor
-auto|ray|serial] [--workers N] [--ray-address ADDR] [--quiet]``: check that every entrant
-loads, run the whole event from its config, write the run directory (with its
-checkpoint store, see ``docs/running.md``) and print the summary."""
+auto|ray|serial] [--workers N] [--ray-address ADDR] [--no-mirrors-apart] [--quiet]``: check
+that every entrant loads, run the whole event from its config, write the run directory
+(with its checkpoint store, see ``docs/running.md``) and print the summary."""
 
 from __future__ import annotations
 

@@ -3,13 +3,13 @@ sandbox (what :mod:`dp_arena.sandbox` makes public; see its docstring)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dp_arena.agents.locate import locate_module
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
 from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
@@ -98,13 +98,11 @@ def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
 def _module_location(module: str) -> tuple[Path, Path]:
     """(sys.path entry, top-level package folder or file) of a module, found by looking
     at the file system only: importing it here would run untrusted code in the dealer."""
-    top = module.split(".")[0]
-    for entry in sys.path:
-        base = Path(entry or os.getcwd())
-        for candidate in (base / top, base / f"{top}.py"):
-            if candidate.exists():
-                return base.resolve(), candidate.resolve()
-    raise AgentError(f"agent {module!r}: no module {top!r} on the Python path")
+    try:
+        found = locate_module(module)
+    except AgentError as error:
+        raise AgentError(f"agent {module!r}: {error}") from None
+    return found.entry, found.top
 
 
 def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:

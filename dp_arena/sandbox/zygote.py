@@ -333,7 +333,9 @@ def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     # The template died before the line above (its parent's pid is 0 here: it is outside
     # this PID namespace): its pidfd says so.
-    if select.select([config.template_pidfd], [], [], 0)[0]:
+    template_gone = select.poll()  # poll, not select: no descriptor is out of its range
+    template_gone.register(config.template_pidfd, select.POLLIN)
+    if template_gone.poll(0):
         os._exit(0)
     stdin, stdout, stderr, status_fd = fds
     control.detach()
