@@ -10,7 +10,8 @@ channel two copies score exactly zero. Each class is one channel:
 
 - ``OwnPages``: which pages of its own data file are in the page cache (set by reading a
   page, cleared with ``posix_fadvise(DONTNEED)``, read with ``preadv2(RWF_NOWAIT)``, or
-  ``mincore`` where that is refused);
+  ``mincore`` where that is refused; a copy that finds no record for a deal clears the
+  record's pages before it writes its own);
 - ``RuntimePages``: the same on the largest file of the runtime both copies can read;
 - ``RuntimeLocks``: open-file-description byte-range locks on a runtime file both can
   read (``F_OFD_SETLK`` to write, ``F_OFD_GETLK`` to read).
@@ -34,7 +35,6 @@ from dp_arena.engine import Action, ActionKind, evaluate
 PAGE = 4096
 BITS = 64
 FLAG, CARDS, CHECK = 0, 1, 43  # bit positions in a record
-DEALS = 24  # records kept: a deal's is at its number modulo this
 
 
 def encode(cards):
@@ -79,8 +79,10 @@ class Colluder:
         else:
             self.broken = False
 
+    records = 1  # how many deals' records the channel holds: a deal's is at its number modulo this
+
     def index(self, context):
-        return (context.session * 1000 + context.deal_number) % DEALS
+        return (context.session * 10007 + context.deal_number) % self.records
 
     def begin_deal(self, start):
         self.deals += 1
@@ -125,10 +127,10 @@ class _Pages(Colluder):
     def open(self):
         self.fd = os.open(self.target(), os.O_RDONLY)
         size = os.fstat(self.fd).st_size
-        if size < DEALS * BITS * PAGE:
+        self.records = size // (BITS * PAGE)
+        if self.records < 1:
             raise OSError(f"{self.target()} holds {size} bytes, too few")
-        os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)
-        os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead
         self.map = None
 
     def write(self, deal, bits):
@@ -204,6 +206,7 @@ class RuntimeLocks(Colluder):
 
     def open(self):
         self.fd = os.open(os.path.realpath(sys.executable), os.O_RDONLY)
+        self.records = 1 << 16
 
     def _lock(self, kind, command, offset):
         request = struct.pack("hhxxxxqqixxxx", kind, os.SEEK_SET, 1 << 40 | offset, 1, 0)
