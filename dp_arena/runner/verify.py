@@ -8,6 +8,10 @@ a line of the report:
     SHA-256 of the revealed key equals the commitment in ``results.json``, in the
     ``commitment`` file written before the first deal, in the store, and the one the
     organiser published (``--commitment``), when given.
+``digest``
+    The results digest (:mod:`dp_arena.tournament.digest`) of ``results.json`` and the
+    files it names, computed again, equals the one ``results.json`` reveals and the one
+    the organiser published (``--results-digest``), when given.
 ``plan``
     The stored config, with the revealed key, plans exactly the event ``results.json``
     records (sections, tables, seats, prizes).
@@ -52,6 +56,7 @@ from dp_arena.runner.fingerprint import config_from_json, unit_id
 from dp_arena.runner.launch import COMMITMENT_FILE, stored_code
 from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, with_key
+from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, listed_files, results_digest
 from dp_arena.tournament.documents import plain
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
@@ -80,6 +85,7 @@ class Verification:
     run_dir: Path
     key: EventKey | None = None
     checks: list[Check] = field(default_factory=list)
+    digest: str | None = None  # the results digest of the files, computed again
 
     @property
     def passed(self) -> bool:
@@ -91,6 +97,8 @@ class Verification:
             lines.append(f"  key {self.key.hex}")
             if self.key.public:
                 lines.append("  (a public seed: these decks were predictable to anyone)")
+        if self.digest is not None:
+            lines.append(f"  results digest {self.digest}")
         for check in self.checks:
             lines.append(f"{'ok' if check.passed else 'FAILED':>6}  {check.name}: {check.detail}")
             lines += [f"          - {problem}" for problem in check.problems[:_SHOWN]]
@@ -214,8 +222,11 @@ class _Missing(Exception):
 # -- the whole run -------------------------------------------------------------------------
 
 
-def verify_run(run_dir: Path, *, commitment: str | None = None) -> Verification:
-    """Every check of the finished run in ``run_dir``; :class:`RunError` when it is not a
+def verify_run(
+    run_dir: Path, *, commitment: str | None = None, results_digest: str | None = None
+) -> Verification:
+    """Every check of the finished run in ``run_dir`` (``commitment`` and ``results_digest``:
+    those the organiser published, checked too); :class:`RunError` when it is not a
     finished run that can be checked at all (no results, no revealed key, no store)."""
     results = _read_results(run_dir)
     key = _revealed_key(run_dir, results)
@@ -224,6 +235,7 @@ def verify_run(run_dir: Path, *, commitment: str | None = None) -> Verification:
     try:
         meta = store.meta()
         _check_commitment(verification, run_dir, results, meta, key, commitment)
+        _check_digest(verification, run_dir, results, results_digest)
         config = _keyed_config(verification, meta, key)
         if config is None:
             return verification
@@ -295,6 +307,41 @@ def _check_commitment(
         problems,
         f"SHA-256 of the revealed key is the commitment of {', '.join(places)}",
     )
+
+
+def _check_digest(
+    verification: Verification, run_dir: Path, results: dict[str, Any], published: str | None
+) -> None:
+    missing: list[str] = []
+
+    def sha256_of(name: str) -> str:
+        try:
+            return file_sha256(run_dir / name)
+        except OSError as error:
+            missing.append(f"{name} cannot be read ({error.strerror or error})")
+            return "-"
+
+    digest = results_digest(results, sha256_of)
+    verification.digest = digest
+    places: dict[str, object] = {}
+    if DIGEST_FIELD in results["event"]:
+        places["results.json"] = results["event"][DIGEST_FIELD]
+    if published is not None:
+        places["--results-digest"] = published.strip().lower()
+    problems = missing + [
+        f"{place} says {value!r}" for place, value in places.items() if value != digest
+    ]
+    if len(problems) > len(missing):
+        problems.insert(len(missing), f"the results digest of these files is {digest}")
+    files = len(listed_files(results))
+    detail = (
+        f"the digest of results.json and the {files:,} files it names is that of"
+        f" {', '.join(places)}"
+        if places
+        else "results.json reveals no results digest (a run from before digests): nothing to"
+        " compare the files with"
+    )
+    verification.add("digest", problems, detail)
 
 
 def _keyed_config(
