@@ -25,8 +25,9 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from dp_arena.agents import Seat
+from dp_arena.agents import Seat, SpecKind, parse_spec
 from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
 from dp_arena.results import FaultKind, TableSessionResult, to_json
@@ -235,13 +236,17 @@ def _faults(result: TableSessionResult) -> str:
 
 
 def code_problems(
-    entrants: Iterable[Entrant], recorded: Mapping[str, str], absent: Iterable[str] = ()
+    entrants: Iterable[Entrant],
+    recorded: Mapping[str, str],
+    absent: Iterable[str] = (),
+    run_dir: Path | None = None,
 ) -> list[str]:
     """Why the bots of ``entrants`` cannot be replayed: each whose code does not hash now
     to what the run recorded (``recorded``: resolved spec -> content hash, as
     :func:`~dp_arena.runner.fingerprint.bot_fingerprints` gave it when the run started),
     and each registry bot whose stored folder no longer holds the content its registry
-    names. Entrants in ``absent`` sat out and are not asked for."""
+    names. Entrants in ``absent`` sat out and are not asked for; ``run_dir``, when given,
+    is named when it lies in a bot's folder (whose hash covers it)."""
     sat_out = set(absent)
     entrants = [entrant for entrant in entrants if entrant.player not in sat_out]
     now = bot_fingerprints(entrants)
@@ -260,10 +265,28 @@ def code_problems(
             problems.append(
                 f"{entrant.player}: its code hashes to {after} now, the run recorded {before}:"
                 " it changed after the run, and a replay from other code proves nothing"
+                + _inside(run_dir, entrant.resolved)
             )
         elif entrant.resolved.startswith("registry:"):
             problems += _registry_problems(entrant)
     return problems
+
+
+def _inside(run_dir: Path | None, spec_text: str) -> str:
+    """A note when ``run_dir`` lies in the folder a file bot's hash covers."""
+    try:
+        spec = parse_spec(spec_text)
+    except DPArenaError:
+        return ""
+    if run_dir is None or spec.kind not in (SpecKind.FILE, SpecKind.BUILTIN):
+        return ""
+    folder = Path(str(spec.target)).expanduser().resolve().parent
+    if not run_dir.resolve().is_relative_to(folder):
+        return ""
+    return (
+        f" (the run directory lies in the bot's folder {folder}, which the hash covers:"
+        " the run's own files may be what changed it; keep run directories out of bot folders)"
+    )
 
 
 def _registry_problems(entrant: Entrant) -> list[str]:

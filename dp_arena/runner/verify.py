@@ -27,9 +27,15 @@ a line of the report:
 ``histories``
     Every hand history replays through the PHH reader to the finishing stacks it
     records, with the deck's cards.
+``replay``, ``replayed results`` (with ``replay``)
+    Every table-session, or those of the prize winners, played again by its bots one at
+    a time in reverse order, each bot asked every decision with the view it had
+    (:mod:`dp_arena.runner.replay`), answers as recorded; the event driver fed the
+    replayed table-sessions (or, where a bot differs, the bots' own free play) writes the
+    same files. A bot whose code no longer hashes to the run's record is refused.
 
 A classic freezeout is played hand by hand in the coordinating process, not as table
-units, so only ``commitment``, ``plan`` and ``histories`` apply to it; its standings are
+units, so only ``commitment``, ``digest``, ``plan`` and ``histories`` apply to it; its standings are
 not derived again. A public seed passes the same checks, and the report says that its
 decks were predictable.
 """

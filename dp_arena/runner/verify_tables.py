@@ -207,6 +207,7 @@ def check_replay(
         config.entrants,
         json.loads(meta.get("bots", "{}")),
         absent=(player for player, _ in config.absent),
+        run_dir=run_dir,
     )
     if refused:
         verification.refuse(*refused)

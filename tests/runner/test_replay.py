@@ -20,12 +20,8 @@ from typing import Any
 import pytest
 
 from dp_arena.cli import main
-from dp_arena.engine import Action, deck_for, new_hand
-from dp_arena.engine.cards import format_cards
-from dp_arena.engine.deck import deal_cards
-from dp_arena.engine.evaluator import evaluate
 from dp_arena.keys import EventKey
-from dp_arena.results import DealRecord, TableSessionResult, to_json
+from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.fingerprint import config_from_json, unit_id
 from dp_arena.runner.launch import stored_code
@@ -35,6 +31,7 @@ from dp_arena.tournament.config import with_key
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit
+from tests.forgery import forged_session
 
 from .helpers import BOTS
 
@@ -168,48 +165,6 @@ def _drive(run_dir: Path, into: Path) -> list[TableUnit]:
     return executor.units
 
 
-def _forged_deal(unit: TableUnit, record: DealRecord, favoured: int) -> DealRecord:
-    """``record`` played again the way that suits the ``favoured`` seat, knowing every
-    card: it bets the most with the winning hand (everyone calls), folds the losing one."""
-    deck = deck_for(unit.event_seed, unit.section, unit.session, record.deal)
-    state = new_hand(unit.rules, deck, button=record.button, absent=record.absent)
-    holes, board = deal_cards(deck, unit.rules.seat_count, record.button)
-    ranks = [evaluate(list(hole) + list(board)) for hole in holes]
-    wins = ranks[favoured] == min(ranks)
-    while state.actor is not None:
-        legal = state.legal_actions()
-        if state.actor in record.absent:
-            action = legal.passive()
-        elif state.actor == favoured:
-            if not wins:
-                action = legal.passive()
-            elif legal.can_raise:
-                assert legal.max_raise_to is not None
-                action = Action.raise_to(legal.max_raise_to)
-            else:
-                action = Action.call() if legal.can_call else Action.check()
-        else:
-            action = Action.call() if legal.can_call else Action.check()
-        state.apply(action)
-    assert state.payoffs is not None
-    shown = state.board if state.showdown_values else state.visible_board
-    return DealRecord(
-        deal=record.deal,
-        button=record.button,
-        players=record.players,
-        hole_cards=record.hole_cards,
-        board=format_cards(shown),
-        actions=tuple(
-            f"{step.seat}:raise {step.raise_to}"
-            if step.raise_to is not None
-            else f"{step.seat}:{step.kind.value}"
-            for step in state.history
-        ),
-        nets=state.payoffs,
-        absent=record.absent,
-    )
-
-
 def forge(run_dir: Path) -> tuple[str, TableUnit]:
     """Rewrite the actions of one table of the last session so that a player who won no
     prize (or a shared one) wins its table's every pot it can, let the engine recompute
@@ -237,13 +192,7 @@ def forge(run_dir: Path) -> tuple[str, TableUnit]:
             "SELECT result FROM units WHERE unit_id = ?", (identifier,)
         ).fetchone()
         result = TableSessionResult.from_json(json.loads(zlib.decompress(blob)))
-        forged = TableSessionResult(
-            table=result.table,
-            players=result.players,
-            deals=tuple(_forged_deal(unit, record, favoured) for record in result.deals),
-            faults=result.faults,
-            absent_seats=result.absent_seats,
-        )
+        forged = forged_session(unit, result, favoured)
         connection.execute(
             "UPDATE units SET result = ? WHERE unit_id = ?",
             (zlib.compress(json.dumps(to_json(forged)).encode()), identifier),
