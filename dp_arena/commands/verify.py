@@ -140,6 +140,7 @@ def replay_json(replay: Replay) -> dict[str, Any]:
             for unseated in replay.unseated
         ],
         "departures": list(replay.departures),
+        "notes": list(replay.notes),
     }
 
 
@@ -158,7 +159,8 @@ class ReplayProgress:
         left = (units - replay.table_sessions) * replay.seconds / max(1, replay.table_sessions)
         found = len(replay.by_player()) + len(replay.unseated)
         self.last = (
-            f"replay: table-sessions {replay.table_sessions:,}/{units:,} | {replay.deals:,} deals"
+            f"{replay.label}: table-sessions {replay.table_sessions:,}/{units:,}"
+            f" | {replay.deals:,} deals"
             f" | {rate:,.0f} deals/s | ETA {format_duration(left)}"
             + (f" | {found} bot{'s' if found != 1 else ''} differ" if found else "")
         )

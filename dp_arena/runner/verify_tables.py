@@ -16,7 +16,7 @@ from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult
-from dp_arena.runner.fingerprint import unit_id
+from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
 from dp_arena.runner.store import RunStore
@@ -160,6 +160,18 @@ def check_sessions(
     return executor.asked
 
 
+def _other_version(meta: Mapping[str, str]) -> str:
+    """A note when this dp-arena is not the one that played the run."""
+    recorded = meta.get("code_version")
+    now = code_version()
+    if recorded is None or recorded == now:
+        return ""
+    return (
+        f"; note: the run was played by another dp-arena (code version {recorded[:12]},"
+        f" this one {now[:12]}): a difference may come from that"
+    )
+
+
 def _regenerate(
     run_dir: Path,
     config: EventConfig,
@@ -235,7 +247,14 @@ def check_replay(
         replayed.problems(lambda player: f"{player} [{code_label(codes.get(player))}]"),
         f"{replayed.table_sessions:,} of {len(units):,} table-sessions{whose} played again"
         f" with their bots, one at a time, in reverse order: all {replayed.decisions:,}"
-        " decisions answered as recorded",
+        " decisions answered as recorded"
+        + (
+            f" ({len(replayed.notes)} with bots' hook faults told at other deals, which"
+            " timing decides)"
+            if replayed.notes
+            else ""
+        )
+        + _other_version(meta),
     )
     histories = meta.get("histories", "yes") == "yes"
     files = (
