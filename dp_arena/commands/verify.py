@@ -51,7 +51,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     replay.add_argument(
         "--replay-winners",
         action="store_true",
-        help="as --replay, for the table-sessions of the prize winners only",
+        help="as --replay, for the table-sessions of the prize winners only (in an event"
+        " that pays none, of the players placed first): the check before paying out",
     )
     parser.add_argument(
         "--quiet", action="store_true", help="no progress lines while a replay plays"

@@ -160,6 +160,20 @@ def check_sessions(
     return executor.asked
 
 
+def _winners(results: Mapping[str, Any]) -> set[str]:
+    """The players who won a prize; in an event that pays none, those placed first."""
+    paid = {
+        str(player)
+        for player, cents in results.get("prizes", {}).get("by_player", {}).items()
+        if cents
+    }
+    return paid or {
+        str(standing.get("player"))
+        for standing in results.get("standings", ())
+        if isinstance(standing, Mapping) and standing.get("place") == 1
+    }
+
+
 def _other_version(meta: Mapping[str, str]) -> str:
     """A note when this dp-arena is not the one that played the run."""
     recorded = meta.get("code_version")
@@ -224,11 +238,7 @@ def check_replay(
     if refused:
         verification.refuse(*refused)
         return
-    winners = {
-        str(player)
-        for player, cents in results.get("prizes", {}).get("by_player", {}).items()
-        if cents
-    }
+    winners = _winners(results)
     chosen = [
         unit
         for unit in units
@@ -236,7 +246,8 @@ def check_replay(
     ]
 
     def recorded(unit: TableUnit) -> TableSessionResult:
-        return store.get([unit_id(unit)])[unit_id(unit)]
+        identifier = unit_id(unit)
+        return store.get([identifier])[identifier]
 
     replayed = replay_units(chosen[::-1], recorded, on_progress=on_progress)
     verification.replay = replayed
