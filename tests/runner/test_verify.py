@@ -278,3 +278,21 @@ def test_the_published_digest_catches_one_changed_byte(copy: Path, changed: str)
     [digest] = [check for check in verification.checks if check.name == "digest"]
     assert not digest.passed
     assert any(f"--results-digest says {published!r}" in text for text in digest.problems)
+
+
+def test_the_run_prints_the_results_digest_it_reveals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(
+        tmp_path,
+        '[event]\nname = "printed"\nformat = "short"\n\n'
+        '[field]\ncount = 8\nfrom = ["random", "tag"]\n',
+    )
+    run_dir = tmp_path / "run"
+    assert (
+        main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial", "--quiet"])
+        == 0
+    )
+    printed = re.search(r"^results digest ([0-9a-f]{64})$", capsys.readouterr().out, re.MULTILINE)
+    assert printed is not None
+    assert printed.group(1) == _documented_digest(run_dir)
