@@ -1,24 +1,28 @@
-"""Hostile: mirrored copies of one bot that talk through state the whole machine shares,
-so that the copy playing a deal later knows its opponent's hole cards and the board.
+"""Hostile: mirrored copies of one bot (or a team of bots sharing its code) that talk
+through state the whole machine shares, so that a copy playing a deal later knows its
+opponents' hole cards and the board.
 
-Each copy writes, for every deal it plays, a record of its own hole cards and the board
-into a channel, and reads the channel before it acts: a valid record for the deal means
-a mirrored copy has already played it, and then it bets the maximum with the winning
-hand and folds the losing one (against the calling station that wins the cap every
-deal). Without a record it plays as the calling station does, so without a working
-channel two copies score exactly zero. Each class is one channel:
+Each copy writes, for every deal it plays to the end, a record of its seat's hole cards
+and the board into a channel, and before it acts reads the records of the other seats
+of the same deal (section, session, deal number): a copy that sat in that seat at a
+mirrored table has played it already. Knowing the board and every opponent still in, it
+bets the maximum with the winning hand and folds a beaten one (against the calling
+station that wins the cap every deal); otherwise it plays as the calling station does,
+so without a working channel it scores exactly what ``NoChannel`` scores. Each class is
+one channel:
 
 - ``OwnPages``: which pages of its own data file are in the page cache (set by reading a
   page, cleared with ``posix_fadvise(DONTNEED)``, read with ``preadv2(RWF_NOWAIT)``, or
-  ``mincore`` where that is refused; a copy that finds no record for a deal clears the
-  record's pages before it writes its own);
+  ``mincore`` where that is refused; a record's pages are cleared before it is written);
 - ``RuntimePages``: the same on the largest file of the runtime both copies can read;
 - ``RuntimeLocks``: open-file-description byte-range locks on a runtime file both can
   read (``F_OFD_SETLK`` to write, ``F_OFD_GETLK`` to read).
 
-A record is 64 bits a deal: a flag, then seven cards (two hole cards, five board cards)
-of six bits each (card + 1, 0 for none), then a check sum; anything else reads as no
-record. The copy says on stderr (its log) how many deals it read from the channel.
+A record is 64 bits: a flag, seven cards (two hole cards, five board cards) of six bits
+each (card + 1), then a check sum over the cards and the record's deal and seat, so a
+record of another deal or seat (records share places modulo the channel's size) reads
+as none, as does anything else. The copy says on stderr (its log) how many deals it
+knew everything of.
 """
 
 import ctypes
@@ -37,40 +41,45 @@ BITS = 64
 FLAG, CARDS, CHECK = 0, 1, 43  # bit positions in a record
 
 
-def encode(cards):
+def _key(context, seat):
+    return ((context.section * 101 + context.session) * 1009 + context.deal_number) * 11 + seat
+
+
+def encode(cards, key):
     bits = [0] * BITS
     bits[FLAG] = 1
-    values = [card + 1 for card in cards] + [0] * (7 - len(cards))
+    values = [card + 1 for card in cards]
     for index, value in enumerate(values):
         for bit in range(6):
             bits[CARDS + 6 * index + bit] = (value >> bit) & 1
-    check = sum(values) % 64
+    check = (sum(values) + key) % 64
     for bit in range(6):
         bits[CHECK + bit] = (check >> bit) & 1
     return bits
 
 
-def decode(bits):
+def decode(bits, key):
     if bits is None or not bits[FLAG]:
         return None
     values = [sum(bits[CARDS + 6 * index + bit] << bit for bit in range(6)) for index in range(7)]
     check = sum(bits[CHECK + bit] << bit for bit in range(6))
-    if check != sum(values) % 64 or any(value > 52 for value in values):
+    if check != (sum(values) + key) % 64 or not all(1 <= value <= 52 for value in values):
         return None
-    cards = [value - 1 for value in values if value]
-    if 0 in values[:2] or len(set(cards)) != len(cards):
-        return None
-    return cards
+    cards = [value - 1 for value in values]
+    return cards if len(set(cards)) == 7 else None
 
 
 class Colluder:
     """The playing and the records; a subclass is the channel."""
 
+    records = 1  # how many records the channel holds: a record's place is its key modulo this
+
     def __init__(self):
         self.deals = 0
-        self.leaked = 0
-        self.known = None
-        self.hole = None
+        self.knew = 0
+        self.known = {}
+        self.board = None
+        self.start = self.hole = None
         try:
             self.open()
         except OSError as error:
@@ -79,44 +88,55 @@ class Colluder:
         else:
             self.broken = False
 
-    records = 1  # how many deals' records the channel holds: a deal's is at its number modulo this
-
-    def index(self, context):
-        return (context.session * 10007 + context.deal_number) % self.records
-
     def begin_deal(self, start):
         self.deals += 1
-        self.hole = start.hole_cards
-        self.known = None
+        self.start, self.hole = start, start.hole_cards
+        self.known, self.board = {}, None
         if self.broken:
             return
-        try:
-            record = decode(self.read(self.index(start.context)))
-        except OSError:
-            record = None
-        if record is not None and len(record) == 7:
-            self.known = record
-            self.leaked += 1
-        sys.stderr.write(f"colluder: read {self.leaked} of {self.deals} deals\n")
+        for seat in range(start.seat_count):
+            if seat == start.seat:
+                continue
+            key = _key(start.context, seat)
+            try:
+                bits = self.read(key % self.records)
+                record = decode(bits, key)
+                if record is not None:  # reading may have cleared it: for the next reader
+                    self.write(key % self.records, bits)
+            except OSError:
+                record = None
+            if record is not None and set(record[:2]).isdisjoint(start.hole_cards):
+                self.known[seat] = record[:2]
+                self.board = record[2:]
 
     def end_deal(self, end):
-        if self.broken or self.known is not None or len(end.board) != 5:
+        if self.broken or len(end.board) != 5 or self.hole is None:
             return
-        cards = [*self.hole, *end.board]
+        key = _key(end.context, end.seat)
         try:
-            self.write(self.index(end.context), encode(cards))
+            self.write(key % self.records, encode([*self.hole, *end.board], key))
         except OSError:
             pass
 
     def act(self, observation):
-        if self.known is None:
+        live = [
+            seat
+            for seat in range(observation.seat_count)
+            if seat != observation.seat
+            and not observation.folded[seat]
+            and not observation.absent[seat]
+        ]
+        if self.board is None or any(seat not in self.known for seat in live):
             return Action(ActionKind.CHECK if observation.to_call == 0 else ActionKind.CALL)
-        opponent, board = self.known[:2], self.known[2:]
-        mine = evaluate([*observation.hole_cards, *board])
-        theirs = evaluate([*opponent, *board])
-        if mine < theirs and observation.max_raise_to is not None:
+        if self.start is not None:  # the first decision of a deal it knows everything of
+            self.knew += 1
+            self.start = None
+            sys.stderr.write(f"colluder: knew {self.knew} of {self.deals} deals\n")
+        mine = evaluate([*observation.hole_cards, *self.board])
+        best = min(evaluate([*self.known[seat], *self.board]) for seat in live)
+        if mine < best and observation.max_raise_to is not None:
             return Action.raise_to(observation.max_raise_to)
-        if mine > theirs and observation.to_call > 0:
+        if mine > best and observation.to_call > 0:
             return Action(ActionKind.FOLD)
         return Action(ActionKind.CHECK if observation.to_call == 0 else ActionKind.CALL)
 
@@ -133,33 +153,34 @@ class _Pages(Colluder):
         os.posix_fadvise(self.fd, 0, 0, os.POSIX_FADV_RANDOM)  # no read-ahead
         self.map = None
 
-    def write(self, deal, bits):
+    def write(self, place, bits):
+        os.posix_fadvise(self.fd, place * BITS * PAGE, BITS * PAGE, os.POSIX_FADV_DONTNEED)
         for bit, value in enumerate(bits):
             if value:
-                os.pread(self.fd, 1, (deal * BITS + bit) * PAGE)
+                os.pread(self.fd, 1, (place * BITS + bit) * PAGE)
 
-    def read(self, deal):
+    def read(self, place):
         # A probe that misses starts reading the page: the record is read once, then
-        # dropped, so that a copy that finds none writes its own on clean pages.
+        # dropped (a reader that finds one writes it back).
         bits = []
         for bit in range(BITS):
             try:
-                os.preadv(self.fd, [bytearray(1)], (deal * BITS + bit) * PAGE, os.RWF_NOWAIT)
+                os.preadv(self.fd, [bytearray(1)], (place * BITS + bit) * PAGE, os.RWF_NOWAIT)
                 bits.append(1)
             except BlockingIOError:
                 bits.append(0)
             except OSError:  # refused: mincore, which tells only the file's owner the truth
-                return self.read_mincore(deal)
+                return self.read_mincore(place)
         time.sleep(0.01)
-        os.posix_fadvise(self.fd, deal * BITS * PAGE, BITS * PAGE, os.POSIX_FADV_DONTNEED)
+        os.posix_fadvise(self.fd, place * BITS * PAGE, BITS * PAGE, os.POSIX_FADV_DONTNEED)
         return bits
 
-    def read_mincore(self, deal):
+    def read_mincore(self, place):
         if self.map is None:
             self.map = mmap.mmap(self.fd, 0, prot=mmap.PROT_READ)
         libc = ctypes.CDLL(None, use_errno=True)
         vector = (ctypes.c_ubyte * BITS)()
-        address = ctypes.c_void_p(_map_address(self.map) + deal * BITS * PAGE)
+        address = ctypes.c_void_p(_map_address(self.map) + place * BITS * PAGE)
         if libc.mincore(address, ctypes.c_size_t(BITS * PAGE), vector) != 0:
             raise OSError(ctypes.get_errno(), "mincore")
         return [value & 1 for value in vector]
@@ -212,14 +233,28 @@ class RuntimeLocks(Colluder):
         request = struct.pack("hhxxxxqqixxxx", kind, os.SEEK_SET, 1 << 40 | offset, 1, 0)
         return struct.unpack("hhxxxxqqixxxx", fcntl.fcntl(self.fd, command, request))[0]
 
-    def write(self, deal, bits):
+    def write(self, place, bits):
         for bit, value in enumerate(bits):
             if value:
-                self._lock(fcntl.F_RDLCK, fcntl.F_OFD_SETLK, deal * BITS + bit)
+                self._lock(fcntl.F_RDLCK, fcntl.F_OFD_SETLK, place * BITS + bit)
 
-    def read(self, deal):
+    def read(self, place):
         found = []
         for bit in range(BITS):
-            kind = self._lock(fcntl.F_WRLCK, fcntl.F_OFD_GETLK, deal * BITS + bit)
+            kind = self._lock(fcntl.F_WRLCK, fcntl.F_OFD_GETLK, place * BITS + bit)
             found.append(int(kind != fcntl.F_UNLCK))
         return found
+
+
+class NoChannel(Colluder):
+    """The same bot with no channel at all: what every colluder must score when its
+    channel carries nothing."""
+
+    def open(self):
+        pass
+
+    def read(self, place):
+        return None
+
+    def write(self, place, bits):
+        pass
