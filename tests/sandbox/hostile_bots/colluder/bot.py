@@ -8,8 +8,9 @@ of the same deal (section, session, deal number): a copy that sat in that seat a
 mirrored table has played it already. Knowing the board and every opponent still in, it
 bets the maximum with the winning hand and folds a beaten one (against the calling
 station that wins the cap every deal); otherwise it plays as the calling station does,
-so without a working channel it scores exactly what ``NoChannel`` scores. Each class is
-one channel:
+so without a working channel it scores exactly what ``NoChannel`` scores. While the
+conformance check looks at it, it keeps quiet (and so passes as repeatable). Each class
+is one channel:
 
 - ``OwnPages``: which pages of its own data file are in the page cache (set by reading a
   page, cleared with ``posix_fadvise(DONTNEED)``, read with ``preadv2(RWF_NOWAIT)``, or
@@ -92,7 +93,8 @@ class Colluder:
         self.deals += 1
         self.start, self.hole = start, start.hole_cards
         self.known, self.board = {}, None
-        if self.broken:
+        if self.broken or start.context.event == "check-agent":  # looked at: keep quiet
+            self.hole = None
             return
         for seat in range(start.seat_count):
             if seat == start.seat:
