@@ -3,7 +3,8 @@
 A spec is one of:
 
 - a built-in name: ``random``, ``calling-station``, ``aggressive``, ``tag``, ``equity``,
-  ``learned`` (the bots in the repository's ``agents/`` folder);
+  ``learned`` (the bots of :data:`AGENTS_DIR`: the repository's ``agents/`` folder, which
+  an installed dp-arena carries as ``dp_arena/builtin_bots``);
 - ``path/to/file.py:ClassName``: a class in a Python file; the file's folder is put on
   ``sys.path`` first, so a bot may be several modules (sandboxed, only when the folder
   is a bot folder with a ``bot.toml``: otherwise the bot sees its own file alone);
@@ -57,8 +58,17 @@ __all__ = [
     "python_classes",
 ]
 
-# The repository's built-in bots, next to the package.
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
+
+def _builtin_folder() -> Path:
+    """The built-in bots' folder: ``builtin_bots`` inside an installed package (a wheel
+    carries the repository's ``agents/`` there), else ``agents/`` beside the package (a
+    clone, or an editable install of one)."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "builtin_bots"
+    return installed if installed.is_dir() else package.parent / "agents"
+
+
+AGENTS_DIR = _builtin_folder()
 
 BUILTINS: dict[str, str] = {
     "random": "random_bot.py:RandomBot",
