@@ -30,8 +30,9 @@ from pathlib import Path
 from dp_arena.agents import Seat, SpecKind, parse_spec
 from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
+from dp_arena.registry import MANIFEST
 from dp_arena.results import FaultKind, TableSessionResult, to_json
-from dp_arena.runner.fingerprint import bot_fingerprints, unit_id
+from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
 from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import Entrant
 from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
@@ -282,7 +283,7 @@ def code_problems(
                 f"{entrant.player}: its code cannot be found now ({after});"
                 f" the run recorded {before}"
             )
-        elif after != before:
+        elif after != before and before != legacy_fingerprint(entrant.resolved):
             problems.append(
                 f"{entrant.player}: its code hashes to {after} now, the run recorded {before}:"
                 " it changed after the run, and a replay from other code proves nothing"
@@ -294,15 +295,16 @@ def code_problems(
 
 
 def _inside(run_dir: Path | None, spec_text: str) -> str:
-    """A note when ``run_dir`` lies in the folder a file bot's hash covers."""
+    """A note when ``run_dir`` lies in the bot folder a bot's hash covers."""
     try:
         spec = parse_spec(spec_text)
     except DPArenaError:
         return ""
-    if run_dir is None or spec.kind not in (SpecKind.FILE, SpecKind.BUILTIN):
+    if run_dir is None or spec.kind not in (SpecKind.FILE, SpecKind.FOLDER):
         return ""
-    folder = Path(str(spec.target)).expanduser().resolve().parent
-    if not run_dir.resolve().is_relative_to(folder):
+    path = Path(str(spec.target)).expanduser().resolve()
+    folder = path if spec.kind is SpecKind.FOLDER else path.parent
+    if not (folder / MANIFEST).is_file() or not run_dir.resolve().is_relative_to(folder):
         return ""
     return (
         f" (the run directory lies in the bot's folder {folder}, which the hash covers:"

@@ -9,6 +9,7 @@ writes and a kill -9 loses nothing committed. ``postgresql://`` URLs use psycopg
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,8 @@ __all__ = ["DEFAULT_URL", "Database", "normalise_url"]
 
 DEFAULT_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+log = logging.getLogger("dp_arena.server")
 
 
 def normalise_url(url: str) -> str:
@@ -88,13 +91,25 @@ class Database:
         finally:
             session.close()
 
-    def migrate(self) -> None:
-        """Bring the schema up to the newest migration (a new database gets every one)."""
+    def migrate(self) -> str | None:
+        """Bring the schema up to the newest migration (a new database gets every one);
+        one line in the server's log says so when any ran (Alembic's own lines are kept
+        for warnings). The revision the database was at before, or ``None``."""
+        logging.getLogger("alembic").setLevel(logging.WARNING)  # before it sets up plugins
         from alembic import command
 
+        before = self.revision()
         with self.engine.begin() as connection:
             config = _alembic_config(connection)
             command.upgrade(config, "head")
+        after = self.revision()
+        if after != before:
+            log.info(
+                "database schema %s: now at migration %s",
+                "made" if before is None else f"upgraded from migration {before}",
+                after,
+            )
+        return before
 
     def revision(self) -> str | None:
         """The migration the database is at (``None`` for an empty database)."""

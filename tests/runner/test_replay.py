@@ -262,8 +262,8 @@ def test_a_bot_edited_after_the_run_is_refused(
     verification = verify_run(run_dir, replay="all")
     assert verification.replay is None and verification.status == 2
     [reason] = verification.refused
-    assert reason.startswith("steady: its code hashes to folder:")
-    assert f"the run recorded folder:{steady['code']['sha256']}" in reason
+    assert reason.startswith("steady: its code hashes to file:")
+    assert f"the run recorded file:{steady['code']['sha256']}" in reason
     assert main(["verify", str(run_dir), "--replay"]) == 2
     out = capsys.readouterr().out
     assert "REFUSED" in out and "steady: its code hashes to" in out

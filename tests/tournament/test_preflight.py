@@ -66,7 +66,7 @@ def test_a_bot_that_cannot_load_stops_the_run_and_nothing_is_written(
         tmp_path, _entrant("alice", "bots/tight.py:Tighty") + _entrant("bob", "bots/broken.py:Bot")
     )
     run_dir = tmp_path / "run"
-    assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 2
+    assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 3
     err = capsys.readouterr().err
     assert "1 of 10 entrants cannot play" in err
     assert "bob (bots/broken.py:Bot)" in err and "no_such_module_here" in err
@@ -119,7 +119,7 @@ def test_plan_reports_an_entrant_that_cannot_play(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _event(tmp_path, _entrant("bob", "bots/broken.py:Bot"))
-    assert main(["plan", str(config)]) == 1
+    assert main(["plan", str(config)]) == 3  # as run: a bot that could not be loaded
     assert "bob (bots/broken.py:Bot)" in capsys.readouterr().err
     assert main(["plan", str(config), "--no-load"]) == 0
 

@@ -25,13 +25,18 @@ __all__ = ["routes"]
 
 
 def _unauthorised(request: Request) -> Response:
-    return error(
-        request,
-        401,
-        "unauthorised",
-        "send your token: Authorization: Bearer TOKEN",
-        **{"WWW-Authenticate": 'Bearer realm="dp-arena"'},
-    )
+    """401, in words for what was sent: no token, or one this server does not know."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        message = (
+            "this server knows no such token: it may be mistyped, replaced by a newer one"
+            " (dp-arena server new-token), or another server's; ask the organiser for yours"
+        )
+        challenge = 'Bearer realm="dp-arena", error="invalid_token"'
+    else:
+        message = "send your token: Authorization: Bearer TOKEN"
+        challenge = 'Bearer realm="dp-arena"'
+    return error(request, 401, "unauthorised", message, **{"WWW-Authenticate": challenge})
 
 
 def refused(request: Request, refusal: UploadRefused) -> Response:
