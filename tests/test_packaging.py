@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import zipfile
 from pathlib import Path
 
@@ -99,3 +100,41 @@ def test_an_installed_copy_finds_its_built_in_bots_inside_itself(
     ]
     # Here, in the clone, the same lookup finds the repository's own folder.
     assert AGENTS_DIR == REPO / "agents"
+
+
+@pytest.mark.slow
+def test_from_an_empty_folder_pip_install_of_the_wheel_gives_the_whole_tool(
+    wheel: Path, tmp_path: Path
+) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    started = time.monotonic()
+    subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheel)],
+        check=True,
+        capture_output=True,
+    )
+    print(f"pip install of the wheel with its dependencies: {time.monotonic() - started:.1f} s")
+    author = tmp_path / "author"
+    author.mkdir()
+    tool = str(venv / "bin" / "dp-arena")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+
+    def run(*arguments: str) -> str:
+        done = subprocess.run(
+            [tool, *arguments], cwd=author, capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, (arguments, done.stdout, done.stderr)
+        return done.stdout
+
+    run("new-bot", "mybot", "--lang", "python")
+    assert "result: PASS" in run("check-agent", "mybot/")
+    match = run("match", "mybot/", "random", "--deals", "100", "--seed", "1")
+    assert "mybot" in match and "faults" in match
+    (author / "event.toml").write_text(
+        '[event]\nname = "First event"\nformat = "quickplay"\n\n'
+        '[[entrants]]\nagent = "mybot/"\n\n[field]\ncount = 3\nfrom = ["random", "tag"]\n'
+    )
+    out = run("run", "event.toml", "--run-dir", "runs/first", "--executor", "serial", "--quiet")
+    assert "results digest" in out
+    assert "every check passed" in run("verify", "runs/first", "--replay")
