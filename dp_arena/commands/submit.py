@@ -98,8 +98,8 @@ def submit(
                 raise SubmissionError(
                     "failed_check", f"{manifest.name}: {problem.replace(str(folder), '.')}"
                 )
-        else:
-            spec = f"cmd:{manifest.command}"  # run in the bot's folder, as a seat runs it
+        else:  # a command line or an ACPC agent, run in the bot's folder as a seat runs it
+            spec = manifest.seat_spec(folder)
         report = check_agent(spec, states=states, limits=limits, bot_dir=folder)
         if on_report is not None:
             on_report(report, folder)

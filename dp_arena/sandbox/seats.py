@@ -138,7 +138,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         return command
     # An ACPC agent: dp-arena's shim is the bot's program, the agent its child, both in
     # the sandbox; the shim needs the Python view, the agent its own program's.
-    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.acpc", "--", *command.argv)
+    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.acpc_shim", "--", *command.argv)
     return BotLaunch(shim, command.bot_dir, python_view() | command.runtime, command.own)
 
 

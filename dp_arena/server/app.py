@@ -98,6 +98,7 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
         database,
         data,
         states=settings.check_states,
+        betting=settings.betting,
         on_accepted=None if ladder is None else ladder.wake,
     )
     server = Server(settings, database, checker, ladder)
