@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -159,3 +160,45 @@ def test_a_bot_that_does_not_load_is_status_3_in_plan_and_run(
     assert main(["plan", str(config)]) == 3
     assert main(["run", str(config), "--executor", "serial", "--quiet"]) == 3
     assert "no_such_module_here" in capsys.readouterr().err
+
+
+def test_submit_names_a_folder_that_is_not_there(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["submit", "tigth/", "--registry", str(folder / "registry")]) == 2
+    assert "no such folder or archive tigth; did you mean tight?" in capsys.readouterr().err
+
+
+def test_a_bot_ships_a_pure_python_package_beside_its_file(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # treys is installed here but not shown in the sandbox: a copy in the bot's folder is.
+    import treys
+
+    shutil.copytree(Path(treys.__file__).parent, folder / "tight" / "treys")
+    (folder / "tight" / "bot.py").write_text(
+        "import treys\n\nassert treys.Evaluator\n\n" + CALLER.replace("Caller", "TightCaller")
+    )
+    assert main(["check-agent", "tight/", "--states", "10", "--deals", "2"]) == 0
+    assert "result: PASS" in capsys.readouterr().out
+
+
+def test_a_program_ships_its_own_library_found_through_its_run_path(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if shutil.which("cc") is None:
+        pytest.skip("no C compiler (cc) here")
+    bot = folder / "cbot"
+    shutil.copytree(Path(__file__).resolve().parent / "origin_bot", bot)
+    (bot / "lib").mkdir()
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", "-o", "lib/libanswer.so", "answer.c"], cwd=bot, check=True
+    )
+    subprocess.run(
+        ["cc", "-o", "bot", "bot.c", "-Llib", "-lanswer", "-Wl,-rpath,$ORIGIN/lib"],
+        cwd=bot,
+        check=True,
+    )
+    (bot / "bot.toml").write_text('name = "cbot"\nversion = "1"\ncommand = "./bot"\n')
+    assert main(["check-agent", "cbot/", "--states", "10", "--deals", "2"]) == 0
+    assert "result: PASS" in capsys.readouterr().out
