@@ -72,22 +72,23 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return play_event(root / "event", CONFIG, name="cup-run")
 
 
-def _bot_folder_hash(folder: Path) -> str:
-    """The content hash of a one-file bot folder, computed here from its definition
-    (docs/results.md): SHA-256 over each file's relative path and content hash."""
+def _bot_file_hash(folder: Path) -> str:
+    """The content hash of a file bot that imports nothing of its folder, computed here
+    from its definition (docs/results.md): SHA-256 over its file's name and content hash."""
     content = hashlib.sha256((folder / "bot.py").read_bytes()).hexdigest()
-    return hashlib.sha256(f"dp-arena/folder/v1\nbot.py\0{content}\n".encode()).hexdigest()
+    return hashlib.sha256(f"dp-arena/files/v1\nbot.py\0{content}\n".encode()).hexdigest()
 
 
 def test_results_name_each_entrants_code_without_a_path(cup: Path) -> None:
     results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
     codes = {entrant["player"]: entrant["code"] for entrant in results["entrants"]}
-    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    digest = _bot_file_hash(cup.parent.parent / "mybot")
     assert codes["Tighty"] == {
         "kind": "file",
         "name": "bot.py:Tighty",
         "version": None,
         "sha256": digest,
+        "imports": [],
     }
     assert codes["illegal"]["name"] == "bot.py:Illegal" and codes["illegal"]["sha256"] == digest
     assert codes["tag-1"]["kind"] == "builtin" and codes["tag-1"]["name"] == "tag"
@@ -112,7 +113,7 @@ def test_published_files_name_entrants_never_a_path(cup: Path, tmp_path: Path) -
     ]
     assert event["standings"][0]["prize_cents"] == results["standings"][0]["prize_cents"] > 0
     by_player = {row["player"]: row for row in event["standings"]}
-    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    digest = _bot_file_hash(cup.parent.parent / "mybot")
     assert by_player["Tighty"]["code"] == f"bot.py:Tighty #{digest[:8]}"
     # The flow: who went on from each seat position of the semifinal, with carryover.
     semifinal = event["sessions"][1]
