@@ -245,7 +245,13 @@ def _acpc_problems(config: EventConfig, event_format: EventFormat) -> list[Probl
     the classic freezeout (no cap: stacks change from hand to hand), refuses it."""
     from dp_arena.sandbox import is_acpc
 
-    acpc = {spec for spec in {entrant.resolved for entrant in config.entrants} if is_acpc(spec)}
+    # Only an acpc: spec, a bot folder or a registry bot can be one (no file is read else).
+    maybe = {
+        entrant.resolved
+        for entrant in config.entrants
+        if entrant.resolved.startswith(("acpc:", "registry:")) or entrant.resolved.endswith("/")
+    }
+    acpc = {spec for spec in maybe if is_acpc(spec)}
     agents = [
         (index, entrant)
         for index, entrant in enumerate(config.entrants)
