@@ -77,7 +77,14 @@ from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.ratings.runouts import outcome_table
 from dp_arena.results import DealRecord
 
-__all__ = ["BoardLuck", "StreetLuck", "board_luck", "board_luck_nets", "corrected_nets"]
+__all__ = [
+    "BoardLuck",
+    "StreetLuck",
+    "board_luck",
+    "board_luck_nets",
+    "corrected_nets",
+    "showdown_share",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +279,29 @@ def _expected(
     for seat in range(seat_count):
         sums[seat] -= committed[seat] * total
     return tuple(sums), total
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def showdown_share(
+    holes: tuple[tuple[Card, Card], ...],
+    known_board: tuple[Card, ...],
+    hand: int,
+    opponents: tuple[int, ...],
+) -> Fraction:
+    """The share of a pot that ``holes[hand]`` wins in a showdown against the hands at
+    ``opponents`` (indices into ``holes``, every hand dealt), over every completion of
+    ``known_board`` from the cards nobody holds: its chance to win plus its part of every
+    split (1/2 of a two-way tie...). Exact; the mirrored tables of a deal share it.
+
+    >>> from dp_arena.engine import parse_cards
+    >>> holes = (tuple(parse_cards("AdAc")), tuple(parse_cards("KhKs")))
+    >>> share = showdown_share(holes, (), 0, (1,))
+    >>> share == Fraction(1388072 * 2 + 6538, 2 * 1712304)  # wins, and half the splits
+    True
+    """
+    winners, total = _winners(holes, known_board, tuple(sorted((hand, *opponents))))
+    won = sum(Fraction(count, len(winning)) for winning, count in winners if hand in winning)
+    return Fraction(won) / total
 
 
 # The mirrored tables of a deal ask the same few questions (one board a street, a pot or
