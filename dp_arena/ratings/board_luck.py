@@ -74,7 +74,7 @@ from dp_arena.engine import Card, HandState, Street, TableRules, evaluate
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import HandHistoryError
 from dp_arena.ratings.equity import recorded_hand, replay
-from dp_arena.ratings.runouts import outcome_table
+from dp_arena.ratings.runouts import forget_boards, outcome_table
 from dp_arena.results import DealRecord
 
 __all__ = [
@@ -83,6 +83,7 @@ __all__ = [
     "board_luck",
     "board_luck_nets",
     "corrected_nets",
+    "forget_deals",
     "showdown_share",
 ]
 
@@ -279,6 +280,14 @@ def _expected(
     for seat in range(seat_count):
         sums[seat] -= committed[seat] * total
     return tuple(sums), total
+
+
+def forget_deals() -> None:
+    """Empty every cache of expectations of particular deals (they serve the mirrored
+    tables of a deal; a process going on to other deals needs none of them again)."""
+    for cached in (_expected, showdown_share, _winners, _duels):
+        cached.cache_clear()
+    forget_boards()
 
 
 @functools.lru_cache(maxsize=1 << 15)

@@ -85,6 +85,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -221,7 +222,7 @@ def _first_terms(
     if not opponents:
         return []
     mean = _mean_advantage(holes[seat], design.advantage)
-    advantage = hole_advantage(holes[seat], [holes[other] for other in opponents], design.advantage)
+    advantage = hole_advantage(holes, seat, opponents, design.advantage)
     hole = _term(HOLE_STEP, _weight(design.hole_weights, (kind,)), advantage - mean, mean)
     found = [Term(index[name], *hole) for name in ("first", "hole") if name in index]
     if "first" in index:
@@ -310,32 +311,43 @@ def table_terms(
 
 
 def hole_advantage(
-    mine: tuple[Card, Card], others: Sequence[tuple[Card, Card]], kind: str = DESIGN.advantage
+    holes: tuple[tuple[Card, Card], ...],
+    seat: int,
+    opponents: Sequence[int],
+    kind: str = DESIGN.advantage,
 ) -> Fraction:
-    """``a``: the mean advantage of ``mine`` over the opponents' hands ``others``, each
-    head to head, in [0, 1]."""
-    total = sum((_advantage(mine, other, kind) for other in others), Fraction(0))
-    return total / len(others)
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _advantage(mine: tuple[Card, Card], theirs: tuple[Card, Card], kind: str) -> Fraction:
+    """``a``: the mean advantage of ``holes[seat]`` over each of the ``opponents``' hands,
+    in [0, 1]. ``"equity"``: its showdown share head to head, over every board of the
+    cards nobody holds (the table's own pre-flop count serves). Whatever the other hands,
+    an opponent's hand and the board are a uniform draw from the 50 cards the seat does
+    not hold, so its expectation is the share against one random hand."""
     if kind == "equity":
-        return showdown_share((mine, theirs), (), 0, (1,))
+        total = sum((showdown_share(holes, (), seat, (other,)) for other in opponents), Fraction(0))
+    else:
+        total = sum((_chen_ahead(holes[seat], holes[other]) for other in opponents), Fraction(0))
+    return total / len(opponents)
+
+
+def _chen_ahead(mine: tuple[Card, Card], theirs: tuple[Card, Card]) -> Fraction:
     ours, others = chen_score(*mine), chen_score(*theirs)
     return Fraction(1 if ours > others else 0) if ours != others else Fraction(1, 2)
 
 
-@functools.lru_cache(maxsize=1 << 12)
 def _mean_advantage(mine: tuple[Card, Card], kind: str) -> Fraction:
-    """``m``: the mean advantage of ``mine`` over every pair of the 50 cards it does not
-    hold, the expectation of :func:`_advantage` against an opponent's unseen hand."""
-    if kind == "equity":
-        high, low = sorted((card_rank(mine[0]), card_rank(mine[1])), reverse=True)
-        suited = high != low and card_suit(mine[0]) == card_suit(mine[1])
-        return Fraction(HALF_POINTS[high, low, suited], DENOMINATOR)
+    """``m``: the expectation of the advantage of ``mine`` over one opponent whose hand is
+    any pair of the 50 cards it does not hold (for ``"equity"``, with the board: from the
+    shipped table, :mod:`dp_arena.ratings.hole_equity`)."""
+    if kind != "equity":
+        return _mean_chen_ahead(mine)
+    high, low = sorted((card_rank(mine[0]), card_rank(mine[1])), reverse=True)
+    suited = high != low and card_suit(mine[0]) == card_suit(mine[1])
+    return Fraction(HALF_POINTS[high, low, suited], DENOMINATOR)
+
+
+@functools.lru_cache(maxsize=1326)
+def _mean_chen_ahead(mine: tuple[Card, Card]) -> Fraction:
     pairs = list(itertools.combinations([card for card in range(52) if card not in mine], 2))
-    return sum((_advantage(mine, pair, kind) for pair in pairs), Fraction(0)) / len(pairs)
+    return sum((_chen_ahead(mine, pair) for pair in pairs), Fraction(0)) / len(pairs)
 
 
 # Chen points of the high card, by rank (0 = deuce .. 12 = ace), in half points, and the
@@ -467,7 +479,7 @@ class Ledger:
         self._counted = design.statistics.index("next") if "next" in design.statistics else None
         self._open: dict[str, dict[tuple[int, ...], _Block]] = {}
         self._evidence: dict[str, Evidence] = {}
-        self._counts: dict[str, list[int]] = {}  # player -> [deals, decisions]
+        self._counts: dict[str, array[int]] = {}  # player -> [deals, decisions]
 
     def add(self, player: str, block: tuple[int, ...], table: int, terms: Sequence[Term]) -> None:
         """One seat's terms at ``table`` in the deck of ``block``."""
@@ -496,7 +508,7 @@ class Ledger:
             evidence = self._evidence.get(player)
             if evidence is None:
                 evidence = self._evidence[player] = Evidence(statistics)
-                self._counts[player] = [0, 0]
+                self._counts[player] = array("q", (0, 0))
             counts = self._counts[player]
             for key in sorted(blocks):
                 block = blocks[key]
@@ -515,7 +527,7 @@ class Ledger:
         self.close()
         evidence = self._evidence.get(player) or Evidence(len(self.design.statistics))
         deals, decisions = self._counts.get(player, (0, 0))
-        return Clairvoyance.of(evidence, self.design, deals, decisions)
+        return Clairvoyance.of(evidence, self.design, int(deals), int(decisions))
 
     def players(self) -> list[str]:
         """Every player with a decision so far."""

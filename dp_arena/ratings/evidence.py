@@ -43,6 +43,7 @@ standard normal for many steps under the hypothesis, for display; the flag is de
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -75,15 +76,16 @@ class EvidenceResult:
 
 class Evidence:
     """The running test of ``statistics`` statistics: steps added in the order they were
-    played (each statistic's in its own order)."""
+    played (each statistic's in its own order). Kept in flat arrays: an event holds one
+    of these for every player."""
 
     __slots__ = ("_log_wealth", "_squares", "_steps", "_sums")
 
     def __init__(self, statistics: int) -> None:
-        self._log_wealth = [[0.0] * len(LAMBDAS) for _ in range(statistics)]
-        self._steps = [0] * statistics
-        self._sums = [0.0] * statistics
-        self._squares = [0.0] * statistics
+        self._log_wealth = array("d", bytes(8 * statistics * len(LAMBDAS)))
+        self._steps = array("q", bytes(8 * statistics))
+        self._sums = array("d", bytes(8 * statistics))
+        self._squares = array("d", bytes(8 * statistics))
 
     def add(self, statistic: int, value: Fraction | int, floor: Fraction | int) -> None:
         """One step of ``statistic``: its exact ``value`` and its ``floor``, fixed before it
@@ -93,8 +95,9 @@ class Evidence:
         if value:
             room = math.inf if floor == 0 else _MOST / float(floor)
             number = float(value)
-            wealth = self._log_wealth[statistic]
-            for index, bet in enumerate(LAMBDAS):
+            wealth = self._log_wealth
+            first = statistic * len(LAMBDAS)
+            for index, bet in enumerate(LAMBDAS, start=first):
                 wealth[index] += math.log1p(min(bet, room) * number)
             self._sums[statistic] += number
             self._squares[statistic] += number * number
@@ -110,7 +113,12 @@ class Evidence:
     def log_wealth(self, statistics: Sequence[int]) -> float:
         """log M of ``statistics``: the log of the mean wealth over them and every bet
         (computed without overflow)."""
-        every = [value for statistic in statistics for value in self._log_wealth[statistic]]
+        size = len(LAMBDAS)
+        every = [
+            value
+            for statistic in statistics
+            for value in self._log_wealth[statistic * size : (statistic + 1) * size]
+        ]
         top = max(every)
         return top + math.log(math.fsum(math.exp(value - top) for value in every) / len(every))
 
@@ -121,7 +129,7 @@ class Evidence:
         p = 1.0 if log_wealth <= 0 else math.exp(-log_wealth)
         return EvidenceResult(
             z=tuple(self.z(statistic) for statistic in chosen),
-            steps=tuple(self._steps[statistic] for statistic in chosen),
+            steps=tuple(int(self._steps[statistic]) for statistic in chosen),
             p=p,
             flagged=p < FLAG_BELOW,
             log_wealth=log_wealth,

@@ -23,6 +23,11 @@ a line of the report:
 ``histories``
     Every hand history replays through the PHH reader to the finishing stacks it
     records, with the deck's cards.
+``clairvoyance``
+    Each entrant's clairvoyance test (docs/rankings.md), recomputed from the stored
+    table-sessions and the revealed key, is the one ``results.json`` publishes; the
+    report names every bot it flags. (A run written before the test existed has none to
+    check, and says so.)
 
 A classic freezeout is played hand by hand in the coordinating process, not as table
 units, so only ``commitment``, ``plan`` and ``histories`` apply to it; its standings are
@@ -357,6 +362,8 @@ def _check_sessions(
             executor.hand_problems,
             f"{executor.deals:,} deals replay through the engine to their recorded nets",
         )
+        original = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+        recomputed = None if failure else _read_json(again / "results.json")
         problems = [failure] if failure else _compare_files(run_dir, again, histories)
         verification.add(
             "results",
@@ -364,12 +371,70 @@ def _check_sessions(
             "the table-sessions give results.json and every session's part byte for byte"
             + (", and every hand history" if histories else ""),
         )
+        if recomputed is not None:
+            _check_clairvoyance(verification, original, recomputed)
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _without_clairvoyance(document: dict[str, Any]) -> dict[str, Any]:
+    """``results.json`` as a dp-arena without the clairvoyance test wrote it."""
+    stripped = {key: value for key, value in document.items() if key != "clairvoyance"}
+    stripped["entrants"] = [
+        {key: value for key, value in entrant.items() if key != "clairvoyance"}
+        for entrant in document.get("entrants", ())
+    ]
+    return stripped
+
+
+def _check_clairvoyance(
+    verification: Verification, original: dict[str, Any], recomputed: dict[str, Any]
+) -> None:
+    if "clairvoyance" not in original:
+        verification.add(
+            "clairvoyance",
+            [],
+            "results.json was written before the clairvoyance test: none to check",
+        )
+        return
+    if recomputed.get("clairvoyance") is None:
+        verification.add("clairvoyance", [], "this format is not tested (docs/rankings.md)")
+        return
+    published = {
+        str(entrant.get("player")): entrant.get("clairvoyance")
+        for entrant in original.get("entrants", ())
+    }
+    problems = [
+        f"{entrant['player']}: results.json says {_brief(published.get(entrant['player']))},"
+        f" recomputed {_brief(entrant.get('clairvoyance'))}"
+        for entrant in recomputed.get("entrants", ())
+        if published.get(entrant["player"]) != entrant.get("clairvoyance")
+    ]
+    if original.get("clairvoyance") != recomputed["clairvoyance"]:
+        problems.append(
+            f"the summary says {_brief(original.get('clairvoyance'))},"
+            f" recomputed {_brief(recomputed['clairvoyance'])}"
+        )
+    summary = recomputed["clairvoyance"]
+    flagged = ", ".join(summary["flagged"]) or "none"
+    table = ", ".join(summary["table_flagged"])
+    verification.add(
+        "clairvoyance",
+        problems,
+        f"{len(published)} entrants' tests recomputed from the table-sessions and the key"
+        f" are results.json's; flagged: {flagged}"
+        + (f"; at whose tables a clairvoyant played (table test): {table}" if table else ""),
+    )
 
 
 def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
     problems = []
-    original = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
-    recomputed = json.loads((again / "results.json").read_text(encoding="utf-8"))
+    original = _read_json(run_dir / "results.json")
+    recomputed = _read_json(again / "results.json")
+    if "clairvoyance" not in original:  # written before the test: compared without it
+        recomputed = _without_clairvoyance(recomputed)
     if original != recomputed:
         problems.append("results.json differs: " + _first_difference(recomputed, original, ""))
     for part in sorted((again / "sessions").glob("*.jsonl")):

@@ -168,32 +168,47 @@ def test_the_hole_card_term_averages_zero_over_every_opponent_hand() -> None:
     head-to-head share and the Chen score alike; so the shipped expectation is exact."""
     mine = tuple(parse_cards("Td9d"))
     rest = [card for card in range(52) if card not in mine]
+    rules = _rules(2)
+    record = DealRecord(0, 0, ("a", "b"), ("", ""), "", ("0:raise 60", "1:fold"), (20, -20))
     for kind in ("equity", "chen"):
         design = Design(advantage=kind, statistics=("hole",))
         total = Fraction(0)
         for theirs in itertools.combinations(rest, 2):
-            total += hole_advantage(mine, [theirs], kind)  # type: ignore[arg-type]
-        mean = total / 1225
-        deck = (theirs[0], mine[0], theirs[1], mine[1], *[c for c in rest if c not in theirs])
-        record = DealRecord(0, 0, ("a", "b"), ("", ""), "", ("0:raise 60", "1:fold"), (20, -20))
-        (term,) = deal_terms(_rules(2), record, deck, design)[0]
-        assert term.value == hole_advantage(mine, [theirs], kind) - mean  # type: ignore[arg-type]
-        if kind == "equity":
-            assert mean == Fraction(HALF_POINTS[8, 7, True], DENOMINATOR)
+            # Dealt from the button's left: the big blind's card first.
+            deck = (theirs[0], mine[0], theirs[1], mine[1], *[c for c in rest if c not in theirs])
+            (term,) = deal_terms(rules, record, deck, design)[0]
+            assert term.step == 0 and term.value >= -term.floor
+            total += term.value
+            advantage = hole_advantage(((mine[0], mine[1]), theirs), 0, (1,), kind)
+            assert 0 <= advantage <= 1
+        assert total == 0, kind
+
+
+def test_the_shipped_expectation_matches_the_table_of_the_class() -> None:
+    total = sum(HALF_POINTS.values())
+    # Every class against one random hand: the shares of the 1,326 hands average a half.
+    classes = {key: (6 if key[0] == key[1] else 4 if key[2] else 12) for key in HALF_POINTS}
+    weighted = sum(HALF_POINTS[key] * count for key, count in classes.items())
+    assert sum(classes.values()) == 1326 and total > 0
+    assert Fraction(weighted, 1326 * DENOMINATOR) == Fraction(1, 2)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("hand", ["AsAh", "7c2d", "KhQh", "5s4d"])
-def test_the_shipped_hole_card_expectations_are_exact(hand: str) -> None:
-    mine = tuple(parse_cards(hand))
-    rest = [card for card in range(52) if card not in mine]
+def test_other_hands_dealt_do_not_move_the_expectation_of_a_head_to_head_share() -> None:
+    """Three-handed: the head-to-head share of the first hand against the second, over
+    every board of the cards nobody holds, averaged over every hand the third could hold,
+    is the share with only the two hands dealt (so the hole-card term's expectation holds
+    at any table size)."""
+    first, second = tuple(parse_cards("QsJs")), tuple(parse_cards("9h9c"))
+    rest = [card for card in range(52) if card not in (*first, *second)]
     total = sum(
-        (showdown_share((mine, pair), (), 0, (1,)) for pair in itertools.combinations(rest, 2)),
+        (
+            showdown_share((first, second, third), (), 0, (1,))
+            for third in itertools.combinations(rest, 2)
+        ),
         Fraction(0),
     )
-    high, low = sorted((mine[0] >> 2, mine[1] >> 2), reverse=True)
-    suited = high != low and mine[0] & 3 == mine[1] & 3
-    assert total / 1225 == Fraction(HALF_POINTS[high, low, suited], DENOMINATOR)
+    assert total / 1128 == showdown_share((first, second), (), 0, (1,))
 
 
 @settings(max_examples=25, deadline=None)

@@ -85,8 +85,10 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
         "decks",
         "hands",
         "results",
+        "clairvoyance",
         "histories",
     ]
+    assert "flagged: none" in verification.checks[5].detail
     key = EventKey.read(finished / "key")
     assert verification.key == key
     assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
@@ -143,6 +145,35 @@ def test_a_changed_standing_fails_the_results(copy: Path) -> None:
 
     _edit_json(copy / "results.json", change)
     assert _failed(copy) == {"results"}
+
+
+def test_a_changed_clairvoyance_test_fails_and_names_the_bot(copy: Path) -> None:
+    """A published test made to look clean (or dirty) is not what the table-sessions and
+    the key give: the clairvoyance check names the entrant."""
+    changed: list[str] = []
+
+    def change(data: Any) -> None:
+        entrant = data["entrants"][0]
+        entrant["clairvoyance"]["flagged"] = True
+        changed.append(entrant["player"])
+
+    _edit_json(copy / "results.json", change)
+    assert _failed(copy) == {"results", "clairvoyance"}
+    (check,) = [check for check in verify_run(copy).checks if check.name == "clairvoyance"]
+    assert any(problem.startswith(f"{changed[0]}:") for problem in check.problems)
+
+
+def test_a_run_written_before_the_clairvoyance_test_still_verifies(copy: Path) -> None:
+    def strip(data: Any) -> None:
+        del data["clairvoyance"]
+        for entrant in data["entrants"]:
+            del entrant["clairvoyance"]
+
+    _edit_json(copy / "results.json", strip)
+    verification = verify_run(copy)
+    assert verification.passed
+    (check,) = [check for check in verification.checks if check.name == "clairvoyance"]
+    assert "before the clairvoyance test" in check.detail
 
 
 def test_a_changed_session_part_fails_the_results(copy: Path) -> None:

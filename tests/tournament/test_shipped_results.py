@@ -23,16 +23,18 @@ from dp_arena.cli import main
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SEED = 2026
 
+# Last moved by the clairvoyance test: beside every entrant in results.json (null for the
+# classic freezeout) and a line of the summary.
 DIGESTS = {
-    "cash": "f9b300ed70d6675f177cd751007b56fc7ae1e29560954f22c7efd58ed3c266cd",
-    "classic": "b2dbd60da3a49f6c97a92600ca8de43811e305cfbd66d35adb94ccb7d4d5604b",
-    "demo": "cc6149a9a6c457ccfbc1b08fad18a35e0638be2a03f827ff296b515a0a43cd5b",
-    "quickplay": "cd4e2d508b8f2e504e52c5ceef4a6774a3c0a5cf28087d09ede84b13eb08a636",
-    "rankings": "f82193c15df515c1dc611c367e6a809eb5314f6851371d11a4007e938641d8c0",
-    "regular": "cea4a6104a1232e0c16dc78343192be0c0f0485c38fd088e5bb6f85c72994f8e",
-    "short": "612dd49958f55b4b4d4294574029c8f68443ef094f33bbf0a30a0918f26f805d",
-    "sng-round-robin": "056055064e6cc98d32bdfd45173152d360624ae8e9fe2674bdde0cb4da82a790",
-    "sng-short": "b1182582433358b7051e0030bc01a20d3c1117fadec766903c51334fc72ceeea",
+    "cash": "0ea5bcfac54cfd80c1bc78ecb26dd43505492812ca7a424d11703c051ac3d1b4",
+    "classic": "ee4b24718bdf45454b7d68bf9a40d53b568b677895f580b904534bf1acae14b8",
+    "demo": "29c374662c91e414284c671820e79bf8eb82c5595cb0a1ee734f9ee32c39b567",
+    "quickplay": "400e316f4e3a7ed7517b7e7d4cf446a2bbf67441dc3ef940b309eead7a017824",
+    "rankings": "6d1cc27beca860f9b970ff22afecc1bc7c5bc22739fa41c7afb5606e4ec2aae8",
+    "regular": "bae9572abe2bcf0f0da07ea0ddc3aa4d44faeeb906fc4d9438ac68653694daca",
+    "short": "7ba1e5747d01d2520a31dcfcf9e14664ff58342b652c52427bb2cfe7e78c60f2",
+    "sng-round-robin": "cf053412abdc50300af556064716d834c85f7ccb06a60e40aa22fba3699b6a01",
+    "sng-short": "475fd64f69c8b66e8183429da55f83f0fb8652ea829ed722a4d293d169fb264c",
 }
 SLOW = {"rankings"}  # 240-deal sessions: about a minute
 
