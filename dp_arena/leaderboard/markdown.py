@@ -94,7 +94,37 @@ def _standings(event: dict[str, Any]) -> list[str]:
             f"- {cell(entrant['player'])}: {cell(entrant['absent_reason'] or 'no reason given')}"
             for entrant in absent
         ]
+    lines += _clairvoyance_lines(event)
     return lines
+
+
+def _clairvoyance(test: dict[str, Any] | None) -> str:
+    if test is None:
+        return "–"
+    if test["flagged_in"]:
+        return "**FLAGGED** (" + cell(", ".join(test["flagged_in"])) + ")"
+    if test["table_flagged_in"]:
+        return "table (" + cell(", ".join(test["table_flagged_in"])) + ")"
+    return f"ok (p ≥ {test['p']:.2g})"
+
+
+def _clairvoyance_lines(event: dict[str, Any]) -> list[str]:
+    tested = [entrant for entrant in event["entrants"] if entrant.get("clairvoyance")]
+    if not tested:
+        return []
+    flagged = [entrant["player"] for entrant in tested if entrant["clairvoyance"]["flagged"]]
+    table = [
+        entrant["player"]
+        for entrant in tested
+        if entrant["clairvoyance"]["table"]["flagged"] and not entrant["clairvoyance"]["flagged"]
+    ]
+    return [
+        "",
+        "Clairvoyance test (play against the cards a bot could not see): "
+        + ("**flagged**: " + cell(", ".join(flagged)) if flagged else "no bot flagged")
+        + (f"; a clairvoyant at the tables of {cell(', '.join(table))}" if table else "")
+        + f" ({len(tested)} tested).",
+    ]
 
 
 def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
@@ -147,7 +177,7 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     headers = ["Rank", entrants, "Code", "mbb/deal", "95% CI", "Rank range", "P(1st)"]
     if applied:
         headers += [cell(adjusted["label"]), f"{cell(adjusted['label'])} 95% CI"]
-    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched"]
+    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched", "Clairvoyance"]
     rows = []
     for row in data["ranking"]:
         line = [
@@ -174,6 +204,7 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
             _money(row["prize_cents"]) if row["prize_cents"] else "–",
             str(sum(row["faults"].values())),
             f"{row['benched_deals']:,}" if row["benched_deals"] else "–",
+            _clairvoyance(row["clairvoyance"]),
         ]
         rows.append(line)
     lines += _table(headers, rows, ["r", "l", "l"] + ["r"] * (len(headers) - 3))
