@@ -107,6 +107,7 @@ __all__ = [
     "Clairvoyance",
     "Design",
     "Ledger",
+    "Steps",
     "Term",
     "chen_score",
     "deal_terms",
@@ -470,8 +471,10 @@ class Ledger:
     the sums are exact), then given to its test in the order they were played
     (:meth:`close`: by block key, e.g. ``(session, section, deal)``, then by step)."""
 
-    def __init__(self, design: Design = DESIGN) -> None:
+    def __init__(self, design: Design = DESIGN, *, keep_steps: bool = False) -> None:
         self.design = design
+        # player -> every step given to its test, in order (for :meth:`steps`).
+        self._steps: dict[str, list[tuple[int, float, float]]] | None = {} if keep_steps else None
         self._one_table = frozenset(
             number for number, name in enumerate(design.statistics) if name in _ONE_TABLE
         )
@@ -510,6 +513,7 @@ class Ledger:
                 evidence = self._evidence[player] = Evidence(statistics)
                 self._counts[player] = array("q", (0, 0))
             counts = self._counts[player]
+            kept = None if self._steps is None else self._steps.setdefault(player, [])
             for key in sorted(blocks):
                 block = blocks[key]
                 counts[0] += 1
@@ -520,6 +524,8 @@ class Ledger:
                         floor = block.floors[statistic][step]
                         if value or floor:
                             evidence.add(statistic, value, floor)
+                            if kept is not None:
+                                kept.append((statistic, float(value), float(floor)))
         self._open.clear()
 
     def result(self, player: str) -> Clairvoyance:
@@ -533,3 +539,35 @@ class Ledger:
         """Every player with a decision so far."""
         self.close()
         return sorted(self._evidence)
+
+    def steps(self, player: str) -> Steps:
+        """Everything a player's test was given (the ledger must keep steps): to be
+        joined with another ledger's in the order they were played (:meth:`Steps.join`)."""
+        self.close()
+        if self._steps is None:
+            raise ValueError("this ledger keeps no steps")
+        deals, decisions = self._counts.get(player, (0, 0))
+        return Steps(tuple(self._steps.get(player, ())), int(deals), int(decisions))
+
+
+@dataclass(frozen=True, slots=True)
+class Steps:
+    """A player's steps ``(statistic, value, floor)`` in the order they were given to its
+    test, and its deals and decisions: the test of several matches is their steps joined
+    in the order the matches were played."""
+
+    steps: tuple[tuple[int, float, float], ...]
+    deals: int
+    decisions: int
+
+    @staticmethod
+    def join(parts: Iterable[Steps], design: Design = DESIGN) -> Clairvoyance:
+        """The test of ``parts`` one after the other."""
+        evidence = Evidence(len(design.statistics))
+        deals = decisions = 0
+        for part in parts:
+            for statistic, value, floor in part.steps:
+                evidence.add(statistic, value, floor)
+            deals += part.deals
+            decisions += part.decisions
+        return Clairvoyance.of(evidence, design, deals, decisions)

@@ -87,7 +87,7 @@ class Evidence:
         self._sums = array("d", bytes(8 * statistics))
         self._squares = array("d", bytes(8 * statistics))
 
-    def add(self, statistic: int, value: Fraction | int, floor: Fraction | int) -> None:
+    def add(self, statistic: int, value: Fraction | float, floor: Fraction | float) -> None:
         """One step of ``statistic``: its exact ``value`` and its ``floor``, fixed before it
         was played (``value >= -floor``)."""
         if floor < 0 or value < -floor:
