@@ -94,7 +94,7 @@ from typing import Any
 from dp_arena.engine import ActionKind, Card, Street, TableRules
 from dp_arena.engine.cards import card_rank, card_suit, format_cards
 from dp_arena.engine.deck import deal_cards
-from dp_arena.ratings.board_luck import showdown_share
+from dp_arena.ratings.board_luck import showdown_share, showdown_shares
 from dp_arena.ratings.equity import replay
 from dp_arena.ratings.evidence import Evidence, EvidenceResult
 from dp_arena.ratings.hole_equity import DENOMINATOR, HALF_POINTS
@@ -219,7 +219,8 @@ def _first_terms(
     """The terms of a seat's first decision when nobody acted before it: the hole-card
     term (``first`` and ``hole``) and the board terms against every opponent dealt in (a
     set fixed before anybody acted, so nothing an opponent did enters them)."""
-    opponents = tuple(other for other in range(len(holes)) if other != seat and other not in absent)
+    dealt_in = tuple(other for other in range(len(holes)) if other not in absent)
+    opponents = tuple(other for other in dealt_in if other != seat)
     if not opponents:
         return []
     mean = _mean_advantage(holes[seat], design.advantage)
@@ -229,7 +230,10 @@ def _first_terms(
     if "first" in index:
         weight = _weight(design.first_weights, (kind,))
         for street in _ROUNDS:
-            change, before = _board_change(holes, board, street, seat, opponents)
+            # A weight of 0 makes a term of 0 that can lose nothing: no share to count.
+            change, before = (
+                _board_change(holes, board, street, seat, dealt_in) if weight else _NOTHING
+            )
             found.append(Term(index["first"], *_term(street + 1, weight, change, before)))
     return found
 
@@ -257,15 +261,17 @@ def _round_terms(
             continue
         weight = _weight(design.round_weights, actions) if actions else 0
         carried += weight
-        opponents = tuple(
-            other for other in range(len(holes)) if other != seat and other not in folded_by[street]
-        )
-        change, before = _board_change(holes, board, street, seat, opponents)
+        live = tuple(other for other in range(len(holes)) if other not in folded_by[street])
+        counted = (weight and actions and "next" in index) or (carried and "river" in index)
+        change, before = _board_change(holes, board, street, seat, live) if counted else _NOTHING
         if actions and "next" in index:
             found.append(Term(index["next"], *_term(street + 1, weight, change, before)))
         if "river" in index:
             found.append(Term(index["river"], *_term(street + 1, carried, change, before)))
     return found
+
+
+_NOTHING = (Fraction(0), Fraction(0))  # the change and share of a term weighed 0
 
 
 def _term(
@@ -282,15 +288,17 @@ def _board_change(
     board: Sequence[Card],
     street: Street,
     seat: int,
-    opponents: tuple[int, ...],
+    live: tuple[int, ...],
 ) -> tuple[Fraction, Fraction]:
     """delta and the share it starts from: what the cards after ``street`` (the next
-    street's) do to the showdown share of ``holes[seat]`` against ``opponents`` (0 from 0
-    without one); ``board`` is the deck's five cards."""
-    if not opponents:
+    street's) do to the showdown share of ``holes[seat]`` against the players in ``live``
+    (itself among them or not; 0 from 0 when nobody else is); ``board`` is the deck's five
+    cards. Every seat of a table asks it of the same players still in: their shares are
+    counted together (:func:`~dp_arena.ratings.board_luck.showdown_shares`)."""
+    if not any(other != seat for other in live):
         return Fraction(0), Fraction(0)
-    before = showdown_share(holes, tuple(board[: street.board_size]), seat, opponents)
-    after = showdown_share(holes, tuple(board[: Street(street + 1).board_size]), seat, opponents)
+    before = showdown_shares(holes, tuple(board[: street.board_size]), live)[seat]
+    after = showdown_shares(holes, tuple(board[: Street(street + 1).board_size]), live)[seat]
     return after - before, before
 
 
