@@ -194,7 +194,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     width = max(len("agent"), *(len(printable(score.name)) for score in result.scores))
     lines.append(
         f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'luck-adj.':>10}"
-        f"  {'95% CI':>23}  {'net chips':>10}  {'clairvoyance':<22}  faults"
+        f"  {'95% CI':>23}  {'net chips':>10}  {'clairvoyance':<27}  faults"
     )
     ranked = sorted(result.scores, key=lambda score: (-score.summary.mean, score.index))
     for score in ranked:
@@ -208,7 +208,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         lines.append(
             f"{printable(score.name):<{width}}  {summary.mean:>+10.1f}  {_interval(summary):>23}"
             f"  {mean:>10}  {_interval(adjusted):>23}  {score.net:>+10}"
-            f"  {clairvoyance_cell(score.clairvoyance):<22}  {faults}"
+            f"  {clairvoyance_cell(score.clairvoyance):<27}  {faults}"
         )
     if any(score.clairvoyance is not None for score in result.scores):
         lines += [
@@ -216,8 +216,9 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             (
                 "Clairvoyance: each agent's first decisions tested against the cards it could"
                 " not see (z, and a p-value valid at any number of deals; FLAGGED below"
-                f" {FLAG_BELOW:g}); 'table' when every decision is, which also answer what the"
-                " opponents did: a clairvoyant at its tables (docs/rankings.md)."
+                f" {FLAG_BELOW:g}). '(table p ...)': the test of every decision, which also"
+                " answer what the opponents did, flags a clairvoyant at its tables, itself or an"
+                " opponent (docs/rankings.md)."
             ),
         ]
     key = config.event_key

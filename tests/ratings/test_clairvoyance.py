@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dp_arena.agents import InProcessSeat, load_agent, parse_spec
+from dp_arena.commands.match import format_result
 from dp_arena.engine import Action, Betting, HandState, TableRules, deck_for
 from dp_arena.engine.cards import format_cards, parse_cards
 from dp_arena.engine.deck import deal_cards
@@ -321,3 +322,5 @@ def test_a_bot_that_knows_every_card_is_flagged_and_its_honest_opponent_is_not()
     assert cheater.flagged and cheater.p < FLAG_BELOW
     assert not honest.flagged  # its own first decisions: nothing the cheater did enters them
     assert result.to_json()["agents"][0]["clairvoyance"]["flagged"] is True
+    text = format_result(result, sandboxed=False)
+    assert text.count("FLAGGED") == 2  # the cheater's line, and the note that explains it
