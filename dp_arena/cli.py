@@ -29,7 +29,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("plan", "print the whole plan of an event format before any card is dealt"),
     "run": ("run", "run an event from a config file"),
     "resume": ("resume", "resume a run that was interrupted"),
-    "verify": ("verify", "check a finished run against its revealed deck key"),
+    "verify": (
+        "verify",
+        "check a finished run against its revealed key and results digest; --replay plays it again",
+    ),
     "leaderboard": ("leaderboard", "publish leaderboards from run directories"),
     "luck": ("luck", "measure how much luck duplicate removes compared to a classic freezeout"),
     "train": ("train", "train the built-in learning bot"),

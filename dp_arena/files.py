@@ -7,6 +7,7 @@ leaderboards and the commands all write their files this way.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import queue
@@ -63,7 +64,9 @@ class BackgroundWriter:
     """Writes files (:func:`write_atomic`) in a thread of its own, so that the caller goes
     on while the file system creates them (hand histories: one file per table-session);
     :meth:`flush` waits for every file handed over, and raises the first write's error,
-    if any."""
+    if any. Each file's SHA-256 is taken as it is written (:attr:`sha256`, by path), in
+    that thread too: hashing lets go of the interpreter's lock, so the caller pays nothing
+    for it."""
 
     def __init__(self) -> None:
         self._queue: queue.SimpleQueue[tuple[Path, str] | None] = queue.SimpleQueue()
@@ -71,6 +74,7 @@ class BackgroundWriter:
         self._error: BaseException | None = None
         self._pending = 0
         self._done = threading.Condition()
+        self.sha256: dict[Path, str] = {}  # hex, of every file written
 
     def write(self, path: Path, text: str) -> None:
         if self._thread is None:
@@ -87,7 +91,10 @@ class BackgroundWriter:
                 return
             try:
                 if self._error is None:
-                    write_atomic(*item)
+                    path, text = item
+                    data = text.encode("utf-8")
+                    self.sha256[path] = hashlib.sha256(data).hexdigest()
+                    write_atomic(path, data)
             except (OSError, ValueError) as error:  # told to the caller at the next flush
                 self._error = error
             with self._done:

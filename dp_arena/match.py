@@ -53,7 +53,7 @@ from dp_arena.agents import (
     parse_spec,
     play_table_session,
 )
-from dp_arena.agents.spec import class_problem
+from dp_arena.agents.spec import class_problem, module_problem
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
@@ -338,7 +338,8 @@ def sandbox_available() -> bool:
 def check_spec(spec: str, *, registry: Path | None = None) -> str:
     """The spec to seat (a registry bot pinned to the registry and version found now), or
     an :class:`AgentError` saying why the spec names nothing that exists: an unknown
-    built-in file, a missing file or class, an unimportable module, a program that is not
+    built-in file, a missing file or class, a module or class that cannot be found (by
+    path: nothing of a bot is imported here), a program that is not
     on ``PATH`` (so a typo is not mistaken for a command line), or a
     ``registry:NAME[@VERSION]`` the bot registry (``registry``, else the default one) does
     not hold."""
@@ -363,12 +364,9 @@ def check_spec(spec: str, *, registry: Path | None = None) -> str:
         if problem is not None:
             raise AgentError(f"agent {spec!r}: {problem}")
     elif parsed.kind is SpecKind.MODULE:
-        try:
-            module = importlib.util.find_spec(str(parsed.target))
-        except (ImportError, ValueError):
-            module = None
-        if module is None:
-            raise AgentError(f"agent {spec!r}: no module named {parsed.target!r} can be imported")
+        problem = module_problem(parsed)
+        if problem is not None:
+            raise AgentError(f"agent {spec!r}: {problem}")
     else:
         program = parsed.target[0] if isinstance(parsed.target, tuple) else str(parsed.target)
         if shutil.which(program) is None and not Path(program).is_file():

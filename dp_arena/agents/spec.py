@@ -40,6 +40,8 @@ from types import CodeType
 from typing import Any
 
 from dp_arena.agents.agent import Agent
+from dp_arena.agents.locate import locate_module
+from dp_arena.agents.source import parse_source, read_source
 from dp_arena.errors import AgentError
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "SpecKind",
     "class_problem",
     "load_agent",
+    "module_problem",
     "parse_spec",
     "precompile",
     "python_classes",
@@ -138,7 +141,7 @@ def parse_spec(text: str) -> AgentSpec:
     if len(argv) == 1 and argv[0].endswith(".py") and not _executable_path(argv[0]):
         try:
             acting = python_classes(Path(argv[0]))[1]
-        except (OSError, SyntaxError, ValueError):
+        except (AgentError, OSError, SyntaxError, ValueError):
             acting = []
         meant = " or ".join(f"{argv[0]}:{name}" for name in acting[:3])
         raise AgentError(
@@ -156,13 +159,16 @@ def _executable_path(program: str) -> bool:
 
 
 def python_classes(path: Path) -> tuple[set[str], list[str]]:
-    """What a Python file binds at its top level, and which of its classes define ``act``,
-    read from its syntax only (nothing of it runs). ``SyntaxError`` and ``OSError`` pass
-    through. Read once per source: a field of a thousand entrants of one file parses it once."""
-    source = path.read_bytes()
+    """What a Python file binds at its top level (``*`` among them when it imports
+    everything of a module), and which of its classes define ``act``, read from its syntax
+    only (nothing of it runs), within the bounds of :mod:`dp_arena.agents.source`
+    (:class:`AgentError` for a file too large or too deeply nested to read). ``SyntaxError``
+    and ``OSError`` pass through. Read once per source: a field of a thousand entrants of
+    one file parses it once."""
+    source = read_source(path)
     key = (str(path), hashlib.sha256(source).digest())
     if key not in _CLASSES:
-        _CLASSES[key] = _top_level(ast.parse(source, filename=str(path)))
+        _CLASSES[key] = _top_level(parse_source(source, path))
     bound, acting = _CLASSES[key]
     return set(bound), list(acting)
 
@@ -271,7 +277,7 @@ def precompile(path: Path) -> None:
     try:
         source = path.read_bytes()
         code = compile(source, str(path), "exec", dont_inherit=True)
-    except (OSError, SyntaxError, ValueError):
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return
     _PRECOMPILED[(str(path), hashlib.sha256(source).digest())] = code
 
@@ -280,10 +286,11 @@ def project_imports(path: Path) -> list[str]:
     """The dp-arena modules the Python file at ``path`` imports, read from its syntax (none
     of its code runs), in the order it names them: for ``from dp_arena.x import y`` both
     ``dp_arena.x`` and ``dp_arena.x.y``, which may be a submodule. A file that cannot be
-    read or parsed names none."""
+    read or parsed (within the bounds of :mod:`dp_arena.agents.source`) names none."""
+    path = path.expanduser()
     try:
-        tree = ast.parse(path.expanduser().read_bytes(), str(path))
-    except (OSError, SyntaxError, ValueError):
+        tree = parse_source(read_source(path), path)
+    except (AgentError, OSError, SyntaxError, ValueError):
         return []
     names: list[str] = []
     for node in ast.walk(tree):
@@ -348,6 +355,22 @@ def _import_file(given: str, text: str) -> Any:
     return module
 
 
+def module_problem(spec: AgentSpec) -> str | None:
+    """Why a ``package.module:Class`` spec names nothing, found by path and read from
+    its syntax alone (:mod:`dp_arena.agents.locate`: nothing of the bot is imported, so
+    none of its ``__init__.py`` runs here); ``None`` when its class may be there."""
+    try:
+        found = locate_module(str(spec.target))
+    except AgentError as error:
+        return str(error)
+    if found.file is None:
+        return (
+            f"{spec.target} is a namespace package (a folder without __init__.py):"
+            f" it holds no class {spec.class_name}"
+        )
+    return class_problem(found.file, spec) if found.is_source else None
+
+
 def class_problem(path: Path, spec: AgentSpec) -> str | None:
     """Why ``path`` cannot hold the spec's class, read from its syntax alone (nothing runs
     here); ``None`` when it may (the class is bound at the top level somehow)."""
@@ -355,9 +378,11 @@ def class_problem(path: Path, spec: AgentSpec) -> str | None:
         bound, acting = python_classes(path)
     except SyntaxError as error:
         return f"{path} is not valid Python (line {error.lineno}: {error.msg})"
+    except AgentError as error:
+        return str(error)
     except (OSError, ValueError) as error:
         return f"cannot read {path}: {error}"
-    if spec.class_name in bound:
+    if spec.class_name in bound or "*" in bound:  # a star import may bind it
         return None
     close = difflib.get_close_matches(str(spec.class_name), acting, n=3, cutoff=0) or acting
     hint = (

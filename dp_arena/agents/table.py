@@ -20,7 +20,15 @@ from dp_arena.engine.cards import format_cards
 from dp_arena.frozen import maker
 from dp_arena.results import DealRecord, Fault, FaultKind, TableSessionResult
 
-__all__ = ["FaultPolicy", "TableSession", "observe", "play_deal", "play_table_session"]
+__all__ = [
+    "FaultPolicy",
+    "TableSession",
+    "action_text",
+    "deal_record",
+    "observe",
+    "play_deal",
+    "play_table_session",
+]
 
 # Made at every decision and for every seat at every deal: see dp_arena.frozen.
 _observation = maker(Observation)
@@ -211,13 +219,14 @@ def deal_record(state: HandState, deal: int, players: Sequence[str]) -> DealReco
         players=tuple(players),
         hole_cards=tuple("" if hole is None else format_cards(hole) for hole in state.hole_cards),
         board=format_cards(board),
-        actions=tuple(_compact(record) for record in state.history),
+        actions=tuple(action_text(record) for record in state.history),
         nets=state.payoffs,
         absent=tuple(seat for seat, absent in enumerate(state.absent) if absent),
     )
 
 
-def _compact(record: ActionRecord) -> str:
+def action_text(record: ActionRecord) -> str:
+    """An action as a deal's record keeps it: ``"3:raise 120"``, ``"0:fold"``."""
     if record.raise_to is not None:
         return f"{record.seat}:raise {record.raise_to}"
     return f"{record.seat}:{record.kind.value}"

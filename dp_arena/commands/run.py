@@ -1,7 +1,7 @@
 """``dp-arena run CONFIG [--run-dir DIR] [--registry DIR] [--allow-absent] [--executor
-auto|ray|serial] [--workers N] [--ray-address ADDR] [--quiet]``: check that every entrant
-loads, run the whole event from its config, write the run directory (with its
-checkpoint store, see ``docs/running.md``) and print the summary."""
+auto|ray|serial] [--workers N] [--ray-address ADDR] [--no-mirrors-apart] [--quiet]``: check
+that every entrant loads, run the whole event from its config, write the run directory
+(with its checkpoint store, see ``docs/running.md``) and print the summary."""
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int
         return 130
     print(outcome.event.screen_summary, end="")
     print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
+    print(f"results digest {outcome.event.results_digest}")
     return 0
 
 
@@ -119,7 +120,10 @@ def run(args: argparse.Namespace) -> int:
         "run", run_dir, lambda: start_run(config, run_dir, options, quiet=quiet, key=key)
     )
     if status == 0:
-        print(f"deck key revealed; anyone can check the event with `dp-arena verify {run_dir}`")
+        print(
+            "deck key revealed: publish it and the results digest; anyone can check a copy of"
+            f" the event with `dp-arena verify {run_dir} --results-digest HEX --replay`"
+        )
     return status
 
 

@@ -2,8 +2,9 @@
 
 The submission is unpacked safely, its manifest read, a command bot's program checked
 against what the sandbox may show (``forbidden_program`` otherwise: see
-:mod:`dp_arena.sandbox.mounts`), and the bot must pass the same conformance check as
-``dp-arena check-agent`` (sandboxed). An accepted bot is stored by
+:mod:`dp_arena.sandbox.mounts`), a Python bot's class looked for in its entry file's
+syntax (read within the bounds of :mod:`dp_arena.agents.source`), and the bot must pass
+the same conformance check as ``dp-arena check-agent`` (sandboxed). An accepted bot is stored by
 content hash: the same content again is a no-op, new content the next version.
 """
 
@@ -15,6 +16,7 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from dp_arena.agents.spec import class_problem, parse_spec
 from dp_arena.errors import AgentError, SubmissionError
 from dp_arena.registry import Manifest, Registry, StoredBot, content_hash, intake
 from dp_arena.sandbox.conformance import DEFAULT_STATES, CheckReport, check_agent
@@ -89,6 +91,13 @@ def submit(
         if manifest.entry is not None:
             file, class_name = manifest.entry.split(":")
             spec = f"{folder / file}:{class_name}"
+            # As check-agent does first: the class is looked for in the file's syntax,
+            # read within bounds (a file too large or too deeply nested is refused here).
+            problem = class_problem(folder / file, parse_spec(spec))
+            if problem is not None:
+                raise SubmissionError(
+                    "failed_check", f"{manifest.name}: {problem.replace(str(folder), '.')}"
+                )
         else:
             spec = f"cmd:{manifest.command}"  # run in the bot's folder, as a seat runs it
         report = check_agent(spec, states=states, limits=limits, bot_dir=folder)

@@ -9,7 +9,8 @@ Import the environment modules as PettingZoo's are imported::
     env = capped_holdem_v0.env(num_players=6, betting="pot-limit")
 
 Submodules load when first used, so a bot that needs only the discrete actions does not
-import PettingZoo. Importing this package registers the Gymnasium single-agent
+import PettingZoo (nor Gymnasium, which a sandboxed bot's Python does not offer).
+Importing this package, where Gymnasium is installed, registers the Gymnasium single-agent
 environment as ``"dp_arena/CappedHoldem-v0"``, with the native vector environment
 (:mod:`dp_arena.envs.single_agent_vector`) as its ``vector_entry_point``. :mod:`dp_arena.engine` and
 :mod:`dp_arena.agents` never import this package.
@@ -18,11 +19,16 @@ environment as ``"dp_arena/CappedHoldem-v0"``, with the native vector environmen
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 from typing import Any
 
-import gymnasium
-
 from dp_arena.engine import native
+
+gymnasium: ModuleType | None
+try:
+    import gymnasium
+except ImportError:  # a sandboxed bot's Python offers NumPy, not Gymnasium: nothing to register
+    gymnasium = None
 
 __all__ = [
     "SingleAgentEnv",
@@ -50,7 +56,7 @@ _SUBMODULES = {
 
 native.extend(__name__, __path__)  # the compiled encoding, when built
 
-if "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
+if gymnasium is not None and "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
     gymnasium.register(
         id="dp_arena/CappedHoldem-v0",
         entry_point="dp_arena.envs.single_agent:SingleAgentEnv",

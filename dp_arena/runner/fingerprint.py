@@ -19,13 +19,13 @@ Nothing here uses :func:`hash`, clocks or randomness.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import SpecKind, parse_spec
+from dp_arena.agents.locate import locate_module
 from dp_arena.errors import AgentError, DPArenaError, RunError
 from dp_arena.results import to_json
 from dp_arena.tournament.code import entrant_code
@@ -141,15 +141,13 @@ def _bot_fingerprint(spec_text: str) -> str:
             return "missing:file"
         return f"folder:{folder_hash(path.resolve().parent)}"
     if spec.kind is SpecKind.MODULE:
-        top = str(spec.target).split(".")[0]
-        # find_spec of a top-level name locates it without running it.
-        found = importlib.util.find_spec(top)
-        if found is None or found.origin is None:
+        try:  # by path: importing it would run the bot's code here
+            found = locate_module(str(spec.target))
+        except AgentError:
             return "missing:module"
-        origin = Path(found.origin)
-        if found.submodule_search_locations:
-            return f"package:{folder_hash(origin.parent)}"
-        return f"module:{_file_hash(origin)}"
+        if found.top.is_dir():
+            return f"package:{folder_hash(found.top)}"
+        return f"module:{_file_hash(found.top)}"
     # A command line: the files it names (relative to the working directory, where the
     # sandbox runs it), each with its content; the program itself when it is a file.
     parts = []

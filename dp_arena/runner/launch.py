@@ -38,6 +38,7 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
 )
 from dp_arena.runner.lock import RunLock, refuse_if_running
+from dp_arena.runner.placement import SERIAL, Placement
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
 from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.config import Entrant, EventConfig, with_key
@@ -94,11 +95,14 @@ def _cores() -> int:
 class ExecutorOptions:
     """Where table units run: ``ray`` (embedded, or the cluster at ``ray_address``),
     ``serial`` (in this process) or ``auto`` (:func:`choose_executor` decides). ``workers``:
-    CPUs of an embedded Ray, or the most tasks in flight on a cluster."""
+    CPUs of an embedded Ray, or the most tasks in flight on a cluster. ``mirrors_apart``:
+    on a cluster of several nodes, a bot's mirrored copies in a section play on different
+    nodes (:mod:`dp_arena.runner.placement`); ``False`` lets Ray place the tables."""
 
     executor: str = "auto"
     workers: int | None = None
     ray_address: str | None = None
+    mirrors_apart: bool = True  # on a cluster of several nodes (runner/placement.py)
 
     def __post_init__(self) -> None:
         if self.executor not in EXECUTORS:
@@ -135,10 +139,17 @@ def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
         help="join an existing Ray cluster: auto (RAY_ADDRESS or the cluster started"
         " on this machine), HOST:PORT of its head, or ray://HOST:PORT (Ray Client)",
     )
+    parser.add_argument(
+        "--mirrors-apart",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on a Ray cluster of several nodes, play the copies of a bot in one section"
+        " on different nodes (default); --no-mirrors-apart lets Ray place the tables",
+    )
 
 
 def executor_options(args: argparse.Namespace) -> ExecutorOptions:
-    return ExecutorOptions(args.executor, args.workers, args.ray_address)
+    return ExecutorOptions(args.executor, args.workers, args.ray_address, args.mirrors_apart)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +171,7 @@ class RunOutcome:
     # Ray worker ("host:pid") -> the bots it seated from copies sent through Ray (its
     # node lacked their files at the driver's paths).
     copied_bots: dict[str, list[str]] = field(default_factory=dict)
+    placement: Placement = SERIAL
 
     @property
     def deals_per_second(self) -> float | None:
@@ -189,6 +201,7 @@ class RunOutcome:
         ]
         if self.executor_choice.startswith("auto"):
             lines.append(f"executor {self.executor_choice}")
+        lines.append(f"placement: {self.placement.describe()}")
         if self.units_from_store:
             lines.append(
                 f"{self.units_from_store:,} table-sessions ({self.deals_from_store:,} deals)"
@@ -216,7 +229,7 @@ def choose_executor(
         return ExecutorChoice(options, f"--executor {options.executor}")
     if options.ray_address is not None:
         return ExecutorChoice(
-            ExecutorOptions("ray", options.workers, options.ray_address),
+            ExecutorOptions("ray", options.workers, options.ray_address, options.mirrors_apart),
             f"auto: a Ray cluster, given by --ray-address {options.ray_address}",
         )
     cores = options.workers or cores or _cores()
@@ -245,7 +258,8 @@ def choose_executor(
     if cores < 2 or saved <= RAY_STARTUP_SECONDS:
         return ExecutorChoice(ExecutorOptions("serial", None, None), f"auto: serial ({weighed})")
     return ExecutorChoice(
-        ExecutorOptions("ray", options.workers, None), f"auto: embedded Ray ({weighed})"
+        ExecutorOptions("ray", options.workers, None, options.mirrors_apart),
+        f"auto: embedded Ray ({weighed})",
     )
 
 
@@ -294,6 +308,11 @@ class EventExecutor(JsonExecutor, Protocol):
         """Each worker's bots seated from copies of the driver's files."""
         ...
 
+    @property
+    def placement(self) -> Placement:
+        """How the tables were placed on machines (:mod:`dp_arena.runner.placement`)."""
+        ...
+
     def start(self) -> None: ...
 
     def close(self) -> None: ...
@@ -313,6 +332,10 @@ class SerialRun(SerialExecutor, JsonExecutor):
     @property
     def copied_bots(self) -> Mapping[str, Set[str]]:
         return {}
+
+    @property
+    def placement(self) -> Placement:
+        return SERIAL
 
     def run_json(
         self,
@@ -347,7 +370,12 @@ def _executor(options: ExecutorOptions, log_dir: Path) -> EventExecutor:
         return SerialRun()
     from dp_arena.runner.ray_executor import RayExecutor
 
-    return RayExecutor(address=options.ray_address, workers=options.workers, log_dir=log_dir)
+    return RayExecutor(
+        address=options.ray_address,
+        workers=options.workers,
+        log_dir=log_dir,
+        mirrors_apart=options.mirrors_apart,
+    )
 
 
 @contextlib.contextmanager
@@ -522,6 +550,7 @@ def continue_run(
             cpu_seconds = time.process_time() - cpu_started
             worker_peaks = dict(executor.worker_peaks_kib)
             copied = {worker: sorted(specs) for worker, specs in executor.copied_bots.items()}
+            placement = executor.placement
         store.checkpoint()
     finally:
         store.close()
@@ -539,6 +568,7 @@ def continue_run(
         driver_cpu_seconds=cpu_seconds,
         worker_peaks_kib=worker_peaks,
         copied_bots=copied,
+        placement=placement,
     )
     log.write(outcome.report())
     log.write("finished: results.json written")
@@ -571,5 +601,6 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
         "driver_cpu_seconds": round(outcome.driver_cpu_seconds, 3),
         "worker_peak_rss_kib": dict(sorted(outcome.worker_peaks_kib.items())),
         "bots_copied_to_workers": dict(sorted(outcome.copied_bots.items())),
+        "placement": outcome.placement.to_json(),
     }
     write_atomic(run_dir / "runner.json", json.dumps(figures, indent=2, sort_keys=True) + "\n")

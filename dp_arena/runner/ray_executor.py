@@ -20,12 +20,19 @@ gives the same results.
   the driver connects, uses the cluster's CPUs (``workers`` caps the tasks in flight),
   and disconnects at the end without stopping anything.
 
+On a cluster of more than one node, the driver places every table itself, so that the
+mirrored copies of a bot in one section play on different nodes
+(:mod:`dp_arena.runner.placement`; ``mirrors_apart=False`` leaves it to Ray): each batch
+holds the tables of one node, and is bound to that node. :attr:`RayExecutor.placement`
+says what was done, counted from the node each batch reports it played on.
+
 Ray retries a task whose worker died (``max_retries``); a unit's result is the same
 whichever attempt produced it. Ray is imported only when an executor starts.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
 import os
@@ -42,6 +49,7 @@ from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
 from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.fingerprint import code_version, package_folder
+from dp_arena.runner.placement import MirrorCount, Node, Placement, place
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
 from dp_arena.runner.store import StoredResults, stored_data
 from dp_arena.runner.worker import run_batch, warm_up
@@ -61,7 +69,9 @@ class RayExecutor:
     ``workers``: embedded, the CPUs of the local Ray (default: this machine's cores);
     on a cluster, the most tasks in flight (default: the cluster's CPUs). Several
     batches per worker keep the workers busy to the end of a session; a batch is at
-    most ``max_batch`` units.
+    most ``max_batch`` units. ``mirrors_apart``: on a cluster of several nodes, place
+    the tables so that a bot's mirrored copies in a section play on different nodes (the
+    module docstring); ``False`` lets Ray place them.
     """
 
     def __init__(
@@ -73,6 +83,7 @@ class RayExecutor:
         max_retries: int = 3,
         batches_per_worker: int = 8,
         max_batch: int = 32,
+        mirrors_apart: bool = True,
     ) -> None:
         if workers is not None and workers < 1:
             raise RunError(f"--workers must be at least 1, not {workers}")
@@ -82,6 +93,9 @@ class RayExecutor:
         self.max_retries = max_retries
         self.batches_per_worker = batches_per_worker
         self.max_batch = max_batch
+        self.mirrors_apart = mirrors_apart
+        self.nodes: list[Node] = []  # the cluster's nodes that can play, found at start
+        self._most_together = 0  # most copies of a bot in a section that shared a node
         self.startup_seconds = 0.0
         self.code_version = ""
         self.capacity = 0
@@ -104,6 +118,14 @@ class RayExecutor:
         if self.address is None:
             return f"Ray (already running in this process, {self.capacity} workers)"
         return f"Ray cluster at {self.address} ({self.capacity} workers)"
+
+    @property
+    def placement(self) -> Placement:
+        """How the tables were placed on the cluster's nodes (so far)."""
+        if len(self.nodes) <= 1:
+            return Placement("one node", 1)
+        mode = "apart" if self.mirrors_apart else "off"
+        return Placement(mode, len(self.nodes), self._most_together)
 
     @property
     def logs(self) -> Path | None:
@@ -169,6 +191,7 @@ class RayExecutor:
         self.capacity = self.workers if self.workers is not None else max(1, cluster_cpus)
         if self._embedded:
             self.capacity = min(self.capacity, cluster_cpus)
+        self.nodes = _playing_nodes(ray)
         self._remote = ray.remote(num_cpus=1, max_retries=self.max_retries)(run_batch)
         # Start the workers and let them import the engine now, all at once, so start-up
         # is measured as start-up and not billed to the first table-sessions.
@@ -232,33 +255,35 @@ class RayExecutor:
         import ray
 
         self._pack(ray, units)
-        size = self.batch_size(len(units))
-        queue = deque(
-            (start, min(start + size, len(units))) for start in range(0, len(units), size)
-        )
+        queue = deque(self._batches(units))
         # Embedded, Ray's CPUs bound the work in flight; on a cluster, ``workers`` does.
         limit = self.workers if (self.workers and not self._embedded) else len(queue)
-        pending: dict[Any, tuple[int, int]] = {}
+        pending: dict[Any, list[int]] = {}
         results: list[bytes | None] = [None] * len(units)  # stored forms: see StoredResults
+        together = MirrorCount()  # where each table did play, as its worker says
         try:
             while queue or pending:
                 while queue and len(pending) < limit:
-                    start, end = queue.popleft()
-                    batch = [unit.to_json() for unit in units[start:end]]
-                    parcels = self._batch_parcels(units[start:end])
-                    pending[self._remote.remote(batch, histories, parcels)] = (start, end)
+                    indices, node = queue.popleft()
+                    chosen = [units[index] for index in indices]
+                    batch = [unit.to_json() for unit in chosen]
+                    parcels = self._batch_parcels(chosen)
+                    pending[self._task(node).remote(batch, histories, parcels)] = indices
                     self.tasks += 1
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for reference in ready:
-                    start, end = pending.pop(reference)
-                    payload = self._fetch(ray, reference, units[start:end])
+                    indices = pending.pop(reference)
+                    chosen = [units[index] for index in indices]
+                    payload = self._fetch(ray, reference, chosen)
+                    if payload.get("node") is not None:
+                        for unit in chosen:
+                            together.add(payload["node"], unit)
+                        self._most_together = max(self._most_together, together.most)
                     texts = payload.get("histories") or [None] * len(payload["results"])
-                    for offset, (stored, text) in enumerate(
-                        zip(payload["results"], texts, strict=True)
-                    ):
-                        results[start + offset] = stored
+                    for index, stored, text in zip(indices, payload["results"], texts, strict=True):
+                        results[index] = stored
                         if on_result is not None:
-                            on_result(start + offset, stored_data(stored), text, stored)
+                            on_result(index, stored_data(stored), text, stored)
         except BaseException:
             for reference in pending:
                 ray.cancel(reference, force=True)
@@ -267,6 +292,41 @@ class RayExecutor:
         if missing:
             raise RunError(f"Ray returned no result for {len(missing)} of {len(units)} table units")
         return StoredResults([stored for stored in results if stored is not None])
+
+    def _batches(self, units: Sequence[TableUnit]) -> list[tuple[list[int], str | None]]:
+        """The batches of ``units`` (their indices), each with the node it is bound to
+        (``None``: wherever Ray sends it). Mirrors apart, each node's tables are batched
+        apart, several batches for each of its CPUs, and the nodes' batches interleaved so
+        that every node has work from the start; else the units in order."""
+        if not self.mirrors_apart or len(self.nodes) <= 1:
+            size = self.batch_size(len(units))
+            return [
+                (list(range(start, min(start + size, len(units)))), None)
+                for start in range(0, len(units), size)
+            ]
+        placed: dict[str, list[int]] = {node.node_id: [] for node in self.nodes}
+        for index, node_id in enumerate(place(units, self.nodes)):
+            placed[node_id].append(index)
+        per_node = []
+        for node in self.nodes:
+            indices = placed[node.node_id]
+            wanted = max(1, node.cpus) * self.batches_per_worker
+            size = max(1, min(self.max_batch, math.ceil(len(indices) / wanted)))
+            starts = range(0, len(indices), size)
+            per_node.append([(indices[start : start + size], node.node_id) for start in starts])
+        return [batch for batches in itertools.zip_longest(*per_node) for batch in batches if batch]
+
+    def _task(self, node_id: str | None) -> Any:
+        """The remote batch function, bound to ``node_id`` when one is given: a hard
+        binding, so that a node that is gone fails its batches instead of their copies
+        meeting on another node (the run stops, and a resume places them again)."""
+        if node_id is None:
+            return self._remote
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        return self._remote.options(
+            scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=node_id, soft=False)
+        )
 
     def run(
         self,
@@ -345,6 +405,16 @@ class RayExecutor:
                 f" {self.code_version[:12]}): install the same dp-arena on every node, and"
                 " restart a cluster whose dp-arena was changed since it started"
             )
+
+
+def _playing_nodes(ray: Any) -> list[Node]:
+    """The live nodes of the cluster with at least one CPU, in the order of their ids."""
+    nodes = []
+    for node in ray.nodes():
+        cpus = int(node.get("Resources", {}).get("CPU", 0))
+        if node.get("Alive") and cpus >= 1:
+            nodes.append(Node(str(node["NodeID"]), cpus))
+    return sorted(nodes, key=lambda node: node.node_id)
 
 
 def check_address(address: str) -> None:

@@ -128,7 +128,9 @@ def _kill(pid: int, folder: Path) -> None:
         uses = _uses(str(pid), str(folder.resolve()) + os.sep)
         # A pidfd turns readable when its process has exited: still alive after the
         # look, the files seen were that process's.
-        if uses and not select.select([pidfd], [], [], 0)[0]:
+        exited = select.poll()  # poll, not select: no descriptor is out of its range
+        exited.register(pidfd, select.POLLIN)
+        if uses and not exited.poll(0):
             signal.pidfd_send_signal(pidfd, signal.SIGKILL)
     except OSError:
         pass

@@ -6,8 +6,8 @@ plain JSON data, finds the files of the bots that travel with the batch
 (:func:`~dp_arena.runner.parcels.locate`), seats its bots itself, plays the unit with
 :func:`~dp_arena.tournament.units.run_unit`, writes its hand history, and returns the
 results as JSON data and the histories as text, with a little about the worker: its
-host, the folder and code version of the dp-arena it runs (the driver refuses results
-from a different one), process id and peak memory.
+host and Ray node, the folder and code version of the dp-arena it runs (the driver
+refuses results from a different one), process id and peak memory.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ def run_batch(
         "host": socket.gethostname(),
         "package": package_folder(),
         "pid": os.getpid(),
+        "node": _node_id(),
         "copied_bots": sorted(located),
         # Linux reports kibibytes.
         "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
@@ -84,6 +85,15 @@ def play_units(
         history = empty_history(unit) if histories else None
         result = run_unit(unit, located, on_deal=None if history is None else history.record)
         yield to_json(result), None if history is None else history.text()
+
+
+def _node_id() -> str | None:
+    """The id of the Ray node this runs on (``None`` outside Ray)."""
+    import ray
+
+    if not ray.is_initialized():
+        return None
+    return str(ray.get_runtime_context().get_node_id())
 
 
 def _fetch(reference: Any) -> Any:

@@ -5,10 +5,11 @@ Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one
 
 ``bubblewrap``
     ``bwrap`` gives the bot new network, PID, IPC, UTS and mount namespaces: no network
-    at all (not even the host's loopback), a root filesystem holding only the system's
-    read-only ``/usr`` and ``/etc``, the language runtime, the bot's own files (read-only)
-    and a private ``/tmp``; ``--die-with-parent`` and the PID namespace take every
-    process of the bot down with it.
+    at all (not even the host's loopback), a root filesystem holding only its runtime
+    view (:mod:`dp_arena.sandbox.runtime`: ``/etc``, the C library, its language's
+    files), read-only, a private copy of its own files (read-only) and a private
+    ``/tmp``; ``--die-with-parent`` and the PID namespace take every process of the bot
+    down with it.
 ``unshare``
     The fallback when ``bwrap`` is missing: ``unshare`` makes the same namespaces, and a
     small shell script mounts the same read-only root and ``chroot``s into it.
@@ -52,10 +53,17 @@ from dp_arena.sandbox.limits import Limits
 from dp_arena.sandbox.mounts import (
     SANDBOX_PATH,
     host_file,
+    private_copy,
     proc_masks,
     python_runtime,
-    system_entries,
-    visible_paths,
+)
+from dp_arena.sandbox.runtime import (
+    Residency,
+    RuntimeView,
+    keep_resident,
+    python_view,
+    resident,
+    system_view,
 )
 from dp_arena.sandbox.uids import next_uid
 
@@ -106,6 +114,7 @@ class Isolation:
     filter_detail: str = ""
     proc_masked: bool = False  # host-wide /proc figures replaced by constants
     seats: str = "exec"  # Python bots' seats: forked from a warm template, or exec'd
+    residency: str = ""  # how the runtime bots read is kept in memory (namespace modes)
 
     def describe(self) -> list[str]:
         """Human-readable lines, as ``dp-arena check-agent`` prints them."""
@@ -137,6 +146,10 @@ class Isolation:
                 f" {yes_no[self.proc_masked]}"
             ),
             f"  seats of Python bots: {_SEAT_WORDS[self.seats]}",
+            (
+                "  mirrored copies share no file (a private copy of the bot's files per seat,"
+                f" the runtime kept in memory): {self.residency or 'NO'}"
+            ),
         ]
         if self.warning:
             lines.append(f"  WARNING: {self.warning}")
@@ -157,6 +170,7 @@ class Isolation:
             "filter_detail": self.filter_detail,
             "proc_masked": self.proc_masked,
             "seats": self.seats,
+            "residency": self.residency,
         }
 
 
@@ -194,7 +208,7 @@ class TemplatePlan:
     runner_args: tuple[str, ...]
     bot_dir: Path
     own: Path
-    runtime: tuple[Path, ...]
+    runtime: RuntimeView
     memory_bytes: int
     filter_program: bytes | None
 
@@ -211,6 +225,8 @@ def detect() -> Isolation:
     found = replace(_detect_namespaces(), budget=support.kind, budget_detail=support.describe())
     found = _with_filter(found)
     found = replace(found, seats=seat_start(found.mode))
+    if found.private_filesystem:
+        found = replace(found, residency=hold(python_view()).describe())
     if shutil.which("prlimit") is not None:
         return found
     missing = "prlimit (util-linux) is missing: no memory, CPU, process or file limits"
@@ -323,10 +339,10 @@ def _probe(mode: str, filter_program: bytes | None = None) -> str | None:
         os.chmod(probe_dir, 0o755)
         command = _wrap(
             mode,
-            ["/bin/true"],
+            ["/bin/sh", "-c", "exit 0"],
             bot_dir=Path(probe_dir),
             own=Path(probe_dir),
-            runtime=(),
+            runtime=RuntimeView(),
             limits=Limits(),
             uid=next_uid() if _is_root() and mode != "none" else None,
             filter_program=filter_program,
@@ -377,15 +393,17 @@ def sandbox_command(
     argv: Sequence[str],
     *,
     bot_dir: Path,
-    runtime: Sequence[Path],
+    runtime: RuntimeView,
     limits: Limits,
     own: Path | None = None,
     runner_args: Sequence[str] | None = None,
 ) -> SandboxCommand:
     """The command that runs ``argv`` in the sandbox detected here, in the working
     directory ``bot_dir``, with the bot's ``own`` files (a file or a folder; by default
-    ``bot_dir``) and ``runtime`` visible read-only. ``runner_args``: for a Python bot,
-    the arguments of its runner (its seat may then be forked from a template)."""
+    ``bot_dir``: each seat reads a private copy) and ``runtime`` (with the system's view)
+    visible read-only, every page of which this dealer keeps in memory from now on.
+    ``runner_args``: for a Python bot, the arguments of its runner (its seat may then be
+    forked from a template)."""
     active = detect()
     mode = active.mode
     bot_dir = bot_dir.resolve()
@@ -395,7 +413,10 @@ def sandbox_command(
     # host's permissions; when it cannot (Python installed under /root), the bot keeps
     # the dealer's uid rather than fail to start.
     filter_program = syscall_filter()
-    needed = [*runtime, own, *(python_runtime() if filter_program else ())]
+    if active.private_filesystem:
+        hold(system_view() | runtime, own)
+    shown = [Path(path) for path in (*runtime.trees, *runtime.files)]
+    needed = [*shown, own, *(python_runtime() if filter_program else ())]
     reachable = mode != "none" or all(_world_reachable(path) for path in needed)
     if _is_root() and _setpriv() and reachable:
         uid = next_uid()
@@ -420,7 +441,7 @@ def template_plan(
     runner_args: Sequence[str] | None,
     *,
     bot_dir: Path,
-    runtime: Sequence[Path],
+    runtime: RuntimeView,
     limits: Limits,
     own: Path | None = None,
 ) -> TemplatePlan | None:
@@ -435,7 +456,7 @@ def template_plan(
         tuple(runner_args),
         bot_dir,
         own.resolve() if own is not None else bot_dir,
-        tuple(runtime),
+        runtime,
         limits.memory_bytes,
         syscall_filter(),
     )
@@ -469,11 +490,17 @@ def template_command(plan: TemplatePlan) -> SandboxCommand:
     limits, uid or filter (each seat sets its own)."""
     masks = ",".join(target.removeprefix("/proc/") for _, target in proc_masks(plan.memory_bytes))
     argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.zygote", "--masks", masks]
+    argv += ["--own", str(plan.own)]
     if plan.filter_program is not None:
         argv += ["--filter", plan.filter_program.hex()]
-    for path in visible_paths(plan.own, plan.runtime):
-        if path.is_relative_to("/tmp"):  # each seat's fresh /tmp would hide it
-            argv += ["--under-tmp", str(path)]
+    # Each seat's fresh /tmp would hide what the runtime shows under /tmp: shown again.
+    view = system_view() | plan.runtime
+    for path in [*view.trees, *view.files]:
+        if _within(path, "/tmp"):
+            argv += ["--under-tmp", path]
+    for path, target in view.links:
+        if _within(path, "/tmp"):
+            argv += ["--under-tmp-link", f"{path}={target}"]
     return _wrap(
         plan.mode,
         [*argv, "--", *plan.runner_args],
@@ -484,6 +511,38 @@ def template_command(plan: TemplatePlan) -> SandboxCommand:
         uid=None,
         template=True,
     )
+
+
+def _within(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+# Views and own files this dealer already keeps in memory.
+_held: set[object] = set()
+
+
+def hold(view: RuntimeView, own: Path | None = None) -> Residency:
+    """Keep every page of ``view`` (and of ``own``, the source of each seat's private
+    copy) in this dealer's memory from now on (:func:`~dp_arena.sandbox.runtime.keep_resident`);
+    a view or folder is walked once per dealer process."""
+    for key, files in ((view, view.regular_files), (own, lambda: _own_files(own))):
+        if key is not None and key not in _held:
+            keep_resident(files())
+            _held.add(key)
+    return resident()
+
+
+def _own_files(own: Path | None) -> list[str]:
+    if own is None:
+        return []
+    if own.is_file():
+        return [str(own)]
+    return [
+        os.path.join(folder, name)
+        for folder, _, names in os.walk(own)
+        for name in names
+        if os.path.isfile(os.path.join(folder, name))
+    ]
 
 
 def _world_reachable(path: Path) -> bool:
@@ -535,7 +594,7 @@ def _wrap(
     *,
     bot_dir: Path,
     own: Path,
-    runtime: Sequence[Path],
+    runtime: RuntimeView,
     limits: Limits,
     uid: int | None,
     filter_program: bytes | None = None,
@@ -543,43 +602,61 @@ def _wrap(
 ) -> SandboxCommand:
     """``argv`` as a command in ``mode``'s sandbox: under the bot's limits, its uid and
     the syscall filter (a template's seats set their own), inside the namespaces and
-    read-only root of :func:`_bubblewrap` or :func:`_unshare`, or as it is (``none``)."""
+    read-only root of :func:`_bubblewrap` or :func:`_unshare`, or as it is (``none``).
+    A seat's own files are a private copy, made in its scratch folder (a template shows
+    the originals: each of its seats makes its own copy)."""
     launcher: list[str] = []
     if filter_program is not None and mode != "bubblewrap":
         # No bubblewrap to load the filter: a launcher installs it, then execs the bot.
         launcher = [sys.executable, "-I", "-S", seccomp.__file__, filter_program.hex()]
-        runtime = (*runtime, *python_runtime())
+        runtime = runtime | python_view()
     # A template sets each seat's limits, uid and filter itself.
     inner = argv if template else _limits_argv(limits) + _drop_argv(uid) + launcher + argv
-    visible = visible_paths(own, runtime)
+    if mode == "none":
+        return SandboxCommand(tuple(inner), minimal_env(), str(bot_dir), uid)
+    view = system_view() | runtime
+    scratch = tempfile.mkdtemp(prefix="dp-arena-seat-")
+    os.chmod(scratch, 0o755)
+    shown = own if template else private_copy(own, Path(scratch) / "own")
     if mode == "bubblewrap":
-        return _bubblewrap(
+        command = _bubblewrap(
             inner,
-            visible=visible,
+            view=view,
+            own=(str(shown), str(own)),
             bot_dir=bot_dir,
             limits=limits,
             uid=uid,
             filter_program=filter_program,
             template=template,
         )
-    if mode == "unshare":
-        return _unshare(inner, visible=visible, bot_dir=bot_dir, limits=limits, uid=uid)
-    return SandboxCommand(tuple(inner), minimal_env(), str(bot_dir), uid)
+    else:
+        command = _unshare(
+            inner,
+            view=view,
+            own=(str(shown), str(own)),
+            root=os.path.join(scratch, "root"),
+            bot_dir=bot_dir,
+            limits=limits,
+            uid=uid,
+        )
+    return replace(command, scratch=scratch)
 
 
 def _bubblewrap(
     inner: list[str],
     *,
-    visible: Sequence[Path],
+    view: RuntimeView,
+    own: tuple[str, str],
     bot_dir: Path,
     limits: Limits,
     uid: int | None,
     filter_program: bytes | None,
     template: bool,
 ) -> SandboxCommand:
-    """``inner`` under ``bwrap``: new namespaces, and a root holding the system's
-    read-only files, a fresh ``/proc`` (its host-wide figures masked), ``/dev`` and
-    ``/tmp``, and the ``visible`` paths read-only; bubblewrap loads the filter."""
+    """``inner`` under ``bwrap``: new namespaces, and a root holding the runtime ``view``
+    read-only, a fresh ``/proc`` (its host-wide figures masked), ``/dev`` and ``/tmp``,
+    and the bot's ``own`` files (``(source, path)``: a seat's private copy at the path
+    of the originals) read-only; bubblewrap loads the filter."""
     outer = [
         "bwrap",
         "--die-with-parent",
@@ -594,8 +671,6 @@ def _bubblewrap(
     ]
     if not _is_root():
         outer.append("--unshare-user")  # unprivileged bwrap needs a user namespace
-    for system, link in system_entries():
-        outer += ["--symlink", link, system] if link else ["--ro-bind", system, system]
     outer += ["--proc", "/proc"]
     for source, target in proc_masks(limits.memory_bytes):
         outer += ["--ro-bind", source, target]
@@ -609,18 +684,23 @@ def _bubblewrap(
         "--tmpfs",
         "/tmp",
     ]
-    made: set[Path] = set()
-    for path in visible:
-        for ancestor in reversed(path.parents):
-            if (
-                str(ancestor) in ("/", "/tmp")
-                or ancestor in made
-                or any(ancestor == Path(system) for system, _ in system_entries())
-            ):
-                continue
-            made.add(ancestor)
-            outer += ["--perms", "0755", "--dir", str(ancestor)]
-        outer += ["--ro-bind", str(path), str(path)]
+    made: set[str] = {"/", "/tmp", "/proc", "/dev"}
+
+    def parents(path: str) -> None:
+        for ancestor in reversed(Path(path).parents):
+            if str(ancestor) not in made:
+                made.add(str(ancestor))
+                outer.extend(["--perms", "0755", "--dir", str(ancestor)])
+
+    for source, target in _binds(view, own):
+        parents(target)
+        outer += ["--ro-bind", source, target]
+        made.add(target)
+    for hidden in view.hidden:
+        outer += ["--perms", "0755", "--tmpfs", hidden, "--remount-ro", hidden]
+    for path, target in view.links:  # last: nothing is ever made through a link
+        parents(path)
+        outer += ["--symlink", target, path]
     outer += ["--chdir", str(bot_dir)]
     if template:
         for capability in TEMPLATE_CAPABILITIES:
@@ -636,21 +716,40 @@ def _bubblewrap(
     )
 
 
+def _binds(view: RuntimeView, own: tuple[str, str]) -> list[tuple[str, str]]:
+    """``(source, path)`` read-only binds of a view's folders and files and of the bot's
+    own files, outermost first."""
+    binds = [(path, path) for path in (*view.trees, *view.files)] + [own]
+    return sorted(binds, key=lambda bind: (bind[1].count("/"), bind[1]))
+
+
 def _unshare(
-    inner: list[str], *, visible: Sequence[Path], bot_dir: Path, limits: Limits, uid: int | None
+    inner: list[str],
+    *,
+    view: RuntimeView,
+    own: tuple[str, str],
+    root: str,
+    bot_dir: Path,
+    limits: Limits,
+    uid: int | None,
 ) -> SandboxCommand:
     """``inner`` under ``unshare``: the same namespaces, and a shell script that builds the
-    same read-only root in a scratch folder and enters it (:func:`_unshare_script`)."""
-    scratch = tempfile.mkdtemp(prefix="dp-arena-root-")
-    script = _unshare_script(scratch, visible, bot_dir, limits, inner)
+    same read-only root at ``root`` and enters it (:func:`_unshare_script`)."""
+    os.mkdir(root, 0o755)
+    script = _unshare_script(root, view, own, bot_dir, limits, inner)
     outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
     if not _is_root():
         outer.append("--map-root-user")
-    return SandboxCommand((*outer, "/bin/sh", "-c", script), minimal_env(), "/", uid, scratch)
+    return SandboxCommand((*outer, "/bin/sh", "-c", script), minimal_env(), "/", uid)
 
 
 def _unshare_script(
-    root: str, visible: Sequence[Path], bot_dir: Path, limits: Limits, inner: Sequence[str]
+    root: str,
+    view: RuntimeView,
+    own: tuple[str, str],
+    bot_dir: Path,
+    limits: Limits,
+    inner: Sequence[str],
 ) -> str:
     """A shell script, run as root in fresh namespaces, that builds the bot's read-only
     root filesystem at ``root`` (the same layout bubblewrap makes) and enters it."""
@@ -662,8 +761,8 @@ def _unshare_script(
         'mount -t tmpfs -o mode=0755 dp-arena-root "$R"',
     ]
 
-    def bind(source: str) -> None:
-        target = '"$R"' + quote(source)
+    def bind(source: str, path: str) -> None:
+        target = '"$R"' + quote(path)
         kind = "-d" if os.path.isdir(source) else "-f"
         make = (
             f"mkdir -p {target}"
@@ -674,11 +773,6 @@ def _unshare_script(
             f"{make} && mount --rbind {quote(source)} {target} && mount -o remount,bind,ro {target}"
         )
 
-    for system, link in system_entries():
-        if link:
-            lines.append(f'ln -s {quote(link)} "$R"{quote(system)}')
-        else:
-            bind(system)
     lines.append('mkdir -p "$R/proc" && mount -t proc proc "$R/proc"')
     # Host-wide figures masked, in one mount(8) call: a table of read-only binds.
     table = "".join(
@@ -694,8 +788,13 @@ def _unshare_script(
         'mkdir -p "$R/tmp" && mount -t tmpfs'
         f' -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"'
     )
-    for path in visible:
-        bind(str(path))
+    for source, path in _binds(view, own):
+        bind(source, path)
+    for hidden in view.hidden:
+        lines.append(f'mount -t tmpfs -o ro,mode=0755 dp-arena-hidden "$R"{quote(hidden)}')
+    for path, target in view.links:  # last: nothing is ever made through a link
+        folder = '"$R"' + quote(os.path.dirname(path))
+        lines.append(f'mkdir -p {folder} && ln -s {quote(target)} "$R"{quote(path)}')
     lines.append('chmod 0755 "$R"')
     command = " ".join(quote(part) for part in inner)
     enter = f"cd {quote(str(bot_dir))} && PATH={SANDBOX_PATH} exec {command}"

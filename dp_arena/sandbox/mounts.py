@@ -1,13 +1,17 @@
-"""What a sandboxed bot may see of the host's file system: the system folders, the
-Python that runs dp-arena, its own files and nothing else.
+"""What a sandboxed bot may see of the host's file system: the runtime its language
+needs, its own files and nothing else.
 
-- **System folders** (``/usr``, ``/bin``, ``/sbin``, ``/lib*``, ``/etc``), read-only.
-- **The Python runtime** of the dealer (its install, its virtual environment and the
-  ``dp_arena`` package), read-only, for Python bots and for command bots that run it.
-- **The bot's own files**, read-only: a ``file.py:Class`` bot sees its own file and
-  nothing else of its folder, unless the folder is a bot folder (it holds a
-  ``bot.toml`` manifest, as every submitted bot's folder does) or the repository's
-  public ``agents/`` folder; a registry bot, or a command bot, sees its folder.
+- **The runtime**, read-only: the system's configuration, the C library and the tools
+  that start a bot, and the files of its language (for a Python bot, the Python that
+  runs dp-arena with its standard library, NumPy and dp-arena), every page of them kept
+  in memory by the dealer (:mod:`dp_arena.sandbox.runtime`).
+- **The bot's own files**, read-only and a **private copy for each seat**
+  (:func:`private_copy`; a forked seat's is made by its own init): a ``file.py:Class``
+  bot sees its own file and nothing else of its folder, unless the folder is a bot
+  folder (it holds a ``bot.toml`` manifest, as every submitted bot's folder does) or the
+  repository's public ``agents/`` folder; a registry bot, or a command bot, sees its
+  folder. Its mirrored copies each read their own copy, so what one does to its files'
+  cached pages cannot reach another.
 
 Host-wide figures in ``/proc`` (memory, load, CPU and interrupt counters, pressure,
 open-file counts, ...) would let two sandboxes signal each other through the host's
@@ -15,7 +19,8 @@ load, so :func:`proc_masks` lays constant stand-ins over them: the bot reads its
 budget as the machine's memory, zeros for the counters.
 
 A command bot's program must lie in those places: in a system folder (found through the
-sandbox's own ``PATH``, never the dealer's), in the dealer's Python runtime, or in the
+sandbox's own ``PATH``, never the dealer's; the bot then sees the program, the libraries
+it loads and its language's library folders), in the dealer's Python runtime, or in the
 bot's own folder. Anything else is refused with :class:`ForbiddenProgram`, at submission
 and when the seat opens: mounting a program's install would show the bot a host folder.
 """
@@ -37,6 +42,7 @@ from pathlib import Path
 
 import dp_arena
 from dp_arena.errors import AgentError
+from dp_arena.sandbox.runtime import RuntimeView, program_view, python_view
 
 __all__ = [
     "PROGRAM_DIRS",
@@ -48,11 +54,10 @@ __all__ = [
     "host_folder",
     "own_files",
     "pid_alive",
+    "private_copy",
     "proc_masks",
     "program_runtime",
     "python_runtime",
-    "system_entries",
-    "visible_paths",
 ]
 
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
@@ -69,8 +74,10 @@ class ForbiddenProgram(AgentError):
 
 @functools.cache
 def python_runtime() -> tuple[Path, ...]:
-    """What a Python bot needs to see: the interpreter's install, the virtual
-    environment (third-party packages) and the dp_arena package itself."""
+    """The folders the Python that runs dp-arena lies in: the interpreter's install, the
+    virtual environment and the dp_arena package (what a bot without a private file
+    system must reach through the host's permissions; a sandboxed bot sees only
+    :func:`~dp_arena.sandbox.runtime.python_view` of them)."""
     paths = {
         Path(sys.base_prefix).resolve(),
         Path(sys.prefix).resolve(),
@@ -94,11 +101,12 @@ def _within(path: Path, roots: Sequence[Path]) -> bool:
     return any(path == root or path.is_relative_to(root) for root in roots)
 
 
-def program_runtime(program: str, bot_dir: Path) -> tuple[Path, ...]:
-    """The folders a command bot's ``program`` needs mounted besides its own folder
-    (the Python runtime when it runs the dealer's Python, else none); raises
-    :class:`ForbiddenProgram` for a program outside the system folders, the Python
-    runtime and ``bot_dir``, or one that does not exist."""
+def program_runtime(program: str, bot_dir: Path) -> RuntimeView:
+    """What a command bot's ``program`` needs to see besides its own folder and the
+    system's view: a system program and what it loads (with its language's folders), or
+    the Python view when it runs the dealer's Python; nothing more for a program of its
+    own. Raises :class:`ForbiddenProgram` for a program outside the system folders, the
+    Python runtime and ``bot_dir``, or one that does not exist."""
     bot_dir = bot_dir.resolve()
     python = python_runtime()
     allowed = [Path(folder) for folder in PROGRAM_DIRS] + list(python) + [bot_dir]
@@ -125,8 +133,10 @@ def program_runtime(program: str, bot_dir: Path) -> tuple[Path, ...]:
                 f" {what_is_allowed}"
             )
     if _within(real, python) or _within(given, python):
-        return python
-    return ()
+        return python_view()
+    if _within(real, [bot_dir]) or _within(given, [bot_dir]):
+        return RuntimeView()
+    return program_view(str(given))
 
 
 def check_command(command: str, bot_dir: Path) -> None:
@@ -141,24 +151,38 @@ def check_command(command: str, bot_dir: Path) -> None:
     program_runtime(argv[0], bot_dir)
 
 
-def visible_paths(own: Path, runtime: Sequence[Path]) -> list[Path]:
-    """The host paths mounted read-only for a bot, outermost first, none inside another."""
-    paths: list[Path] = []
-    for path in [*runtime, own]:
-        if path.exists() and not any(path == kept or path.is_relative_to(kept) for kept in paths):
-            paths = [kept for kept in paths if not kept.is_relative_to(path)] + [path]
-    return sorted(paths, key=lambda path: len(path.parts))
+def private_copy(own: Path, into: Path) -> Path:
+    """A copy of a bot's ``own`` files (a file or a folder) in the new folder ``into``,
+    for one seat alone: folders 0755, files 0444 (0555 if executable), owned by the
+    dealer; symbolic links as links; anything else (a pipe, a device) left out. Returns
+    the copy of ``own``."""
+    into.mkdir(mode=0o755)
+    os.chmod(into, 0o755)
+    target = into / own.name
+    if own.is_dir() and not own.is_symlink():
+        _copy_folder(own, target)
+    else:
+        _copy_file(own, target)
+    return target
 
 
-def system_entries() -> list[tuple[str, str]]:
-    """``(folder, link target)`` or ``(folder, "")`` for each system folder present here."""
-    entries = []
-    for system in SYSTEM_DIRS:
-        if os.path.islink(system):
-            entries.append((system, os.readlink(system)))
-        elif os.path.isdir(system):
-            entries.append((system, ""))
-    return entries
+def _copy_folder(source: Path, target: Path) -> None:
+    target.mkdir(mode=0o755)
+    os.chmod(target, 0o755)
+    with os.scandir(source) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), target / entry.name)
+            elif entry.is_dir():
+                _copy_folder(Path(entry.path), target / entry.name)
+            elif entry.is_file():
+                _copy_file(Path(entry.path), target / entry.name)
+
+
+def _copy_file(source: Path, target: Path) -> None:
+    mode = os.stat(source).st_mode
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o555 if mode & 0o111 else 0o444)
 
 
 # -- host-wide /proc figures, masked -------------------------------------------------------

@@ -3,13 +3,13 @@ sandbox (what :mod:`dp_arena.sandbox` makes public; see its docstring)."""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dp_arena.agents.locate import locate_module
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
 from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
@@ -18,8 +18,9 @@ from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
 from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import own_files, program_runtime, python_runtime
+from dp_arena.sandbox.mounts import own_files, program_runtime
 from dp_arena.sandbox.process import ProcessSeat
+from dp_arena.sandbox.runtime import RuntimeView, python_view
 
 __all__ = [
     "BotLaunch",
@@ -40,7 +41,7 @@ class BotLaunch:
 
     argv: tuple[str, ...]
     bot_dir: Path
-    runtime: tuple[Path, ...]
+    runtime: RuntimeView
     own: Path
     runner_args: tuple[str, ...] | None = None  # a Python bot's: what its runner is given
 
@@ -97,13 +98,11 @@ def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
 def _module_location(module: str) -> tuple[Path, Path]:
     """(sys.path entry, top-level package folder or file) of a module, found by looking
     at the file system only: importing it here would run untrusted code in the dealer."""
-    top = module.split(".")[0]
-    for entry in sys.path:
-        base = Path(entry or os.getcwd())
-        for candidate in (base / top, base / f"{top}.py"):
-            if candidate.exists():
-                return base.resolve(), candidate.resolve()
-    raise AgentError(f"agent {module!r}: no module {top!r} on the Python path")
+    try:
+        found = locate_module(module)
+    except AgentError as error:
+        raise AgentError(f"agent {module!r}: {error}") from None
+    return found.entry, found.top
 
 
 def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:
@@ -118,12 +117,12 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         if not path.is_file():
             raise AgentError(f"agent {spec.text!r}: no such file {path}")
         args = _runner_args(f"{path}:{spec.class_name}")
-        return BotLaunch(_runner_argv(args), path.parent, python_runtime(), own_files(path), args)
+        return BotLaunch(_runner_argv(args), path.parent, python_view(), own_files(path), args)
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
         args = _runner_args(f"{spec.target}:{spec.class_name}", (str(entry),))
-        return BotLaunch(_runner_argv(args), visible, python_runtime(), visible, args)
+        return BotLaunch(_runner_argv(args), visible, python_view(), visible, args)
     argv = list(spec.target)
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
     # Paths on the command line are made absolute: inside the sandbox the working

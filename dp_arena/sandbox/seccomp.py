@@ -18,6 +18,26 @@ nor mount anything. The filter answers, for x86-64 only (:data:`KNOWN_MACHINES`)
 - death to a system call of another ABI (32-bit ``int 0x80``, x32), which the numbers
   above would not cover.
 
+And it closes what mirrored copies of a bot could use to talk through state the whole
+machine shares, the page cache and file locks of files they can both read
+(``docs/sandbox.md``, "Mirrored copies cannot talk"):
+
+- advice that drops or pages out file pages is taken and ignored (the call answers 0
+  and does nothing): ``fadvise64`` (``POSIX_FADV_DONTNEED`` evicts pages of a file read
+  only), ``madvise`` with ``MADV_COLD``, ``MADV_PAGEOUT``, the same-page merging and huge
+  page advice, ``MADV_COLLAPSE``; ``EPERM`` to ``process_madvise``, ``prctl`` turning on
+  same-page merging, ``remap_file_pages`` and the NUMA page movers (``move_pages`` tells
+  where each page is, and so whether it is there);
+- what probes the page cache: ``EPERM`` to ``mincore`` and ``cachestat``; ``EAGAIN`` to
+  ``preadv2``/``pwritev2`` with ``RWF_NOWAIT`` (its ``EAGAIN`` is the probe: now every
+  page reads as absent, and a caller falls back to a plain read as it must anyway);
+- file locks, which any process that can read a file sees: taking one (``flock``,
+  ``fcntl`` ``F_SETLK``, ``F_SETLKW``, ``F_OFD_SETLK``, ``F_OFD_SETLKW``) answers 0 and
+  takes nothing, asking about one (``F_GETLK``, ``F_OFD_GETLK``) and leases and
+  directory notices (``F_SETLEASE``, ``F_GETLEASE``, ``F_NOTIFY``) answer ``EPERM``;
+  so do ``inotify_init``/``inotify_init1`` (a watch sees every other process read a
+  file).
+
 ``sysinfo`` stays allowed although it reports the host's load, free memory and process
 count (the figures masked in ``/proc``): refused, the C library's
 ``sysconf(_SC_PHYS_PAGES)`` returns garbage and runtimes that size their heap by it (the
@@ -99,10 +119,35 @@ X86_64 = {
     "mount_setattr": 442,
     "quotactl_fd": 443,
     "clone": 56,
+    # What could carry bits between sandboxes through the page cache and file locks.
+    "mincore": 27,
+    "madvise": 28,
+    "fcntl": 72,
+    "flock": 73,
+    "prctl": 157,
+    "remap_file_pages": 216,
+    "fadvise64": 221,
+    "inotify_init": 253,
+    "migrate_pages": 256,
+    "move_pages": 279,
+    "inotify_init1": 294,
+    "preadv2": 327,
+    "pwritev2": 328,
+    "process_madvise": 440,
+    "cachestat": 451,
 }
 ABSENT = ("clone3", "io_uring_setup", "io_uring_enter", "io_uring_register")
-CHECKED = ("clone",)
-DENIED = tuple(name for name in X86_64 if name not in ABSENT + CHECKED)
+# Answered 0 without being made: advice the kernel may ignore anyway, locks no one else sees.
+IGNORED = ("fadvise64", "flock")
+# Allowed or not by an argument: the argument's offset in struct seccomp_data, and what
+# each of its values (or, for a flag, each bit set) is answered instead of the call.
+MADV_DROPPING = (12, 13, 14, 20, 21, 25)  # (UN)MERGEABLE, HUGEPAGE, COLD, PAGEOUT, COLLAPSE
+F_LOCKS_TAKEN = (6, 7, 37, 38)  # F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW
+F_LOCKS_ASKED = (5, 36, 1024, 1025, 1026)  # F_GETLK, F_OFD_GETLK, leases, F_NOTIFY
+PR_SET_MEMORY_MERGE = 67
+RWF_NOWAIT = 0x8
+CHECKED = ("clone", "madvise", "fcntl", "preadv2", "pwritev2", "prctl")
+DENIED = tuple(name for name in X86_64 if name not in ABSENT + CHECKED + IGNORED)
 
 # clone(2) flags that make a namespace: NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID,
 # NEWNET (CLONE_NEWTIME shares its bit with the exit signal in clone(2): unshare only).
@@ -117,11 +162,12 @@ LOAD = 0x20  # BPF_LD | BPF_W | BPF_ABS
 JEQ = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 JSET = 0x45  # BPF_JMP | BPF_JSET | BPF_K
 RET = 0x06  # BPF_RET | BPF_K
-NR, ARCH, ARG0 = 0, 4, 16  # offsets in struct seccomp_data (little-endian: low word)
+NR, ARCH = 0, 4  # offsets in struct seccomp_data
+ARG0, ARG1, ARG2, ARG5 = 16, 24, 32, 56  # the arguments' low words (little-endian)
 RET_KILL_PROCESS = 0x80000000
 RET_ERRNO = 0x00050000
 RET_ALLOW = 0x7FFF0000
-EPERM, ENOSYS = 1, 38
+EPERM, EAGAIN, ENOSYS = 1, 11, 38
 
 
 def _assemble(code: list[tuple[int, str | int, str | int, int] | str]) -> bytes:
@@ -166,24 +212,50 @@ def _program(machine: str) -> bytes | None:
         (JEQ, 0, "kill", audit_arch),
         (LOAD, 0, 0, NR),
         (JSET, "kill", 0, X32_SYSCALL_BIT),
-        (JEQ, "clone", 0, numbers["clone"]),
     ]
+    code += [(JEQ, name, 0, numbers[name]) for name in CHECKED]
     code += [(JEQ, "deny", 0, numbers[name]) for name in DENIED]
     code += [(JEQ, "absent", 0, numbers[name]) for name in ABSENT]
+    code += [(JEQ, "ignore", 0, numbers[name]) for name in IGNORED]
+    code += [(RET, 0, 0, RET_ALLOW)]
+    code += _argument_checks("clone", ARG0, flags={NAMESPACE_FLAGS: "deny"})
+    code += _argument_checks("madvise", ARG2, values=dict.fromkeys(MADV_DROPPING, "ignore"))
+    code += _argument_checks(
+        "fcntl",
+        ARG1,
+        values={**dict.fromkeys(F_LOCKS_TAKEN, "ignore"), **dict.fromkeys(F_LOCKS_ASKED, "deny")},
+    )
+    for name in ("preadv2", "pwritev2"):
+        code += _argument_checks(name, ARG5, flags={RWF_NOWAIT: "again"})
+    code += _argument_checks("prctl", ARG0, values={PR_SET_MEMORY_MERGE: "deny"})
     code += [
-        (RET, 0, 0, RET_ALLOW),
-        "clone",
-        (LOAD, 0, 0, ARG0),
-        (JSET, "deny", 0, NAMESPACE_FLAGS),
-        (RET, 0, 0, RET_ALLOW),
         "deny",
         (RET, 0, 0, RET_ERRNO | EPERM),
         "absent",
         (RET, 0, 0, RET_ERRNO | ENOSYS),
+        "ignore",
+        (RET, 0, 0, RET_ERRNO | 0),
+        "again",
+        (RET, 0, 0, RET_ERRNO | EAGAIN),
         "kill",
         (RET, 0, 0, RET_KILL_PROCESS),
     ]
     return _assemble(code)
+
+
+def _argument_checks(
+    label: str,
+    offset: int,
+    *,
+    values: dict[int, str] | None = None,
+    flags: dict[int, str] | None = None,
+) -> list[tuple[int, str | int, str | int, int] | str]:
+    """The instructions at ``label``: load the argument at ``offset``, answer each of
+    ``values`` (or each bit of ``flags`` set) as its label says, allow anything else."""
+    code: list[tuple[int, str | int, str | int, int] | str] = [label, (LOAD, 0, 0, offset)]
+    code += [(JEQ, answer, 0, value) for value, answer in (values or {}).items()]
+    code += [(JSET, answer, 0, bits) for bits, answer in (flags or {}).items()]
+    return [*code, (RET, 0, 0, RET_ALLOW)]
 
 
 def install(filter_program: bytes) -> None:

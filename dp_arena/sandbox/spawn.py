@@ -375,14 +375,26 @@ class Spares:
                     _discard(spare)
                     spare = None
             with self._lock:
-                self._making[key] -= 1
+                self._making[key] = max(0, self._making.get(key, 0) - 1)
                 if spare is None:
                     self._wanted[key] = 0
                     self._making[key] = 0
-                elif self._closed:
+                elif self._closed or key not in self._allowed:
                     _discard(spare)
                 else:
-                    self._ready[key].append(spare)
+                    self._ready.setdefault(key, deque()).append(spare)
+
+    def clear(self) -> None:
+        """Kill every spare and keep none until :meth:`allow` is called again (a dealer
+        that is done with its bots: a test, between events)."""
+        with self._lock:
+            spares = [spare for ready in self._ready.values() for spare in ready]
+            self._ready.clear()
+            self._wanted.clear()
+            self._making.clear()
+            self._allowed.clear()
+        for spare in spares:
+            _discard(spare)
 
     def close(self) -> None:
         """Kill every spare (at exit)."""

@@ -28,6 +28,7 @@ import atexit
 import contextlib
 import functools
 import json
+import math
 import os
 import select
 import signal
@@ -89,9 +90,18 @@ def _rlimits(limits: Limits) -> list[tuple[str, int, int]]:
 def _readable(sock: socket.socket, deadline: float | None) -> bool:
     timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
     try:
-        return bool(select.select([sock], [], [], timeout)[0])
+        return _ready(sock, timeout)
     except (OSError, ValueError):
         return True  # closed: the next read says so
+
+
+def _ready(source: int | socket.socket, timeout: float | None) -> bool:
+    """Whether ``source`` is readable, at its end or in error within ``timeout`` seconds
+    (``None``: no limit). ``poll``, never ``select``, which refuses every descriptor
+    from 1,024 on: a dealer holding that many (a busy server) would fail every seat."""
+    poller = select.poll()
+    poller.register(source, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else math.ceil(timeout * 1000)))
 
 
 class ForkedProcess:
@@ -160,7 +170,7 @@ class ForkedProcess:
             # the rest of its namespace; its pidfd is readable after.
             timeout = max(0.0, deadline - time.monotonic())
             with contextlib.suppress(OSError, ValueError):
-                self.gone = bool(select.select([self._pidfd], [], [], timeout)[0])
+                self.gone = _ready(self._pidfd, timeout)
         return self.gone
 
     def kill(self) -> None:
@@ -291,7 +301,7 @@ class Template:
             for path in procs_files:  # the seat's budget, before anything of it runs
                 with open(path, "w", encoding="ascii") as procs:
                     procs.write(str(pid))
-            if select.select([pidfd], [], [], 0)[0]:
+            if _ready(pidfd, 0):
                 # It ended before the lines above: its pid may be another process's now.
                 raise OSError("the seat's init ended before it was in its budget")
             status.send(b"go")

@@ -6,8 +6,8 @@ bot itself would be (the same namespaces, read-only root, runtime, own files and
 needs (``CAP_SYS_ADMIN`` for namespaces and mounts, ``CAP_NET_ADMIN`` for the loopback,
 ``CAP_SETUID``, ``CAP_SETGID`` and ``CAP_SETPCAP`` to drop them)::
 
-    python -I -m dp_arena.sandbox.zygote [--filter HEX] --masks NAMES [--under-tmp PATH]
-        -- SPEC [--path DIR]
+    python -I -m dp_arena.sandbox.zygote [--filter HEX] --masks NAMES --own PATH
+        [--under-tmp PATH] [--under-tmp-link PATH=TARGET] -- SPEC [--path DIR]
 
 It imports what every Python bot's host imports (the agent API, the engine and its
 evaluator's tables, the runner) and the dp-arena modules the bot's file names, and
@@ -20,7 +20,8 @@ status socket). Each request becomes two fresh processes::
                   │      dealer moves it into the seat's budget (cgroups) before anything
                   │      else happens; then new mount, network, IPC, UTS and cgroup
                   │      namespaces: a fresh /proc (and its stand-ins), /tmp and
-                  │      /dev/pts; reaps, and reports the bot's exit status
+                  │      /dev/pts, a private copy of the bot's own files over them;
+                  │      reaps, and reports the bot's exit status
                   └── bot  fds 0-2 only, the limits, its own uid, no capabilities,
                            no_new_privs, the syscall filter, a reseeded random
                            module; then the runner loads the bot
@@ -32,8 +33,10 @@ are closed down to the three pipes before the bot's code runs; the uid, limits,
 capabilities and filter are set in the bot process itself; the cgroups are the seat's
 own (the init joins them before it does anything else); every namespace that could
 carry state (mounts and ``/tmp``, PIDs and ``/proc``, network and abstract sockets,
-System V IPC, ``/dev/pts``) is new for each seat; the random module (and NumPy's global
-generator, when loaded) is reseeded from the kernel. ``docs/sandbox.md`` says more.
+System V IPC, ``/dev/pts``) is new for each seat; the bot's own files are a copy made
+for the seat alone (in a file system of its own, counted in its budget), so its
+mirrored copies never read one file; the random module (and NumPy's global generator,
+when loaded) is reseeded from the kernel. ``docs/sandbox.md`` says more.
 """
 
 from __future__ import annotations
@@ -140,7 +143,10 @@ class _Config:
         program = bytes.fromhex(args.filter) if args.filter else None
         self.filter = seccomp.Prepared(program) if program is not None else None
         self.masks = [f"/proc/{name}" for name in args.masks.split(",") if name]
+        self.own: str = args.own
+        self.own_bytes = 0  # what the copy of the bot's own files takes (set by _warm_up)
         self.under_tmp: list[str] = args.under_tmp
+        self.under_tmp_links = [link.split("=", 1) for link in args.under_tmp_link]
         self.runner_args: list[str] = args.runner
         with open("/proc/sys/kernel/cap_last_cap", encoding="ascii") as last:
             self.last_cap = int(last.read())
@@ -180,6 +186,7 @@ def _warm_up(config: _Config) -> None:
     from dp_arena.engine import evaluate
 
     evaluate(list(range(7)))
+    config.own_bytes = _read_own_files(config.own)
     if config.runner_args:
         bot = parse_spec(config.runner_args[0])
         if bot.kind is SpecKind.FILE:
@@ -194,6 +201,25 @@ def _warm_up(config: _Config) -> None:
     # And the heap's free pages go back to the kernel: each fork would copy their entries.
     with contextlib.suppress(AttributeError):  # glibc's; other C libraries may lack it
         _libc.malloc_trim(0)
+
+
+def _read_own_files(own: str) -> int:
+    """Read every file of the bot's own files once, so that their pages are in memory,
+    counted where the template is (never in a seat's budget) when each seat copies them,
+    and return how many bytes a copy takes."""
+    total = 0
+    for path in _files_below(own):
+        with contextlib.suppress(OSError), open(path, "rb") as file:
+            while chunk := file.read(1 << 20):
+                total += len(chunk)
+    return total
+
+
+def _files_below(own: str) -> list[str]:
+    if not os.path.isdir(own) or os.path.islink(own):
+        return [own] if os.path.isfile(own) else []
+    paths = (os.path.join(folder, name) for folder, _, names in os.walk(own) for name in names)
+    return [path for path in paths if os.path.isfile(path) and not os.path.islink(path)]
 
 
 def _import_project_modules(names: list[str]) -> None:
@@ -307,7 +333,9 @@ def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     # The template died before the line above (its parent's pid is 0 here: it is outside
     # this PID namespace): its pidfd says so.
-    if select.select([config.template_pidfd], [], [], 0)[0]:
+    template_gone = select.poll()  # poll, not select: no descriptor is out of its range
+    template_gone.register(config.template_pidfd, select.POLLIN)
+    if template_gone.poll(0):
         os._exit(0)
     stdin, stdout, stderr, status_fd = fds
     control.detach()
@@ -372,8 +400,20 @@ def _seat_mounts(config: _Config, request: dict[str, Any]) -> None:
     for fd, path in masks:
         _bind_read_only(f"/proc/self/fd/{fd}", path)
         os.close(fd)
-    # The bot's own files that live under /tmp, bound again over the seat's fresh /tmp.
+    # What the runtime shows under /tmp, bound again over the seat's fresh /tmp below.
     kept = [(os.open(path, O_PATH | os.O_CLOEXEC), path) for path in config.under_tmp]
+    own = os.open(config.own, O_PATH | os.O_CLOEXEC)
+    # The seat's private copy of the bot's own files, in a file system of its own
+    # (counted in the seat's budget), mounted first where /tmp is and covered by it.
+    _mount(
+        "tmpfs",
+        "/tmp",
+        "tmpfs",
+        MS_NOSUID | MS_NODEV,
+        f"size={config.own_bytes + (1 << 20)},mode=0700",
+    )
+    copy = _copy_own(f"/proc/self/fd/{own}", "/tmp/own")
+    os.close(own)
     _mount(
         "tmpfs",
         "/tmp",
@@ -385,6 +425,13 @@ def _seat_mounts(config: _Config, request: dict[str, Any]) -> None:
         _mount_point(path, is_dir=os.path.isdir(f"/proc/self/fd/{fd}"))
         _bind_read_only(f"/proc/self/fd/{fd}", path)
         os.close(fd)
+    for path, target in config.under_tmp_links:
+        _mount_point(os.path.dirname(path), is_dir=True, exist_ok=True)
+        os.symlink(target, path)
+    if config.own.startswith("/tmp/") and not os.path.lexists(config.own):
+        _mount_point(config.own, is_dir=os.path.isdir(f"/proc/self/fd/{copy}"))
+    _bind_read_only(f"/proc/self/fd/{copy}", config.own)
+    os.close(copy)
     if os.path.ismount("/dev/pts"):
         _mount(
             "devpts",
@@ -395,7 +442,37 @@ def _seat_mounts(config: _Config, request: dict[str, Any]) -> None:
         )
 
 
-def _mount_point(path: str, *, is_dir: bool) -> None:
+def _copy_own(source: str, target: str) -> int:
+    """Copy the bot's own files (a file or a folder, at ``source``) to ``target``:
+    folders 0755, files 0444 (0555 if executable), links as links, nothing else; an
+    ``O_PATH`` descriptor of the copy."""
+    if os.path.isdir(source):
+        os.mkdir(target, 0o755)
+        os.chmod(target, 0o755)
+        with os.scandir(source) as entries:
+            for entry in entries:
+                path = os.path.join(target, entry.name)
+                if entry.is_symlink():
+                    os.symlink(os.readlink(entry.path), path)
+                elif entry.is_dir():
+                    os.close(_copy_own(entry.path, path))
+                elif entry.is_file():
+                    _copy_file(entry.path, path)
+    else:
+        _copy_file(source, target)
+    return os.open(target, O_PATH | os.O_CLOEXEC)
+
+
+def _copy_file(source: str, target: str) -> None:
+    with open(source, "rb") as original:
+        mode = os.fstat(original.fileno()).st_mode
+        with open(target, "xb") as copy:
+            while chunk := original.read(1 << 20):
+                copy.write(chunk)
+    os.chmod(target, 0o555 if mode & 0o111 else 0o444)
+
+
+def _mount_point(path: str, *, is_dir: bool, exist_ok: bool = False) -> None:
     """An empty folder or file at ``path`` in the seat's /tmp, its missing parents made
     0755 and root's, as bubblewrap makes them."""
     parts = path.strip("/").split("/")
@@ -404,6 +481,8 @@ def _mount_point(path: str, *, is_dir: bool) -> None:
         if not os.path.isdir(folder):
             os.mkdir(folder)
             os.chmod(folder, 0o755)
+    if exist_ok and os.path.isdir(path):
+        return
     if is_dir:
         os.mkdir(path)
         os.chmod(path, 0o755)
@@ -547,8 +626,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="dp_arena.sandbox.zygote")
     parser.add_argument("--filter", default="", help="the syscall filter, in hex")
     parser.add_argument("--masks", default="", help="/proc files with stand-ins, by name")
+    parser.add_argument("--own", required=True, help="the bot's own files, copied for each seat")
     parser.add_argument(
         "--under-tmp", action="append", default=[], help="a visible path under /tmp"
+    )
+    parser.add_argument(
+        "--under-tmp-link", action="append", default=[], help="a link under /tmp: PATH=TARGET"
     )
     parser.add_argument("runner", nargs=argparse.REMAINDER, help="-- SPEC [--path DIR]")
     args = parser.parse_args(argv)

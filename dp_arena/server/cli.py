@@ -10,6 +10,7 @@ import logging
 import sys
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.server.db import DEFAULT_URL, Database
@@ -220,11 +221,31 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     tournament.add_argument("--workers", type=int, metavar="N", help="Ray workers")
     tournament.add_argument("--ray-address", metavar="ADDR", help="join this Ray cluster")
     verify = actions.add_parser(
-        "verify-match", help="check a finished match's decks and hands against its revealed key"
+        "verify-match",
+        help="check a finished match's decks and hands against its revealed key;"
+        " --replay plays it again with its bots",
     )
     verify.add_argument(
-        "source", metavar="URL|FILE", help="/api/matches/ID of a server, or its JSON saved"
+        "source",
+        metavar="ID|URL|FILE",
+        help="a match of this server's database (its id), /api/matches/ID of a server,"
+        " or that JSON saved",
     )
+    verify.add_argument(
+        "--replay",
+        action="store_true",
+        help="also play the match's tables again with its bots, seated from the registry by"
+        " their versions (sandboxed, one table at a time, in reverse order), and check every"
+        " recorded decision: names every bot that answers otherwise than recorded",
+    )
+    verify.add_argument(
+        "--registry",
+        type=Path,
+        metavar="DIR",
+        help="the bot registry to seat the bots from (default: the server's, in --data)",
+    )
+    verify.add_argument("--quiet", action="store_true", help="no progress lines while replaying")
+    _db_argument(verify)
 
 
 def _database(args: argparse.Namespace) -> tuple[Database, ServerSettings]:
@@ -242,7 +263,7 @@ def run_server(args: argparse.Namespace) -> int:
 
     try:
         if args.action == "verify-match":
-            return _verify(args.source)
+            return _verify(args)
         database, settings = _database(args)
         if args.action == "migrate":
             print(f"{database.display_url}: at revision {database.revision()}")
@@ -275,15 +296,28 @@ def run_server(args: argparse.Namespace) -> int:
         return 2
 
 
-def _verify(source: str) -> int:
+def _verify(args: argparse.Namespace) -> int:
+    from dp_arena.commands.verify import ReplayProgress
     from dp_arena.server.ladder import verify_match
 
-    if source.startswith(("http://", "https://")):
+    source: str = args.source
+    settings = ServerSettings(
+        db_url=args.db, data_dir=None if args.data is None else args.data.absolute()
+    )
+    if source.isdigit():
+        data = _stored_match(settings, int(source))
+    elif source.startswith(("http://", "https://")):
         with urllib.request.urlopen(source, timeout=60) as answer:
             data = json.loads(answer.read())
     else:
         data = json.loads(Path(source).read_text(encoding="utf-8"))
-    problems = verify_match(data)
+    registry = (args.registry or settings.data.registry) if args.replay else None
+    progress = None if registry is None or args.quiet else ReplayProgress(sys.stderr)
+    try:
+        problems = verify_match(data, replay_from=registry, on_progress=progress)
+    finally:
+        if progress is not None:
+            progress.finish()
     if problems:
         for problem in problems[:50]:
             print(printable(f"FAIL {problem}"))
@@ -299,6 +333,24 @@ def _verify(source: str) -> int:
         printable(
             f"match {data['id']}: the key hashes to the commitment {data['commitment'][:16]}...,"
             f" and all {deals} deals hold the key's cards and replay to their nets{clairvoyance}"
+            + (
+                "; played again by its bots, every decision was answered as recorded"
+                if registry is not None
+                else ""
+            )
         )
     )
     return 0
+
+
+def _stored_match(settings: ServerSettings, match_id: int) -> dict[str, Any]:
+    """The match's data as ``GET /api/matches/ID`` gives it, from the database."""
+    from dp_arena.server import crud, views
+
+    database = Database(settings.db_url)
+    with database.session() as session:
+        match = crud.match(session, match_id)
+        if match is None:
+            raise ConfigError(f"there is no match {match_id} in {database.display_url}")
+        submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
+        return views.match_json(match, submissions, crud.authors(session))

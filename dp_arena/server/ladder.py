@@ -19,14 +19,16 @@ uncertainty (:mod:`dp_arena.server.pairing`).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import logging
 import time
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from dp_arena.engine import Betting
-from dp_arena.errors import DPArenaError
+from dp_arena.errors import DPArenaError, RunError
 from dp_arena.keys import EventKey
 from dp_arena.match import MatchConfig, match_clairvoyance, score_match, seatings
 from dp_arena.ratings import DealBlock
@@ -53,7 +55,10 @@ from dp_arena.server.standings import (
 from dp_arena.server.worker import Worker
 from dp_arena.tournament.units import Executor, SeatAssignment, TableUnit
 
-__all__ = ["Ladder", "match_units", "verify_match"]
+if TYPE_CHECKING:
+    from dp_arena.runner.replay import Replay
+
+__all__ = ["Ladder", "match_units", "replay_match", "verify_match"]
 
 log = logging.getLogger("dp_arena.server")
 
@@ -120,11 +125,18 @@ def ladder_match(match: Match) -> LadderMatch:
     return LadderMatch(match.id, rules, tables_of(match), seed)
 
 
-def verify_match(data: dict[str, Any]) -> list[str]:
+def verify_match(
+    data: dict[str, Any],
+    *,
+    replay_from: Path | None = None,
+    on_progress: Callable[[Replay, int], None] | None = None,
+) -> list[str]:
     """The problems of a finished match's published data (``GET /api/matches/{id}``):
     its key against its commitment, every deal's cards against the key's decks, every
-    deal's actions against its nets, and each bot's clairvoyance test against the one
-    its tables and the key give. An empty list when all is well."""
+    deal's actions against its nets, and each bot's clairvoyance test against the one its
+    tables and the key give. With ``replay_from`` (a bot registry), also every decision,
+    played again by the match's bots from that registry (see :func:`replay_match`). An
+    empty list when all is well."""
     import hashlib
 
     problems: list[str] = []
@@ -148,19 +160,92 @@ def verify_match(data: dict[str, Any]) -> list[str]:
     for unit, result in zip(match_units(config, players), tables, strict=True):
         decks, hands = check_unit(unit, result)
         problems += decks + hands
-    if problems:
-        return problems
-    tested = match_clairvoyance(config, tables)
+    recorded_nets = [bot.get("net_chips") for bot in data["bots"]]
+    if all(net is not None for net in recorded_nets):
+        nets = _match_nets(len(players), tables)
+        problems += [
+            f"{player}: the tables give {net:+,} net chips, the match says {recorded:+,}"
+            for player, net, recorded in zip(players, nets, recorded_nets, strict=True)
+            if net != recorded
+        ]
+    if not problems:
+        tested = match_clairvoyance(config, tables)
+        for bot in data["bots"]:
+            published = bot.get("clairvoyance")
+            if published is None:  # a match played before the test: nothing to check
+                continue
+            recomputed = tested[str(bot["ref"])].to_json()
+            if published != recomputed:
+                problems.append(
+                    f"{bot['ref']}: the clairvoyance test published is {published},"
+                    f" its tables and the key give {recomputed}"
+                )
+    if replay_from is not None:
+        problems += replay_match(data, config, tables, replay_from, on_progress=on_progress)
+    return problems
+
+
+def _match_nets(agents: int, tables: Sequence[TableSessionResult]) -> list[int]:
+    """Each agent's net chips over a match's tables (seated as :func:`seatings` says)."""
+    nets = [0] * agents
+    for seating, table in zip(seatings(agents), tables, strict=True):
+        for seat, agent in enumerate(seating):
+            nets[agent] += table.session_nets[seat]
+    return nets
+
+
+def replay_match(
+    data: dict[str, Any],
+    config: MatchConfig,
+    tables: Sequence[TableSessionResult],
+    registry_root: Path,
+    *,
+    on_progress: Callable[[Replay, int], None] | None = None,
+) -> list[str]:
+    """The problems found playing a finished match's tables again with its bots, seated
+    from the registry at ``registry_root`` by their refs (each bot's folder must still
+    hold the content the registry and the match name: :class:`RunError` otherwise), one
+    table at a time in reverse order, each bot asked every decision with the view it had
+    (see :mod:`dp_arena.runner.replay`). Where a bot answers otherwise, the match played
+    freely by the bots says which net chips their own play gives."""
+    from dp_arena.registry import content_hash
+    from dp_arena.runner.replay import FreePlay, replay_units
+
+    players = [str(bot["ref"]) for bot in data["bots"]]
+    registry = Registry.existing(registry_root)
+    specs, refused = [], []
     for bot in data["bots"]:
-        published = bot.get("clairvoyance")
-        if published is None:  # a match played before the test: nothing to check
+        ref = str(bot["ref"])
+        try:
+            stored = registry.resolve(ref)
+        except DPArenaError as error:
+            refused.append(f"{ref}: {error}")
             continue
-        recomputed = tested[str(bot["ref"])].to_json()
-        if published != recomputed:
-            problems.append(
-                f"{bot['ref']}: the clairvoyance test published is {published},"
-                f" its tables and the key give {recomputed}"
+        named = bot.get("sha256")
+        if named is not None and named != stored.sha256:
+            refused.append(f"{ref}: the match names content {named}, the registry {stored.sha256}")
+        found = content_hash(stored.folder)
+        if found != stored.sha256:
+            refused.append(
+                f"{ref}: its folder in the registry ({stored.folder}) hashes to {found}, not"
+                f" to the {stored.sha256} its registry names: it was changed"
             )
+        specs.append(pinned_spec(registry.root, stored))
+    if refused:
+        raise RunError("the match cannot be replayed:\n  - " + "\n  - ".join(refused))
+    config = dataclasses.replace(config, specs=tuple(specs))
+    units = match_units(config, players)
+    replay = replay_units(units[::-1], lambda unit: tables[unit.table], on_progress=on_progress)
+    problems = replay.problems()
+    if not replay.passed:
+        free = FreePlay(lambda _: True, lambda _: {}).run(units)
+        nets = _match_nets(len(players), free)
+        recorded = _match_nets(len(players), tables)
+        problems += [
+            f"{player}: the bots' own play gives {net:+,} net chips, the match records {before:+,}"
+            for player, net, before in zip(players, nets, recorded, strict=True)
+            if net != before
+        ]
     return problems
 
 

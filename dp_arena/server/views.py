@@ -51,13 +51,21 @@ def entry_json(row: Submission, authors: Mapping[int, str]) -> dict[str, Any]:
 
 def _bot(row: Submission | None, authors: Mapping[int, str]) -> dict[str, Any]:
     if row is None:
-        return {"id": None, "name": None, "ref": None, "version": None, "author": None}
+        return {
+            "id": None,
+            "name": None,
+            "ref": None,
+            "version": None,
+            "author": None,
+            "sha256": None,
+        }
     return {
         "id": row.id,
         "name": row.name,
         "ref": row.ref,
         "version": row.label,
         "author": authors.get(row.author_id, ""),
+        "sha256": row.sha256,  # the content the match played: a replay checks it
     }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
-from dp_arena.agents.spec import class_problem
+from dp_arena.agents.spec import class_problem, module_problem
 from dp_arena.errors import AgentError
 from dp_arena.tournament.bounds import MAX_ENTRANTS
 from dp_arena.tournament.checker import ConfigChecker, type_name
@@ -192,6 +192,12 @@ def _resolve_spec(
             checker.add(where, problem)
             return None
         return spec, f"{path}:{spec.class_name}"
+    if spec.kind is SpecKind.MODULE:
+        problem = module_problem(spec)  # by path: nothing of the bot is imported here
+        if problem is not None:
+            checker.add(where, problem)
+            return None
+        return spec, text
     if spec.kind is SpecKind.COMMAND:
         program = str(spec.target[0])
         if shutil.which(program) is None and not (base / program).exists():

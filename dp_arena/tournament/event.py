@@ -5,7 +5,8 @@
     RUN_DIR/
       results.json          the summary: the plan, standings, prizes, each entrant's totals,
                             faults, and an index of the sessions' parts (docs/results.md);
-                            byte-identical for the same config and seed
+                            byte-identical for the same config and seed; the key and the
+                            results digest (:mod:`dp_arena.tournament.digest`) revealed
       sessions/session-N.jsonl  each session's part, as soon as it is played: its
                             sections or mini-matches and their tables, one record a line
       histories/sS-xX-tT.phhs  hand histories (PHH), one file per table-session
@@ -38,6 +39,7 @@ from dp_arena.tournament.clairvoyance import EventClairvoyance, clairvoyance_sum
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import SCREEN_PLACES, describe_result
+from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, results_digest
 from dp_arena.tournament.documents import (
     entrant_totals,
     plain,
@@ -136,6 +138,16 @@ class _RunDirObserver:
         over 5 s of CPU, many of them between sessions. Freezing is a constant-time move."""
         if self.freeze:
             gc.freeze()
+
+    def sha256_of(self, name: str) -> str:
+        """The SHA-256 of a file of the run directory ``results.json`` names: a session's
+        part or a hand history as it was written here, else (a classic freezeout's own
+        histories) read back."""
+        for part in self.parts:
+            if part["part"] == name:
+                return str(part["sha256"])
+        written = self.writer.sha256.get(self.run_dir / name)
+        return written if written is not None else file_sha256(self.run_dir / name)
 
     def write_part(self) -> None:
         """Write the part of the session kept by :meth:`session_finished`, if one is."""
@@ -263,6 +275,8 @@ class EventRun:
     deals_played: int
     # The summary as the terminal shows it: a big field's first places only.
     screen_summary: str
+    # The results digest revealed in results.json (dp_arena.tournament.digest).
+    results_digest: str = ""
 
     def sessions(self) -> Iterator[dict[str, Any]]:
         """Each session's whole outcome as JSON (:func:`plain_session`'s), read back from
@@ -332,6 +346,7 @@ def run_event(
             tested,
         )
     )
+    document["event"][DIGEST_FIELD] = results_digest(document, observer.sha256_of)
     write_atomic(run_dir / "results.json", summary_pieces(document))
     by_player: dict[str, list[Any]] = {}
     for fault in result.faults:
@@ -364,4 +379,13 @@ def run_event(
             }
         ),
     )
-    return EventRun(run_dir, plan, result, summary, seconds, observer.deals_played, screen)
+    return EventRun(
+        run_dir,
+        plan,
+        result,
+        summary,
+        seconds,
+        observer.deals_played,
+        screen,
+        document["event"][DIGEST_FIELD],
+    )

@@ -238,16 +238,24 @@ def run_unit(
     located: Located | None = None,
     *,
     on_deal: Callable[[int, HandState], None] | None = None,
+    wrap_seat: Callable[[int, Seat], Seat] | None = None,
 ) -> TableSessionResult:
     """Seat the bots of ``unit`` (from where ``located`` says, for those it names), play
-    its session and return the result; ``on_deal`` sees each finished hand."""
+    its session and return the result; ``on_deal`` sees each finished hand.
+    ``wrap_seat(seat_index, seat)``: the seat the table talks to instead of each
+    entrant's (a replay's :class:`~dp_arena.agents.recorded_seat.RecordedSeat`)."""
     located = located or {}
     seats: list[Seat] = []
     try:
         for assignment in unit.seats:
             seats.append(_open_seat(assignment, unit, located))
         table = TableSession(
-            seats,
+            seats
+            if wrap_seat is None
+            else [
+                seat if assignment.absent else wrap_seat(index, seat)
+                for index, (assignment, seat) in enumerate(zip(unit.seats, seats, strict=True))
+            ],
             unit.players,
             absent=unit.absent_seats,
             policy=FaultPolicy(max_faults=unit.max_faults),

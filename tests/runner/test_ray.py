@@ -387,3 +387,21 @@ def test_the_servers_ladder_plays_on_a_cluster_joined_by_address(
         assert f"Ray cluster at {ray_head}" in server.log()
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize("channel", ["OwnPages", "RuntimeLocks"])
+def test_a_sandboxed_team_on_ray_gains_nothing_over_the_same_bots_without_a_channel(
+    ray_head: str, channel: str, tmp_path: Path
+) -> None:
+    """Four entrants sharing the colluding bot's code, their tables played at once by two
+    workers (so a lock one copy holds could be seen by another while it plays), take home
+    what the same bots with no channel take serially."""
+    from .colluders import outcome, team_event
+
+    control = outcome(
+        team_event(tmp_path / "control", "NoChannel"),
+        tmp_path / "serial",
+        ExecutorOptions("serial"),
+    )
+    team = team_event(tmp_path / "team", channel)
+    assert outcome(team, tmp_path / "ray", ExecutorOptions("ray", 2, ray_head)) == control

@@ -4,6 +4,7 @@ missing table-session) is caught by the check it belongs to."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -19,6 +20,7 @@ from dp_arena.cli import main
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.verify import verify_run
+from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, results_digest
 from dp_arena.tournament.loading import load_config
 from tests import run_files
 
@@ -81,6 +83,7 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
     assert verification.passed
     assert [check.name for check in verification.checks] == [
         "commitment",
+        "digest",
         "plan",
         "decks",
         "hands",
@@ -88,7 +91,7 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
         "clairvoyance",
         "histories",
     ]
-    assert "flagged: none" in verification.checks[5].detail
+    assert "flagged: none" in verification.checks[6].detail
     key = EventKey.read(finished / "key")
     assert verification.key == key
     assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
@@ -144,7 +147,7 @@ def test_a_changed_standing_fails_the_results(copy: Path) -> None:
         first["player"], second["player"] = second["player"], first["player"]
 
     _edit_json(copy / "results.json", change)
-    assert _failed(copy) == {"results"}
+    assert _failed(copy) == {"digest", "results"}
 
 
 def test_a_changed_clairvoyance_test_fails_and_names_the_bot(copy: Path) -> None:
@@ -158,7 +161,7 @@ def test_a_changed_clairvoyance_test_fails_and_names_the_bot(copy: Path) -> None
         changed.append(entrant["player"])
 
     _edit_json(copy / "results.json", change)
-    assert _failed(copy) == {"results", "clairvoyance"}
+    assert _failed(copy) == {"digest", "results", "clairvoyance"}
     (check,) = [check for check in verify_run(copy).checks if check.name == "clairvoyance"]
     assert any(problem.startswith(f"{changed[0]}:") for problem in check.problems)
 
@@ -168,6 +171,9 @@ def test_a_run_written_before_the_clairvoyance_test_still_verifies(copy: Path) -
         del data["clairvoyance"]
         for entrant in data["entrants"]:
             del entrant["clairvoyance"]
+        # As that run would have revealed it: its digest of what it wrote.
+        data["event"].pop(DIGEST_FIELD)
+        data["event"][DIGEST_FIELD] = results_digest(data, lambda name: file_sha256(copy / name))
 
     _edit_json(copy / "results.json", strip)
     verification = verify_run(copy)
@@ -189,7 +195,7 @@ def test_a_changed_session_part_fails_the_results(copy: Path) -> None:
 
     run_files.edit_results(copy, change)
     verification = verify_run(copy)
-    assert _failed(copy) == {"results"}
+    assert _failed(copy) == {"digest", "results"}
     [check] = [check for check in verification.checks if check.name == "results"]
     assert any("sessions/session-1.jsonl differs" in problem for problem in check.problems)
 
@@ -201,7 +207,7 @@ def test_a_changed_hand_history_fails(copy: Path) -> None:
     card = text[position : position + 2]
     other = "2c" if card != "2c" else "3c"
     history.write_text(text[:position] + other + text[position + 2 :])
-    assert {"results", "histories"} <= _failed(copy)
+    assert {"digest", "results", "histories"} <= _failed(copy)
 
 
 def test_a_missing_table_session_fails(copy: Path) -> None:
@@ -249,14 +255,79 @@ def test_a_classic_freezeout_verifies_its_decks_from_its_histories(tmp_path: Pat
     assert outcome.report().startswith(f"{hands:,} table-hands played in this process")
     verification = verify_run(run_dir)
     assert verification.passed
-    assert [check.name for check in verification.checks] == ["commitment", "plan", "histories"]
+    assert [check.name for check in verification.checks] == [
+        "commitment",
+        "digest",
+        "plan",
+        "histories",
+    ]
     history = min((run_dir / "histories").glob("*.phhs"))
     text = history.read_text()
     position = text.index('"d db ') + len('"d db ')
     first = text[position : position + 2]
     history.write_text(text[:position] + ("2c" if first != "2c" else "3c") + text[position + 2 :])
-    assert _failed(run_dir) == {"histories"}
+    assert _failed(run_dir) == {"digest", "histories"}
 
 
 def _texts(folder: Path) -> list[str]:
     return [path.read_text() for path in sorted(folder.glob("*.phhs"))]
+
+
+def _documented_digest(run_dir: Path) -> str:
+    """The results digest as docs/results.md defines it, computed with nothing but the
+    standard library from the files on disk."""
+    data = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    del data["event"]["results_digest"]
+    names = sorted({entry["part"] for entry in data["sessions"]} | set(data["histories"]))
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    body = b"dp-arena results digest v1\n" + text.encode() + b"\n"
+    for name in names:
+        body += f"{hashlib.sha256((run_dir / name).read_bytes()).hexdigest()}  {name}\n".encode()
+    return hashlib.sha256(body).hexdigest()
+
+
+def test_the_results_digest_is_the_documented_one(finished: Path) -> None:
+    recorded = json.loads((finished / "results.json").read_text())["event"]["results_digest"]
+    assert recorded == _documented_digest(finished)
+    verification = verify_run(finished, results_digest=recorded.upper())
+    assert verification.passed and verification.digest == recorded
+
+
+@pytest.mark.parametrize("changed", ["results.json", "histories", "sessions"])
+def test_the_published_digest_catches_one_changed_byte(copy: Path, changed: str) -> None:
+    published = _documented_digest(copy)
+    path = copy / changed if changed == "results.json" else min((copy / changed).iterdir())
+    data = bytearray(path.read_bytes())
+    # A digit (a chip count, a card's rank, a count): the file stays well-formed; in
+    # results.json, one past the revealed key and digest.
+    start = data.find(b'"totals"') if changed == "results.json" else len(data) // 2
+    position = next(index for index in range(start, len(data)) if data[index] in b"2345")
+    data[position] += 1
+    path.write_bytes(bytes(data))
+    # A forger who also writes the new digest into results.json is caught by the published one.
+    _edit_json(copy / "results.json", lambda _: None)
+    results = json.loads((copy / "results.json").read_text())
+    results["event"]["results_digest"] = _documented_digest(copy)
+    (copy / "results.json").write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    verification = verify_run(copy, results_digest=published)
+    [digest] = [check for check in verification.checks if check.name == "digest"]
+    assert not digest.passed
+    assert any(f"--results-digest says {published!r}" in text for text in digest.problems)
+
+
+def test_the_run_prints_the_results_digest_it_reveals(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = _config(
+        tmp_path,
+        '[event]\nname = "printed"\nformat = "short"\n\n'
+        '[field]\ncount = 8\nfrom = ["random", "tag"]\n',
+    )
+    run_dir = tmp_path / "run"
+    assert (
+        main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial", "--quiet"])
+        == 0
+    )
+    printed = re.search(r"^results digest ([0-9a-f]{64})$", capsys.readouterr().out, re.MULTILINE)
+    assert printed is not None
+    assert printed.group(1) == _documented_digest(run_dir)

@@ -43,6 +43,14 @@ def budget_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
     detect.cache_clear()
 
 
+@pytest.fixture(autouse=True)
+def no_spares() -> None:
+    """No spare seats of earlier tests' events: each holds groups of this dealer's."""
+    from dp_arena.sandbox.spawn import SPARES
+
+    SPARES.clear()
+
+
 def our_groups() -> list[str]:
     """This dealer's groups in every hierarchy it uses (empty for the watchdog)."""
     found = []

@@ -31,7 +31,9 @@ DEALER_ONLY = (
 _WARM_TEMPLATE = """
 import argparse, json, sys
 from dp_arena.sandbox import zygote
-config = zygote._Config(argparse.Namespace(filter="", masks="", under_tmp=[], runner=[]))
+config = zygote._Config(argparse.Namespace(
+    filter="", masks="", own="/nonexistent", under_tmp=[], under_tmp_link=[], runner=[]
+))
 zygote._warm_up(config)
 exec(config.runner.code, {"__name__": "not_main"})  # the runner's module, as a seat runs it
 print(json.dumps(sorted(sys.modules)))

@@ -7,7 +7,8 @@ The digest covers results.json, sessions/ and histories/ (not timings, logs or t
 store, which hold wall-clock figures); a config without a seed is given ``seed = 2026``.
 The built-in bots' code hash in results.json (of every file of dp-arena's own agents) is
 left out: a faster built-in that plays the same moves does not move it, and a bot that plays
-differently moves the sessions and histories anyway.
+differently moves the sessions and histories anyway. So is the results digest revealed in
+results.json, which covers that hash (and everything else this digest covers too).
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def _event_configs() -> list[str]:
 
 # A built-in entrant's code as results.json records it, its hash the part left out.
 BUILTIN_CODE = re.compile(rb'("kind": "builtin", "name": "[^"]*", "sha256": )"[0-9a-f]{64}"')
+# The results digest's line in the event's object (its keys one a line, sorted).
+RESULTS_DIGEST = re.compile(rb'\n *"results_digest": "[0-9a-f]{64}",')
 
 
 def _digest(run_dir: Path) -> str:
@@ -61,6 +64,8 @@ def _digest(run_dir: Path) -> str:
         if path.name == "results.json":
             data, found = BUILTIN_CODE.subn(rb'\1"(the built-ins)"', data)
             assert found or b'"kind": "builtin"' not in data, "the built-ins' code is not found"
+            data, found = RESULTS_DIGEST.subn(b"", data)
+            assert found == 1, "the results digest is not found"
         digest.update(str(path.relative_to(run_dir)).encode() + b"\0" + data + b"\0")
     return digest.hexdigest()
 

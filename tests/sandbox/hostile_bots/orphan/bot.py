@@ -3,13 +3,14 @@ and a double-forked daemon; then plays by checking or folding."""
 
 import os
 import subprocess
+import sys
 import time
 
 
 class Bot:
     def begin_session(self, context):
         subprocess.Popen(
-            ["sleep", "10000"],
+            [sys.executable, "-c", "import time; time.sleep(10000)"],
             start_new_session=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -1,0 +1,461 @@
+"""The checks of ``dp-arena verify`` that take an event's table-sessions: each stored one
+against the key (``decks``, ``hands``), the event driver fed them (``results``), and
+the table-sessions played again (``replay``, ``replayed results``)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from dp_arena.engine import deck_for
+from dp_arena.engine.cards import format_cards
+from dp_arena.engine.deck import button_for_deal, deal_cards
+from dp_arena.errors import DPArenaError, HandHistoryError
+from dp_arena.ratings.equity import replay
+from dp_arena.results import TableSessionResult
+from dp_arena.runner.fingerprint import code_version, unit_id
+from dp_arena.runner.launch import stored_code
+from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
+from dp_arena.runner.store import RunStore
+from dp_arena.runner.verification import Verification
+from dp_arena.tournament.code import code_label
+from dp_arena.tournament.config import EventConfig
+from dp_arena.tournament.digest import DIGEST_FIELD
+from dp_arena.tournament.event import run_event
+from dp_arena.tournament.units import Executor, TableUnit
+
+__all__ = ["CLASSIC", "check_replay", "check_sessions", "check_unit", "first_difference"]
+
+CLASSIC = "classic"
+
+
+def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], list[str]]:
+    """The deck problems and the replay problems of one stored table-session: cards that
+    are not ``deck_for(key, section, session, deal)``'s, and actions that do not replay
+    to the recorded nets."""
+    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    deck_problems: list[str] = []
+    hand_problems: list[str] = []
+    seats = unit.rules.seat_count
+    if result.players != unit.players:
+        deck_problems.append(f"{where}: players {list(result.players)} are not the plan's")
+    if len(result.deals) != unit.deals:
+        deck_problems.append(f"{where}: {len(result.deals)} deals recorded, {unit.deals} planned")
+    for position, record in enumerate(result.deals):
+        deal = record.deal
+        here = f"{where}, deal {deal}"
+        if deal != position:
+            deck_problems.append(f"{here}: recorded as deal {deal} in place {position}")
+            continue
+        button = button_for_deal(deal, seats)
+        holes, board = deal_cards(
+            deck_for(unit.event_seed, unit.section, unit.session, deal), seats, button
+        )
+        dealt = tuple(format_cards(hole) for hole in holes)
+        board_text = format_cards(board)
+        if record.button != button:
+            deck_problems.append(f"{here}: the button is at seat {record.button}, not {button}")
+        if record.hole_cards != dealt:
+            wrong = [
+                seat
+                for seat in range(seats)
+                if record.hole_cards[seat : seat + 1] != dealt[seat : seat + 1]
+            ]
+            deck_problems.append(f"{here}: hole cards of seat(s) {wrong} are not the deck's")
+        if len(record.board) not in (0, 6, 8, 10) or not board_text.startswith(record.board):
+            deck_problems.append(f"{here}: board {record.board!r} is not the deck's")
+        try:
+            state = replay(
+                unit.rules,
+                button=button,
+                hole_cards=dealt,
+                board=board_text,
+                actions=record.actions,
+                absent=record.absent,
+            )
+        except HandHistoryError as error:
+            hand_problems.append(f"{here}: {error}")
+            continue
+        if state.payoffs != record.nets:
+            hand_problems.append(
+                f"{here}: the actions give nets {list(state.payoffs or ())},"
+                f" the record says {list(record.nets)}"
+            )
+    return deck_problems, hand_problems
+
+
+class _AnsweredSessions:
+    """An executor that plays nothing: it answers every unit with the result ``answer``
+    gives for its id (the stored one, or the one a replay played), checking each against
+    the key as it goes, and keeps the units it was asked for, in order."""
+
+    def __init__(self, answer: Callable[[list[str]], Mapping[str, TableSessionResult]]) -> None:
+        self.answer = answer
+        self.asked: list[TableUnit] = []
+        self.deals = 0
+        self.deck_problems: list[str] = []
+        self.hand_problems: list[str] = []
+
+    def run(
+        self,
+        units: Sequence[TableUnit],
+        on_result: Callable[[int, TableSessionResult], None] | None = None,
+    ) -> list[TableSessionResult]:
+        ids = [unit_id(unit) for unit in units]
+        answered = self.answer(ids)
+        results = []
+        for index, (unit, identifier) in enumerate(zip(units, ids, strict=True)):
+            result = answered.get(identifier)
+            if result is None:
+                raise _Missing(
+                    f"session {unit.session}, section {unit.section}, table {unit.table}"
+                    " is not in the store: the results cannot have come from this run's plan"
+                )
+            decks, hands = check_unit(unit, result)
+            self.deck_problems += decks
+            self.hand_problems += hands
+            self.asked.append(unit)
+            self.deals += len(result.deals)
+            if on_result is not None:
+                on_result(index, result)
+            results.append(result)
+        return results
+
+
+class _Missing(Exception):
+    pass
+
+
+def check_sessions(
+    verification: Verification,
+    run_dir: Path,
+    config: EventConfig,
+    store: RunStore,
+    meta: dict[str, str],
+) -> list[TableUnit]:
+    """The checks of the stored table-sessions (``decks``, ``hands``, ``results``); the
+    units the event driver asked for, in its order."""
+    executor = _AnsweredSessions(store.get)
+    histories = meta.get("histories", "yes") == "yes"
+    recomputed: list[dict[str, Any]] = []
+    problems = _regenerate(
+        run_dir,
+        config,
+        store,
+        executor,
+        histories,
+        lambda again: recomputed.append(_read_json(again / "results.json")),
+    )
+    verification.add(
+        "decks",
+        executor.deck_problems,
+        f"{executor.deals:,} deals at {len(executor.asked):,} tables hold the deck's cards",
+    )
+    verification.add(
+        "hands",
+        executor.hand_problems,
+        f"{executor.deals:,} deals replay through the engine to their recorded nets",
+    )
+    verification.add(
+        "results",
+        problems,
+        "the table-sessions give results.json and every session's part byte for byte"
+        + (", and every hand history" if histories else ""),
+    )
+    if recomputed:
+        _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
+    return executor.asked
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _without_clairvoyance(document: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:
+    """``results.json`` as a dp-arena without the clairvoyance test wrote it, with the
+    ``original``'s results digest (a digest of files this dp-arena does not write; the
+    ``digest`` check holds the files to it)."""
+    stripped = {key: value for key, value in document.items() if key != "clairvoyance"}
+    stripped["entrants"] = [
+        {key: value for key, value in entrant.items() if key != "clairvoyance"}
+        for entrant in document.get("entrants", ())
+    ]
+    event = dict(stripped.get("event") or {})
+    event.pop(DIGEST_FIELD, None)
+    if DIGEST_FIELD in (original.get("event") or {}):
+        event[DIGEST_FIELD] = original["event"][DIGEST_FIELD]
+    stripped["event"] = event
+    return stripped
+
+
+def _check_clairvoyance(
+    verification: Verification, original: dict[str, Any], recomputed: dict[str, Any]
+) -> None:
+    """The ``clairvoyance`` check: each entrant's test as the table-sessions and the key
+    give it is the one ``results.json`` publishes."""
+    if "clairvoyance" not in original:
+        verification.add(
+            "clairvoyance",
+            [],
+            "results.json was written before the clairvoyance test: none to check",
+        )
+        return
+    if recomputed.get("clairvoyance") is None:
+        verification.add("clairvoyance", [], "this format is not tested (docs/rankings.md)")
+        return
+    published = {
+        str(entrant.get("player")): entrant.get("clairvoyance")
+        for entrant in original.get("entrants", ())
+    }
+    problems = [
+        f"{entrant['player']}: results.json says {_brief(published.get(entrant['player']))},"
+        f" recomputed {_brief(entrant.get('clairvoyance'))}"
+        for entrant in recomputed.get("entrants", ())
+        if published.get(entrant["player"]) != entrant.get("clairvoyance")
+    ]
+    if original.get("clairvoyance") != recomputed["clairvoyance"]:
+        problems.append(
+            f"the summary says {_brief(original.get('clairvoyance'))},"
+            f" recomputed {_brief(recomputed['clairvoyance'])}"
+        )
+    summary = recomputed["clairvoyance"]
+    flagged = ", ".join(summary["flagged"]) or "none"
+    table = ", ".join(summary["table_flagged"])
+    verification.add(
+        "clairvoyance",
+        problems,
+        f"{len(published)} entrants' tests recomputed from the table-sessions and the key"
+        f" are results.json's; flagged: {flagged}"
+        + (f"; at whose tables a clairvoyant played (table test): {table}" if table else ""),
+    )
+
+
+def _winners(results: Mapping[str, Any]) -> set[str]:
+    """The players who won a prize; in an event that pays none, those placed first."""
+    paid = {
+        str(player)
+        for player, cents in results.get("prizes", {}).get("by_player", {}).items()
+        if cents
+    }
+    return paid or {
+        str(standing.get("player"))
+        for standing in results.get("standings", ())
+        if isinstance(standing, Mapping) and standing.get("place") == 1
+    }
+
+
+def _other_version(meta: Mapping[str, str]) -> str:
+    """A note when this dp-arena is not the one that played the run."""
+    recorded = meta.get("code_version")
+    now = code_version()
+    if recorded is None or recorded == now:
+        return ""
+    return (
+        f"; note: the run was played by another dp-arena (code version {recorded[:12]},"
+        f" this one {now[:12]}): a difference may come from that"
+    )
+
+
+def _regenerate(
+    run_dir: Path,
+    config: EventConfig,
+    store: RunStore,
+    executor: Executor,
+    histories: bool,
+    on_written: Callable[[Path], None] | None = None,
+) -> list[str]:
+    """Where the event driver, fed the table-sessions ``executor`` answers, writes other
+    files than the run directory holds (``on_written(folder)`` is shown the files it
+    wrote, when it wrote them all)."""
+    with tempfile.TemporaryDirectory(prefix="dp-arena-verify-") as scratch:
+        again = Path(scratch) / "run"
+        try:
+            run_event(
+                config, again, executor=executor, histories=histories, code=stored_code(store)
+            )
+        except _Missing as missing:
+            return [str(missing)]
+        except (AssertionError, DPArenaError) as error:
+            # Writing a hand history replays each deal: tampered records stop it here.
+            return [f"the table-sessions cannot give results: {error}"]
+        if on_written is not None:
+            on_written(again)
+        return _compare_files(run_dir, again, histories)
+
+
+def check_replay(
+    verification: Verification,
+    run_dir: Path,
+    results: dict[str, Any],
+    config: EventConfig,
+    store: RunStore,
+    meta: dict[str, str],
+    units: list[TableUnit],
+    *,
+    winners_only: bool,
+    on_progress: Callable[[Replay, int], None] | None,
+) -> None:
+    """``replay``: the table-sessions played again (see :mod:`dp_arena.runner.replay`),
+    in reverse order; ``replayed results``: the event driver fed them gives the same files."""
+    if config.format == CLASSIC:
+        verification.refuse(
+            "a classic freezeout is played hand by hand, its tables coupled, not in"
+            " table-sessions: it cannot be replayed one table-session at a time"
+        )
+        return
+    refused = code_problems(
+        config.entrants,
+        json.loads(meta.get("bots", "{}")),
+        absent=(player for player, _ in config.absent),
+        run_dir=run_dir,
+    )
+    if refused:
+        verification.refuse(*refused)
+        return
+    winners = _winners(results)
+    chosen = [
+        unit
+        for unit in units
+        if not winners_only or any(seat.player in winners for seat in unit.seats)
+    ]
+
+    def recorded(unit: TableUnit) -> TableSessionResult:
+        identifier = unit_id(unit)
+        return store.get([identifier])[identifier]
+
+    replayed = replay_units(chosen[::-1], recorded, on_progress=on_progress)
+    verification.replay = replayed
+    codes = {str(entrant["player"]): entrant.get("code") for entrant in results["entrants"]}
+    whose = f" (those of the {len(winners)} prize winners)" if winners_only else ""
+    verification.add(
+        "replay",
+        replayed.problems(lambda player: f"{player} [{code_label(codes.get(player))}]"),
+        f"{replayed.table_sessions:,} of {len(units):,} table-sessions{whose} played again"
+        f" with their bots, one at a time, in reverse order: all {replayed.decisions:,}"
+        " decisions answered as recorded"
+        + (
+            f" ({len(replayed.notes)} with bots' hook faults told at other deals, which"
+            " timing decides)"
+            if replayed.notes
+            else ""
+        )
+        + _other_version(meta),
+    )
+    histories = meta.get("histories", "yes") == "yes"
+    files = (
+        "results.json (standings, prizes), every session's part"
+        + (" and every hand history" if histories else "")
+        + " byte for byte"
+    )
+    executor: Executor
+    if replayed.passed:
+        executor = _AnsweredSessions(
+            lambda ids: {
+                **store.get(
+                    [identifier for identifier in ids if identifier not in replayed.results]
+                ),
+                **{
+                    identifier: result
+                    for identifier in ids
+                    if (result := replayed.result(identifier)) is not None
+                },
+            }
+        )
+        detail = f"the replayed table-sessions give {files}"
+    else:
+        # What the bots' own play gives, nothing recorded imposed: which prizes move.
+        chosen_ids = {unit_id(unit) for unit in chosen}
+        executor = FreePlay(
+            chosen_ids.__contains__,
+            store.get,
+            on_progress=on_progress,
+            expected=len(chosen_ids),
+        )
+        detail = f"the bots' own play, nothing recorded imposed, gives {files}"
+    verification.add(
+        "replayed results", _regenerate(run_dir, config, store, executor, histories), detail
+    )
+
+
+def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
+    problems = []
+    original = _read_json(run_dir / "results.json")
+    recomputed = _read_json(again / "results.json")
+    if "clairvoyance" not in original:  # written before the test: compared without it
+        recomputed = _without_clairvoyance(recomputed, original)
+    if original != recomputed:
+        # The digest differs whenever anything does: name what differs first.
+        problems.append(
+            "results.json differs: "
+            + first_difference(_undigested(recomputed), _undigested(original), "")
+            if _undigested(recomputed) != _undigested(original)
+            else "results.json differs: "
+            + first_difference(recomputed, original, "")
+            + " (and the files it names)"
+        )
+        problems += _moved_prizes(original, recomputed)
+    for part in sorted((again / "sessions").glob("*.jsonl")):
+        theirs = run_dir / "sessions" / part.name
+        if not theirs.is_file():
+            problems.append(f"sessions/{part.name} is missing")
+        elif theirs.read_bytes() != part.read_bytes():
+            problems.append(f"sessions/{part.name} differs from what the table-sessions give")
+    names = sorted(path.name for path in (again / "histories").glob("*.phhs")) if histories else []
+    for name in names:
+        theirs = run_dir / "histories" / name
+        if not theirs.is_file():
+            problems.append(f"histories/{name} is missing")
+        elif theirs.read_bytes() != (again / "histories" / name).read_bytes():
+            problems.append(f"histories/{name} differs from what the table-sessions give")
+    return problems
+
+
+def _undigested(results: Any) -> Any:
+    if not isinstance(results, dict) or not isinstance(results.get("event"), dict):
+        return results
+    event = {key: value for key, value in results["event"].items() if key != DIGEST_FIELD}
+    return {**results, "event": event}
+
+
+def _moved_prizes(original: Any, recomputed: Any) -> list[str]:
+    """Each player whose prize differs, recorded and recomputed."""
+    try:
+        before = dict(original["prizes"]["by_player"])
+        after = dict(recomputed["prizes"]["by_player"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    return [
+        f"prize of {player}: recorded {_cents(before.get(player))},"
+        f" recomputed {_cents(after.get(player))}"
+        for player in sorted(set(before) | set(after))
+        if before.get(player) != after.get(player)
+    ]
+
+
+def _cents(value: Any) -> str:
+    return f"${value / 100:,.2f}" if isinstance(value, int) else json.dumps(value)
+
+
+def first_difference(expected: Any, found: Any, path: str) -> str:
+    """Where two JSON values first differ, as a dotted path, and how."""
+    if isinstance(expected, dict) and isinstance(found, dict):
+        for name in sorted(set(expected) | set(found)):
+            if expected.get(name) != found.get(name):
+                return first_difference(
+                    expected.get(name), found.get(name), f"{path}.{name}".lstrip(".")
+                )
+    elif isinstance(expected, list) and isinstance(found, list):
+        if len(expected) != len(found):
+            return f"{path}: {len(found)} items recorded, {len(expected)} recomputed"
+        for index, (left, right) in enumerate(zip(expected, found, strict=True)):
+            if left != right:
+                return first_difference(left, right, f"{path}[{index}]")
+    return f"{path or 'the document'}: recorded {_brief(found)}, recomputed {_brief(expected)}"
+
+
+def _brief(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
