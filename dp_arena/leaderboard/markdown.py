@@ -100,7 +100,7 @@ def _standings(event: dict[str, Any]) -> list[str]:
 
 def _clairvoyance(test: dict[str, Any] | None) -> str:
     if test is None:
-        return "–"
+        return "not tested"
     if test["flagged_in"]:
         return "**FLAGGED** (" + cell(", ".join(test["flagged_in"])) + ")"
     if test["table_flagged_in"]:

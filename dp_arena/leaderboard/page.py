@@ -206,7 +206,7 @@ def clairvoyance_cell(test: dict[str, Any] | None) -> Cell:
     """A competitor's clairvoyance tests in one cell: FLAGGED and where, a flag of the table
     test alone, or the smallest p of its own tests."""
     if test is None:
-        return Cell("–")
+        return Cell("not tested", note="a built-in bot, or a format without mirrored tables")
     if test["flagged_in"]:
         return Cell("FLAGGED", 0, "loss", note=", ".join(test["flagged_in"]))
     if test["table_flagged_in"]:

@@ -338,7 +338,7 @@ CLAIRVOYANCE_ABOUT = (
     " first decisions, where nothing an opponent did enters, give z and a p-value valid at any"
     " number of deals, and flag it below one in a million; the table test counts every"
     " decision, which answer what the opponents did, so it flags a clairvoyant at the bot's"
-    " tables, itself or an opponent."
+    " tables, itself or an opponent. Built-in bots, the house's own code, are not tested."
 )
 
 

@@ -86,7 +86,7 @@ import functools
 import itertools
 import math
 from array import array
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -168,10 +168,15 @@ class Term:
 
 
 def deal_terms(
-    rules: TableRules, record: DealRecord, deck: Sequence[Card], design: Design = DESIGN
+    rules: TableRules,
+    record: DealRecord,
+    deck: Sequence[Card],
+    design: Design = DESIGN,
+    seats: Container[int] | None = None,
 ) -> tuple[tuple[Term, ...], ...]:
     """Every seat's terms in one deal (none for a seat that made no decision or sat
-    absent), from the record's actions and the deal's whole ``deck``."""
+    absent, nor for one not among ``seats`` when given), from the record's actions and
+    the deal's whole ``deck``."""
     seat_count = rules.seat_count
     holes, board = deal_cards(tuple(deck), seat_count, record.button)
     state = replay(
@@ -199,7 +204,7 @@ def deal_terms(
     terms: list[tuple[Term, ...]] = []
     for seat in range(seat_count):
         found: list[Term] = []
-        if seat not in absent:
+        if seat not in absent and (seats is None or seat in seats):
             if first is not None and first[0] == seat:
                 found += _first_terms(design, index, first[1], holes, board, seat, absent)
             found += _round_terms(design, index, kinds, folded_by, holes, board, seat)
@@ -307,11 +312,18 @@ def table_terms(
     result: TableSessionResult,
     deck_of: Callable[[int], Sequence[Card]],
     design: Design = DESIGN,
+    players: Container[str] | None = None,
 ) -> Iterable[tuple[int, str, tuple[Term, ...]]]:
-    """``(deal, player, terms)`` of every seat that decided something at one table-session;
-    ``deck_of(deal)`` is the deal's deck."""
+    """``(deal, player, terms)`` of every seat that decided something at one table-session
+    (of ``players`` alone, when given); ``deck_of(deal)`` is the deal's deck."""
     for record in result.deals:
-        for seat, terms in enumerate(deal_terms(rules, record, deck_of(record.deal), design)):
+        seats = None
+        if players is not None:
+            seats = {seat for seat, player in enumerate(record.players) if player in players}
+            if not seats:
+                continue
+        terms_of = deal_terms(rules, record, deck_of(record.deal), design, seats)
+        for seat, terms in enumerate(terms_of):
             if terms:
                 yield record.deal, record.players[seat], terms
 
@@ -506,9 +518,11 @@ class Ledger:
         result: TableSessionResult,
         deck_of: Callable[[int], Sequence[Card]],
         block_of: Callable[[int], tuple[int, ...]],
+        players: Container[str] | None = None,
     ) -> None:
-        """Every seat's terms of one table-session; ``block_of(deal)`` is the deal's key."""
-        for deal, player, terms in table_terms(rules, result, deck_of, self.design):
+        """Every seat's terms of one table-session (of ``players`` alone, when given);
+        ``block_of(deal)`` is the deal's key."""
+        for deal, player, terms in table_terms(rules, result, deck_of, self.design, players):
             self.add(player, block_of(deal), result.table, terms)
 
     def close(self) -> None:

@@ -35,7 +35,11 @@ from dp_arena.errors import RunError
 from dp_arena.files import BackgroundWriter, write_atomic
 from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.results import TableSessionResult
-from dp_arena.tournament.clairvoyance import EventClairvoyance, clairvoyance_summary
+from dp_arena.tournament.clairvoyance import (
+    EventClairvoyance,
+    clairvoyance_summary,
+    tested_players,
+)
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import SCREEN_PLACES, describe_result
@@ -88,6 +92,7 @@ class _RunDirObserver:
         run_dir: Path,
         histories: bool,
         written: Callable[[TableUnit], str | None] | None = None,
+        tested: frozenset[str] = frozenset(),
     ) -> None:
         self.run_dir = run_dir
         self.histories = histories
@@ -96,7 +101,7 @@ class _RunDirObserver:
         self.parts: list[dict[str, Any]] = []  # the summary's index of the sessions' parts
         self.deals_played = 0
         self.writer = BackgroundWriter()
-        self.clairvoyance = EventClairvoyance()
+        self.clairvoyance = EventClairvoyance(tested)
         self._unwritten: SessionOutcome | RoundRobinOutcome | None = None
         # Only when nothing else froze the collector's objects (undone when the run ends).
         self.freeze = gc.get_freeze_count() == 0
@@ -314,7 +319,9 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    observer = _RunDirObserver(run_dir, histories, written_histories)
+    observer = _RunDirObserver(
+        run_dir, histories, written_histories, tested_players(config.entrants)
+    )
     runtime = Runtime(
         executor or SerialExecutor(),
         observer,

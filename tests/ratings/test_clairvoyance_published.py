@@ -1,6 +1,7 @@
 """The clairvoyance test where it is published: a bot that knows every card, in a
 regular tournament of built-ins, is flagged in results.json, the summary, ``dp-arena
-verify``, the leaderboard's data, its Markdown and its page; no honest entrant is."""
+verify``, the leaderboard's data, its Markdown and its page; the honest entrant beside
+it is not, and the built-ins (the house's own code) are not tested."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.leaderboard.model import LeaderboardOptions
 from dp_arena.leaderboard.publish import publish
 from dp_arena.runner.verify import verify_run
@@ -31,8 +33,13 @@ name = "seer"
 agent = "{BOT}:AllKnowing"
 trusted = true
 
+[[entrants]]
+name = "honest"
+agent = "{AGENTS_DIR / "tag.py"}:TightAggressiveBot"
+trusted = true
+
 [field]
-count = 11
+count = 10
 from = ["tag", "calling-station", "random", "aggressive"]
 """
 
@@ -47,7 +54,8 @@ def test_the_run_flags_the_clairvoyant_alone(run: Path) -> None:
     assert results["clairvoyance"]["flagged"] == ["seer"]
     tests = {entrant["player"]: entrant["clairvoyance"] for entrant in results["entrants"]}
     assert tests["seer"]["flagged"] and tests["seer"]["p"] < 1e-6
-    assert not any(test["flagged"] for player, test in tests.items() if player != "seer")
+    assert not tests["honest"]["flagged"]
+    assert all(test is None for player, test in tests.items() if player not in ("seer", "honest"))
     summary = (run / "summary.txt").read_text(encoding="utf-8")
     assert "CLAIRVOYANCE" in summary and "  seer: z " in summary
     verification = verify_run(run)
@@ -63,7 +71,10 @@ def test_the_leaderboard_shows_the_flag(run: Path, tmp_path: Path) -> None:
     seer = next(row for name, row in rows.items() if "AllKnowing" in name)
     assert seer["clairvoyance"]["flagged_in"] and seer["clairvoyance"]["p"] < 1e-6
     others = [row for row in rows.values() if row is not seer]
-    assert others and all(not row["clairvoyance"]["flagged_in"] for row in others)
+    assert others and all(
+        row["clairvoyance"] is None or not row["clairvoyance"]["flagged_in"] for row in others
+    )
+    assert any(row["clairvoyance"] is None for row in others)  # the built-ins: not tested
     readme = (tmp_path / "out" / "README.md").read_text(encoding="utf-8")
     assert "**FLAGGED**" in readme and "Clairvoyance test" in readme
     page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
