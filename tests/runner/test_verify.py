@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.cli import main
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, start_run
@@ -36,12 +37,15 @@ def _config(folder: Path, text: str) -> Path:
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished short tournament dealt from a secret key."""
+    """A finished short tournament dealt from a secret key: built-ins, and a file bot
+    (the tight-aggressive bot's file, trusted), which the clairvoyance test looks at."""
     folder = tmp_path_factory.mktemp("verify")
     config = _config(
         folder,
         '[event]\nname = "checked"\nformat = "short"\n\n'
-        '[field]\ncount = 10\nfrom = ["random", "calling-station", "tag"]\n',
+        f'[[entrants]]\nname = "filed"\nagent = "{AGENTS_DIR / "tag.py"}:TightAggressiveBot"\n'
+        "trusted = true\n\n"
+        '[field]\ncount = 9\nfrom = ["random", "calling-station", "tag"]\n',
     )
     run_dir = folder / "run"
     start_run(load_config(config), run_dir, SERIAL, quiet=True)
@@ -156,7 +160,7 @@ def test_a_changed_clairvoyance_test_fails_and_names_the_bot(copy: Path) -> None
     changed: list[str] = []
 
     def change(data: Any) -> None:
-        entrant = data["entrants"][0]
+        (entrant,) = [entrant for entrant in data["entrants"] if entrant["clairvoyance"]]
         entrant["clairvoyance"]["flagged"] = True
         changed.append(entrant["player"])
 

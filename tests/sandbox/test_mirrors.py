@@ -182,10 +182,12 @@ def test_every_page_a_bot_can_read_is_held_in_memory_by_the_dealer() -> None:
     the page cache (the kernel tells the files' owner, root, the truth through mincore)."""
     if os.geteuid() != 0:
         pytest.skip("mincore tells only a file's owner (or a writer) whether pages are cached")
+    from dp_arena.sandbox.isolation import _held as held_views
     from dp_arena.sandbox.isolation import hold
     from dp_arena.sandbox.runtime import python_view, system_view
 
     view = system_view() | python_view()
+    held_views.clear()  # walked anew: files made since an earlier test's walk are held too
     residency = hold(view)
     assert residency.locked, residency.detail
     libc = ctypes.CDLL(None, use_errno=True)

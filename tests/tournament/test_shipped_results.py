@@ -24,18 +24,18 @@ from dp_arena.cli import main
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SEED = 2026
 
-# Last moved by the clairvoyance test: beside every entrant in results.json (null for the
-# classic freezeout) and a line of the summary.
+# Last moved when events stopped testing the built-in bots for clairvoyance (their
+# entrants' test is null; the classic freezeout was never tested, so its digest stays).
 DIGESTS = {
-    "cash": "0ea5bcfac54cfd80c1bc78ecb26dd43505492812ca7a424d11703c051ac3d1b4",
+    "cash": "fd9721a677f4c496e7cfe441017dcc71cbb0132030ad07e51818536058adbd5e",
     "classic": "ee4b24718bdf45454b7d68bf9a40d53b568b677895f580b904534bf1acae14b8",
-    "demo": "29c374662c91e414284c671820e79bf8eb82c5595cb0a1ee734f9ee32c39b567",
-    "quickplay": "400e316f4e3a7ed7517b7e7d4cf446a2bbf67441dc3ef940b309eead7a017824",
-    "rankings": "6d1cc27beca860f9b970ff22afecc1bc7c5bc22739fa41c7afb5606e4ec2aae8",
-    "regular": "bae9572abe2bcf0f0da07ea0ddc3aa4d44faeeb906fc4d9438ac68653694daca",
-    "short": "7ba1e5747d01d2520a31dcfcf9e14664ff58342b652c52427bb2cfe7e78c60f2",
-    "sng-round-robin": "cf053412abdc50300af556064716d834c85f7ccb06a60e40aa22fba3699b6a01",
-    "sng-short": "475fd64f69c8b66e8183429da55f83f0fb8652ea829ed722a4d293d169fb264c",
+    "demo": "10e5e48440f41a8b895c06a6dac89939e1ae386883df0857e4942f9f250b9efc",
+    "quickplay": "785bce0b7c10ceb9ab6b3a576678475ba6d278813c593c3fcaac756b3afa925a",
+    "rankings": "7052e7e803ac33b194fc472927c87877c881c5e53024d48a41ad898788eb9d88",
+    "regular": "0912c56ef47ac9f4f6532f5927846ed89a2dba3b2aad132646eaeca6a4c1285f",
+    "short": "220bf6ae3dafa0afb0f1e7d5b324d7c7f145248a7c0d5930abcbb727cdea8aeb",
+    "sng-round-robin": "fe205db5a98d9a2eb02bfe0c4e17a22520bf98a65a4ed6516b5841076c8f290c",
+    "sng-short": "e6eeda23c6650c2834c023728bf42550598a6f3f2dc384aefa2aee9d798b3faa",
 }
 SLOW = {"rankings"}  # 240-deal sessions: about a minute
 
