@@ -177,7 +177,10 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     headers = ["Rank", entrants, "Code", "mbb/deal", "95% CI", "Rank range", "P(1st)"]
     if applied:
         headers += [cell(adjusted["label"]), f"{cell(adjusted['label'])} 95% CI"]
-    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched", "Clairvoyance"]
+    headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched"]
+    tested = any(row["clairvoyance"] is not None for row in data["ranking"])
+    if tested:  # a column only where some competitor was tested (a field of built-ins is not)
+        headers.append("Clairvoyance")
     rows = []
     for row in data["ranking"]:
         line = [
@@ -204,8 +207,9 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
             _money(row["prize_cents"]) if row["prize_cents"] else "–",
             str(sum(row["faults"].values())),
             f"{row['benched_deals']:,}" if row["benched_deals"] else "–",
-            _clairvoyance(row["clairvoyance"]),
         ]
+        if tested:
+            line.append(_clairvoyance(row["clairvoyance"]))
         rows.append(line)
     lines += _table(headers, rows, ["r", "l", "l"] + ["r"] * (len(headers) - 3))
     labels = {row["name"]: row["label"] for row in data["ranking"]}

@@ -138,7 +138,11 @@ def _ranking_table(data: dict[str, Any]) -> str:
     ]
     if applied:
         headers.append(f"{adjusted['label']} (95% CI)")
-    headers += ["Rating μ−3σ", "Deals", "Prize", "Faults", "Clairvoyance"]
+    headers += ["Rating μ−3σ", "Deals", "Prize", "Faults"]
+    # A column only where some competitor was tested (a field of built-ins is not).
+    tested = any(row["clairvoyance"] is not None for row in data["ranking"])
+    if tested:
+        headers.append("Clairvoyance")
     rows = []
     for index, row in enumerate(data["ranking"]):
         cells = [
@@ -177,8 +181,9 @@ def _ranking_table(data: dict[str, Any]) -> str:
                 "loss" if benched else "",
                 note=f"benched {benched:,} deals" if benched else None,
             ),
-            clairvoyance_cell(row["clairvoyance"]),
         ]
+        if tested:
+            cells.append(clairvoyance_cell(row["clairvoyance"]))
         rows.append(cells)
     return table(headers, rows, sortable=True, identifier="ranking")
 
