@@ -21,6 +21,10 @@ per hand played. Beside it, the **adjusted** score is the same computed from the
 with the luck of the board taken out (:mod:`dp_arena.ratings.board_luck`): unbiased,
 and it needs fewer deals for the same interval.
 
+Clairvoyance. Each agent's play is tested against the cards it could not see
+(:mod:`dp_arena.ratings.clairvoyance`): a z-score, a p-value valid at any number of
+deals, and a flag when the p-value is below one in a million, beside its score.
+
 Key. The decks come from the match's :class:`~dp_arena.keys.EventKey`: a secret one made
 when the config is (its commitment can be shown before the first deal and the key is in
 the result), or a public seed for tests and demos. The bots' context names the event
@@ -50,11 +54,13 @@ from dp_arena.agents import (
     play_table_session,
 )
 from dp_arena.agents.spec import class_problem, missing_file, module_problem
-from dp_arena.engine import Betting, HandState, TableRules
+from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
+from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
 
 __all__ = [
@@ -65,6 +71,7 @@ __all__ = [
     "betting_problem",
     "block_scores",
     "check_spec",
+    "match_clairvoyance",
     "open_agent_seat",
     "play_match",
     "seatings",
@@ -158,6 +165,7 @@ class AgentScore:
     hands: int
     fault_counts: tuple[tuple[FaultKind, int], ...]
     adjusted: BlockSummary | None = None
+    clairvoyance: Clairvoyance | None = None
 
     @property
     def faults(self) -> int:
@@ -174,6 +182,7 @@ class AgentScore:
             "hands": self.hands,
             "net_chips": self.net,
             "faults": {kind.value: count for kind, count in self.fault_counts},
+            "clairvoyance": None if self.clairvoyance is None else self.clairvoyance.to_json(),
         }
 
 
@@ -211,6 +220,7 @@ class MatchResult:
                 "unit": "mbb/deal",
                 "confidence": 0.95,
                 "adjusted": "board-luck" if self.adjusted_block_scores else None,
+                "clairvoyance_flag_below": FLAG_BELOW,
             },
             "agents": [score.to_json() for score in self.scores],
             "seatings": [list(seating) for seating in self.seatings],
@@ -430,8 +440,10 @@ def play_match(
     log_dir: Path | None = None,
     on_progress: Callable[[int, int], None] | None = None,
     adjusted: bool = True,
+    clairvoyance: bool = True,
 ) -> MatchResult:
-    """Play the match and score it (with ``adjusted``, the luck-adjusted score too).
+    """Play the match and score it (with ``adjusted``, the luck-adjusted score too; with
+    ``clairvoyance``, the clairvoyance test).
     Seats come from ``seat_factory(spec, name)`` (default :func:`open_agent_seat` with
     ``trusted`` and ``log_dir``), a fresh one for every table copy of every agent.
     ``on_progress(deals_played, deals_total)`` is told after every deal at every
@@ -475,7 +487,9 @@ def play_match(
             for seat in seats:
                 seat.close()
         tables.append(result)
-    return score_match(config, names, seating, tuple(tables), adjusted=adjusted)
+    return score_match(
+        config, names, seating, tuple(tables), adjusted=adjusted, clairvoyance=clairvoyance
+    )
 
 
 def score_match(
@@ -485,9 +499,11 @@ def score_match(
     tables: tuple[TableSessionResult, ...],
     *,
     adjusted: bool = True,
+    clairvoyance: bool = True,
 ) -> MatchResult:
     """Score played tables: block scores (with ``adjusted``, luck-adjusted ones too),
-    their summaries, nets and fault counts."""
+    their summaries, nets and fault counts, and (with ``clairvoyance``) each agent's
+    clairvoyance test."""
     exact = block_scores(tables, seating, config.big_blind)
     per_agent = tuple(tuple(float(score) for score in scores) for scores in exact)
     per_agent_adjusted: tuple[tuple[float, ...], ...] = ()
@@ -498,6 +514,7 @@ def score_match(
             tuple(float(score) for score in scores)
             for scores in block_scores(tables, seating, config.big_blind, corrected)
         )
+    tested = match_clairvoyance(config, tables) if clairvoyance else {}
     faults = tuple(
         (table_index, fault) for table_index, table in enumerate(tables) for fault in table.faults
     )
@@ -524,8 +541,24 @@ def score_match(
                 hands=config.deals * len(tables),
                 fault_counts=tuple(counts.items()),
                 adjusted=summarize_blocks(per_agent_adjusted[agent]) if adjusted else None,
+                clairvoyance=tested.get(name),
             )
         )
     return MatchResult(
         config, names, seating, tables, per_agent, tuple(scores), faults, per_agent_adjusted
     )
+
+
+def match_clairvoyance(
+    config: MatchConfig, tables: Sequence[TableSessionResult]
+) -> dict[str, Clairvoyance]:
+    """Each agent's clairvoyance test (by name), a block per deal over every table."""
+    rules = config.rules()
+    seed = config.event_key.seed
+    ledger = Ledger()
+    for table in tables:
+        ledger.add_table(
+            rules, table, lambda deal: deck_for(seed, 0, 0, deal), lambda deal: (deal,)
+        )
+    names = {player for table in tables for player in table.players}
+    return {name: ledger.result(name) for name in sorted(names)}

@@ -28,6 +28,8 @@ from dp_arena.match import (
     sandbox_available,
 )
 from dp_arena.ratings.blocks import BlockSummary
+from dp_arena.ratings.clairvoyance import Clairvoyance
+from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind
 from dp_arena.sandbox import load_hint
 from dp_arena.text import printable
@@ -208,7 +210,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     width = max(len("agent"), *(len(printable(score.name)) for score in result.scores))
     lines.append(
         f"{'agent':<{width}}  {'mbb/deal':>10}  {'95% CI':>23}  {'luck-adj.':>10}"
-        f"  {'95% CI':>23}  {'net chips':>10}  faults"
+        f"  {'95% CI':>23}  {'net chips':>10}  {'clairvoyance':<27}  faults"
     )
     ranked = sorted(result.scores, key=lambda score: (-score.summary.mean, score.index))
     for score in ranked:
@@ -221,8 +223,20 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         mean = "" if adjusted is None else f"{adjusted.mean:+.1f}"
         lines.append(
             f"{printable(score.name):<{width}}  {summary.mean:>+10.1f}  {_interval(summary):>23}"
-            f"  {mean:>10}  {_interval(adjusted):>23}  {score.net:>+10}  {faults}"
+            f"  {mean:>10}  {_interval(adjusted):>23}  {score.net:>+10}"
+            f"  {clairvoyance_cell(score.clairvoyance):<27}  {faults}"
         )
+    if any(score.clairvoyance is not None for score in result.scores):
+        lines += [
+            "",
+            (
+                "Clairvoyance: each agent's first decisions tested against the cards it could"
+                " not see (z, and a p-value valid at any number of deals; FLAGGED below"
+                f" {FLAG_BELOW:g}). '(table p ...)': the test of every decision, which also"
+                " answer what the opponents did, flags a clairvoyant at its tables, itself or an"
+                " opponent (docs/rankings.md)."
+            ),
+        ]
     key = config.event_key
     if not key.public:
         lines += [
@@ -240,6 +254,20 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
             )
     # Names and fault details come from bots: no line reaches the terminal unescaped.
     return "\n".join(printable(line) for line in lines)
+
+
+def clairvoyance_cell(test: Clairvoyance | None) -> str:
+    """An agent's clairvoyance test in a few characters: its z and p, FLAGGED when its
+    own test flags it, and the table test when that flags alone."""
+    if test is None:
+        return ""
+    z = "" if test.z is None else f"z {test.z:+.1f} "
+    cell = f"{z}p {test.p:.2g}"
+    if test.flagged:
+        return f"{cell} FLAGGED"
+    if test.table.flagged:
+        return f"{cell} (table p {test.table.p:.1g})"
+    return cell
 
 
 def _interval(summary: BlockSummary | None) -> str:

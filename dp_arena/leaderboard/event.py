@@ -59,6 +59,7 @@ def event_json(event: EventRecord) -> dict[str, Any]:
         "results_sha256": event.digest,
         "deals": len(event.blocks),
         "entrants": entrants,
+        "clairvoyance": document.get("clairvoyance"),
         "standings": [_standing(standing, marks) for standing in document.get("standings", ())],
         "prizes": {
             "pool_cents": prizes.get("pool_cents", 0),
@@ -105,6 +106,8 @@ def _entrant(item: Mapping[str, Any], codes: Mapping[str, Mapping[str, Any]]) ->
         "sha256": code.get("sha256"),
         "status": "absent" if absent else "played",
         "absent_reason": str(item.get("absent_reason") or "") if absent else None,
+        # The run's clairvoyance test (None: a run without it, or a format it skips).
+        "clairvoyance": item.get("clairvoyance"),
     }
 
 

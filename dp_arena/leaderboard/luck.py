@@ -247,7 +247,7 @@ def known_pair_tau(known_pairs: Sequence[tuple[str, str]], scores: dict[str, flo
 
 def _duplicate_scores(config: MatchConfig) -> tuple[dict[str, float], Any]:
     """Each bot's duplicate score (mbb/deal) in a match of ``config``, and its matrix."""
-    result = play_match(config, trusted=True, adjusted=False)  # ranked on raw scores
+    result = play_match(config, trusted=True, adjusted=False, clairvoyance=False)  # raw scores
     names = dict(zip(result.names, config.specs, strict=True))
     matrix = score_matrix(
         table_blocks(f"match-{config.seed}", result.tables, config.rules()), names.__getitem__

@@ -94,7 +94,37 @@ def _standings(event: dict[str, Any]) -> list[str]:
             f"- {cell(entrant['player'])}: {cell(entrant['absent_reason'] or 'no reason given')}"
             for entrant in absent
         ]
+    lines += _clairvoyance_lines(event)
     return lines
+
+
+def _clairvoyance(test: dict[str, Any] | None) -> str:
+    if test is None:
+        return "not tested"
+    if test["flagged_in"]:
+        return "**FLAGGED** (" + cell(", ".join(test["flagged_in"])) + ")"
+    if test["table_flagged_in"]:
+        return "table (" + cell(", ".join(test["table_flagged_in"])) + ")"
+    return f"ok (p ≥ {test['p']:.2g})"
+
+
+def _clairvoyance_lines(event: dict[str, Any]) -> list[str]:
+    tested = [entrant for entrant in event["entrants"] if entrant.get("clairvoyance")]
+    if not tested:
+        return []
+    flagged = [entrant["player"] for entrant in tested if entrant["clairvoyance"]["flagged"]]
+    table = [
+        entrant["player"]
+        for entrant in tested
+        if entrant["clairvoyance"]["table"]["flagged"] and not entrant["clairvoyance"]["flagged"]
+    ]
+    return [
+        "",
+        "Clairvoyance test (play against the cards a bot could not see): "
+        + ("**flagged**: " + cell(", ".join(flagged)) if flagged else "no bot flagged")
+        + (f"; a clairvoyant at the tables of {cell(', '.join(table))}" if table else "")
+        + f" ({len(tested)} tested).",
+    ]
 
 
 def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
@@ -148,6 +178,9 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     if applied:
         headers += [cell(adjusted["label"]), f"{cell(adjusted['label'])} 95% CI"]
     headers += ["Rating μ−3σ (μ, σ)", "Deals", "Prize", "Faults", "Deals benched"]
+    tested = any(row["clairvoyance"] is not None for row in data["ranking"])
+    if tested:  # a column only where some competitor was tested (a field of built-ins is not)
+        headers.append("Clairvoyance")
     rows = []
     for row in data["ranking"]:
         line = [
@@ -175,6 +208,8 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
             str(sum(row["faults"].values())),
             f"{row['benched_deals']:,}" if row["benched_deals"] else "–",
         ]
+        if tested:
+            line.append(_clairvoyance(row["clairvoyance"]))
         rows.append(line)
     lines += _table(headers, rows, ["r", "l", "l"] + ["r"] * (len(headers) - 3))
     labels = {row["name"]: row["label"] for row in data["ranking"]}

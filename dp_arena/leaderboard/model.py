@@ -250,6 +250,7 @@ def _ranking_json(
     benched: dict[str, int] = {}
     absent: dict[str, int] = {}
     codes: dict[str, str] = {}
+    tests: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for event, result in zip(events, results, strict=True):
         for fault in event.faults:
             counts = faults.setdefault(competitor(fault.player), {})
@@ -261,6 +262,10 @@ def _ranking_json(
             benched[name] = benched.get(name, 0) + bench["deals_out"]
         for entrant in result["entrants"]:
             codes.setdefault(competitor(entrant["player"]), entrant["code"])
+            if entrant.get("clairvoyance") is not None and entrant["status"] != "absent":
+                tests.setdefault(competitor(entrant["player"]), []).append(
+                    (event.label, entrant["clairvoyance"])
+                )
             if entrant["status"] == "absent":
                 absent[competitor(entrant["player"])] = (
                     absent.get(competitor(entrant["player"]), 0) + 1
@@ -309,9 +314,28 @@ def _ranking_json(
                 "prize_cents": prizes.get(entry.name, 0),
                 "benched_deals": benched.get(entry.name, 0),
                 "absent": absent.get(entry.name, 0),
+                "clairvoyance": _clairvoyance(tests.get(entry.name, [])),
             }
         )
     return rows
+
+
+def _clairvoyance(tests: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
+    """A competitor's clairvoyance tests over the events (each entrant's in each event):
+    how many, the smallest p of its own tests and of the table tests, and the events in
+    which it is flagged (by its own test; by the table test alone). ``None`` when no
+    event tested it."""
+    if not tests:
+        return None
+    return {
+        "tests": len(tests),
+        "p": min(test["p"] for _, test in tests),
+        "table_p": min(test["table"]["p"] for _, test in tests),
+        "flagged_in": sorted({event for event, test in tests if test["flagged"]}),
+        "table_flagged_in": sorted(
+            {event for event, test in tests if test["table"]["flagged"] and not test["flagged"]}
+        ),
+    }
 
 
 def _bot_of(events: Sequence[EventRecord], player: str) -> str:

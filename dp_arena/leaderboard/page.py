@@ -26,6 +26,7 @@ from dp_arena.leaderboard.html import Cell, interval, mbb, money, table
 from dp_arena.leaderboard.page_event import (
     absent_part,
     benched_part,
+    clairvoyance_part,
     faults_part,
     flow_part,
     hands_part,
@@ -138,6 +139,10 @@ def _ranking_table(data: dict[str, Any]) -> str:
     if applied:
         headers.append(f"{adjusted['label']} (95% CI)")
     headers += ["Rating μ−3σ", "Deals", "Prize", "Faults"]
+    # A column only where some competitor was tested (a field of built-ins is not).
+    tested = any(row["clairvoyance"] is not None for row in data["ranking"])
+    if tested:
+        headers.append("Clairvoyance")
     rows = []
     for index, row in enumerate(data["ranking"]):
         cells = [
@@ -177,8 +182,43 @@ def _ranking_table(data: dict[str, Any]) -> str:
                 note=f"benched {benched:,} deals" if benched else None,
             ),
         ]
+        if tested:
+            cells.append(clairvoyance_cell(row["clairvoyance"]))
         rows.append(cells)
     return table(headers, rows, sortable=True, identifier="ranking")
+
+
+def _flagged_note(data: dict[str, Any]) -> str:
+    """A warning above the ranking naming every bot the clairvoyance test flags."""
+    flagged = [
+        f"{row['label']} (in {', '.join(row['clairvoyance']['flagged_in'])})"
+        for row in data["ranking"]
+        if row["clairvoyance"] is not None and row["clairvoyance"]["flagged_in"]
+    ]
+    if not flagged:
+        return ""
+    return (
+        '<p class="loss"><strong>Flagged by the clairvoyance test</strong>: '
+        + text(
+            "; ".join(flagged) + ". Their first decisions depend on cards they could not see"
+            " (p below one in a million); see each event's Clairvoyance part."
+        )
+        + "</p>\n"
+    )
+
+
+def clairvoyance_cell(test: dict[str, Any] | None) -> Cell:
+    """A competitor's clairvoyance tests in one cell: FLAGGED and where, a flag of the table
+    test alone, or the smallest p of its own tests."""
+    if test is None:
+        return Cell("not tested", note="a built-in bot, or a format without mirrored tables")
+    if test["flagged_in"]:
+        return Cell("FLAGGED", 0, "loss", note=", ".join(test["flagged_in"]))
+    if test["table_flagged_in"]:
+        return Cell(
+            "table", test["p"], note="at its tables: " + ", ".join(test["table_flagged_in"])
+        )
+    return Cell("ok", test["p"], note=f"p ≥ {test['p']:.2g}")
 
 
 def _pairwise_table(data: dict[str, Any]) -> str:
@@ -347,6 +387,9 @@ def _event_story(event: dict[str, Any], *, level: str) -> str:
         f"<{level}>Benched</{level}>",
         benched_part(event["benched"]),
     ]
+    clairvoyance = clairvoyance_part(event["entrants"])
+    if clairvoyance:
+        parts += [f"<{level}>Clairvoyance</{level}>", clairvoyance]
     if absent:
         parts += [f"<{level}>Absent</{level}>", absent]
     hands = hands_part(event.get("hands"))
@@ -414,7 +457,7 @@ def render_page(data: dict[str, Any]) -> str:
     adjusted_label = (adjusted["label"] or "adjusted").lower()
     scores = f"""<h2 id="scores">Duplicate scores</h2>
 <p class="lead">{text(_score_lead(data))}</p>
-{_ranking_table(data)}
+{_flagged_note(data)}{_ranking_table(data)}
 {ci_chart(ci_rows, title="Duplicate score with 95% interval", adjusted_label=adjusted_label)}"""
     if single:
         event = events[0]

@@ -16,6 +16,7 @@ from dp_arena.leaderboard.html import Cell, money, place, table
 __all__ = [
     "absent_part",
     "benched_part",
+    "clairvoyance_part",
     "faults_part",
     "flow_part",
     "hands_part",
@@ -330,6 +331,62 @@ def benched_part(benched: Sequence[Mapping[str, Any]]) -> str:
         " the chips it keeps."
     )
     return f"<p>{text(about)}</p>{table(headers, rows)}"
+
+
+CLAIRVOYANCE_ABOUT = (
+    "Each bot's play is tested against the cards it could not see (docs/rankings.md): its own"
+    " first decisions, where nothing an opponent did enters, give z and a p-value valid at any"
+    " number of deals, and flag it below one in a million; the table test counts every"
+    " decision, which answer what the opponents did, so it flags a clairvoyant at the bot's"
+    " tables, itself or an opponent. Built-in bots, the house's own code, are not tested."
+)
+
+
+def _z(value: Any) -> str:
+    return "–" if value is None else f"{value:+.2f}"
+
+
+def clairvoyance_part(entrants: Sequence[Mapping[str, Any]]) -> str:
+    """Every tested entrant's clairvoyance test, flagged ones first (empty when the event
+    was not tested)."""
+    tested = [entrant for entrant in entrants if entrant.get("clairvoyance") is not None]
+    if not tested:
+        return ""
+    tested.sort(key=lambda entrant: (entrant["clairvoyance"]["p"], entrant["player"]))
+    rows = []
+    for entrant in tested:
+        test = entrant["clairvoyance"]
+        table_test = test["table"]
+        verdict = (
+            "FLAGGED"
+            if test["flagged"]
+            else "at its tables (table test)"
+            if table_test["flagged"]
+            else "–"
+        )
+        rows.append(
+            [
+                Cell(entrant["player"], css="name"),
+                Cell(entrant["code"], css="name code"),
+                Cell(_z(test["z"]), test["z"], note=f"hole {_z(test['z_hole'])}"),
+                Cell(f"{test['p']:.3g}", test["p"], "loss" if test["flagged"] else ""),
+                Cell(
+                    f"{table_test['p']:.3g}",
+                    table_test["p"],
+                    note=f"z next {_z(table_test['z_next'])}, river {_z(table_test['z_river'])}",
+                ),
+                Cell(f"{test['deals']:,}", test["deals"]),
+                Cell(verdict, css="detail" + (" loss" if test["flagged"] else "")),
+            ]
+        )
+    headers: list[str | tuple[str, str]] = [("Entrant", "name"), ("Code", "name"), "z", "p"]
+    headers += ["Table test p", "Deals", ("Flag", "detail")]
+    flagged = sum(1 for entrant in tested if entrant["clairvoyance"]["flagged"])
+    verdict = f"{flagged} flagged." if flagged else "No bot flagged."
+    return (
+        f"<p>{text(CLAIRVOYANCE_ABOUT)} {text(verdict)}</p>"
+        f"{table(headers, rows, identifier='clairvoyance')}"
+    )
 
 
 def absent_part(entrants: Sequence[Mapping[str, Any]]) -> str:

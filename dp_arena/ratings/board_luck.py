@@ -74,10 +74,19 @@ from dp_arena.engine import Card, HandState, Street, TableRules, evaluate
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import HandHistoryError
 from dp_arena.ratings.equity import recorded_hand, replay
-from dp_arena.ratings.runouts import outcome_table
+from dp_arena.ratings.runouts import forget_boards, outcome_table
 from dp_arena.results import DealRecord
 
-__all__ = ["BoardLuck", "StreetLuck", "board_luck", "board_luck_nets", "corrected_nets"]
+__all__ = [
+    "BoardLuck",
+    "StreetLuck",
+    "board_luck",
+    "board_luck_nets",
+    "corrected_nets",
+    "forget_deals",
+    "showdown_share",
+    "showdown_shares",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +281,77 @@ def _expected(
     for seat in range(seat_count):
         sums[seat] -= committed[seat] * total
     return tuple(sums), total
+
+
+def forget_deals() -> None:
+    """Empty every cache of expectations of particular deals (they serve the mirrored
+    tables of a deal; a process going on to other deals needs none of them again)."""
+    for cached in (_expected, showdown_share, showdown_shares, _winners, _duels):
+        cached.cache_clear()
+    forget_boards()
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def showdown_share(
+    holes: tuple[tuple[Card, Card], ...],
+    known_board: tuple[Card, ...],
+    hand: int,
+    opponents: tuple[int, ...],
+) -> Fraction:
+    """The share of a pot that ``holes[hand]`` wins in a showdown against the hands at
+    ``opponents`` (indices into ``holes``, every hand dealt), over every completion of
+    ``known_board`` from the cards nobody holds: its chance to win plus its part of every
+    split (1/2 of a two-way tie...). Exact; the mirrored tables of a deal share it.
+
+    >>> from dp_arena.engine import parse_cards
+    >>> holes = (tuple(parse_cards("AdAc")), tuple(parse_cards("KhKs")))
+    >>> share = showdown_share(holes, (), 0, (1,))
+    >>> share == Fraction(1388072 * 2 + 6538, 2 * 1712304)  # wins, and half the splits
+    True
+    """
+    winners, total = _winners(holes, known_board, tuple(sorted((hand, *opponents))))
+    won = sum(Fraction(count, len(winning)) for winning, count in winners if hand in winning)
+    return Fraction(won) / total
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def showdown_shares(
+    holes: tuple[tuple[Card, Card], ...], known_board: tuple[Card, ...], live: tuple[int, ...]
+) -> tuple[Fraction, ...]:
+    """Every hand's :func:`showdown_share` against the ``live`` hands (indices into
+    ``holes``, in order) at once: a live hand's against the other live hands (0 when it is
+    the only one), any other hand's against all of them, as if it were still in. One count
+    of the showdown orders serves every hand.
+
+    >>> from dp_arena.engine import parse_cards
+    >>> holes = tuple(tuple(parse_cards(hand)) for hand in ("AdAc", "KhKs", "7d2c"))
+    >>> shares = showdown_shares(holes, tuple(parse_cards("Ks7h2h")), (0, 1))
+    >>> shares == tuple(showdown_share(holes, tuple(parse_cards("Ks7h2h")), hand, others)
+    ...                 for hand, others in ((0, (1,)), (1, (0,)), (2, (0, 1))))
+    True
+    """
+    import numpy as np
+
+    dead = tuple(sorted(card for hole in holes for card in hole))
+    ranks, counts = outcome_table(holes, known_board, dead)
+    ranks = ranks.astype(np.int64)
+    total = int(counts.sum())
+    best = ranks[:, list(live)].min(axis=1)[:, None]
+    ties = (ranks[:, list(live)] == best).sum(axis=1)[:, None]
+    is_live = np.zeros(len(holes), dtype=bool)
+    is_live[list(live)] = True
+    # A live hand wins its share of the best live hands; any other would win alone below
+    # them and split one more way with them.
+    won = np.where(is_live, ranks == best, ranks <= best)
+    split = np.where(is_live | (ranks == best), ties + ~is_live, 1)
+    # Shares in one common unit: every split size divides the lcm of 1..hands.
+    unit = math.lcm(*range(1, len(holes) + 2))
+    numerators = ((counts[:, None] * (unit // split)) * won).sum(axis=0).tolist()
+    alone = len(live) == 1
+    return tuple(
+        Fraction(0) if alone and is_live[hand] else Fraction(numerator, total * unit)
+        for hand, numerator in enumerate(numerators)
+    )
 
 
 # The mirrored tables of a deal ask the same few questions (one board a street, a pot or

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
     Array = npt.NDArray[np.signedinteger[Any]]
 
-__all__ = ["outcome_counts", "outcome_table"]
+__all__ = ["forget_boards", "outcome_counts", "outcome_table"]
 
 _RANKS = 13
 _RANK_BASE = 13  # a runout's ranks, ascending, as one number in base 13
@@ -82,6 +82,17 @@ def outcome_table(
     ranks.setflags(write=False)
     counts.setflags(write=False)
     return ranks, counts
+
+
+def forget_boards() -> None:
+    """Empty the caches that hold counts of particular hands and boards (kept for the
+    mirrored tables of a deal): a process that goes on to other deals, an event's next
+    session, needs none of them again."""
+    outcome_counts.cache_clear()
+    outcome_table.cache_clear()
+    _board_ways.cache_clear()
+    _SuitedBoards.within.cache_clear()
+    _SuitedBoards.rests.cache_clear()
 
 
 # -- shared ------------------------------------------------------------------------------
@@ -203,7 +214,9 @@ def _tally_arrays(codes: Array, weights: Array | None, hands: int) -> tuple[Arra
     boards give each (``weights`` per row of ``codes``, or one board a row)."""
     import numpy as np
 
-    if hands**hands <= 1 << 20:
+    # Counting into one bin per possible order pays while there are few of them next to
+    # the rows; seven hands have 823,543 orders and a flop's rows are 990.
+    if hands**hands <= max(1 << 12, 8 * len(codes)):
         found_codes = None
         bins = codes
         size = hands**hands

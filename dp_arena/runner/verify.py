@@ -27,6 +27,11 @@ a line of the report:
 ``histories``
     Every hand history replays through the PHH reader to the finishing stacks it
     records, with the deck's cards.
+``clairvoyance``
+    Each entrant's clairvoyance test (docs/rankings.md), recomputed from the stored
+    table-sessions and the revealed key, is the one ``results.json`` publishes; the
+    report names every bot it flags. (A run written before the test existed has none to
+    check, and says so.)
 ``replay``, ``replayed results`` (with ``replay``)
     Every table-session, or those of the prize winners, played again by its bots one at
     a time in reverse order, each bot asked every decision with the view it had

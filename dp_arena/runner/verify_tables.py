@@ -140,7 +140,15 @@ def check_sessions(
     units the event driver asked for, in its order."""
     executor = _AnsweredSessions(store.get)
     histories = meta.get("histories", "yes") == "yes"
-    problems = _regenerate(run_dir, config, store, executor, histories)
+    recomputed: list[dict[str, Any]] = []
+    problems = _regenerate(
+        run_dir,
+        config,
+        store,
+        executor,
+        histories,
+        lambda again: recomputed.append(_read_json(again / "results.json")),
+    )
     verification.add(
         "decks",
         executor.deck_problems,
@@ -157,7 +165,72 @@ def check_sessions(
         "the table-sessions give results.json and every session's part byte for byte"
         + (", and every hand history" if histories else ""),
     )
+    if recomputed:
+        _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
     return executor.asked
+
+
+def _read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _without_clairvoyance(document: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:
+    """``results.json`` as a dp-arena without the clairvoyance test wrote it, with the
+    ``original``'s results digest (a digest of files this dp-arena does not write; the
+    ``digest`` check holds the files to it)."""
+    stripped = {key: value for key, value in document.items() if key != "clairvoyance"}
+    stripped["entrants"] = [
+        {key: value for key, value in entrant.items() if key != "clairvoyance"}
+        for entrant in document.get("entrants", ())
+    ]
+    event = dict(stripped.get("event") or {})
+    event.pop(DIGEST_FIELD, None)
+    if DIGEST_FIELD in (original.get("event") or {}):
+        event[DIGEST_FIELD] = original["event"][DIGEST_FIELD]
+    stripped["event"] = event
+    return stripped
+
+
+def _check_clairvoyance(
+    verification: Verification, original: dict[str, Any], recomputed: dict[str, Any]
+) -> None:
+    """The ``clairvoyance`` check: each entrant's test as the table-sessions and the key
+    give it is the one ``results.json`` publishes."""
+    if "clairvoyance" not in original:
+        verification.add(
+            "clairvoyance",
+            [],
+            "results.json was written before the clairvoyance test: none to check",
+        )
+        return
+    if recomputed.get("clairvoyance") is None:
+        verification.add("clairvoyance", [], "this format is not tested (docs/rankings.md)")
+        return
+    published = {
+        str(entrant.get("player")): entrant.get("clairvoyance")
+        for entrant in original.get("entrants", ())
+    }
+    problems = [
+        f"{entrant['player']}: results.json says {_brief(published.get(entrant['player']))},"
+        f" recomputed {_brief(entrant.get('clairvoyance'))}"
+        for entrant in recomputed.get("entrants", ())
+        if published.get(entrant["player"]) != entrant.get("clairvoyance")
+    ]
+    if original.get("clairvoyance") != recomputed["clairvoyance"]:
+        problems.append(
+            f"the summary says {_brief(original.get('clairvoyance'))},"
+            f" recomputed {_brief(recomputed['clairvoyance'])}"
+        )
+    summary = recomputed["clairvoyance"]
+    flagged = ", ".join(summary["flagged"]) or "none"
+    table = ", ".join(summary["table_flagged"])
+    verification.add(
+        "clairvoyance",
+        problems,
+        f"{len(published)} entrants' tests recomputed from the table-sessions and the key"
+        f" are results.json's; flagged: {flagged}"
+        + (f"; at whose tables a clairvoyant played (table test): {table}" if table else ""),
+    )
 
 
 def _winners(results: Mapping[str, Any]) -> set[str]:
@@ -192,9 +265,11 @@ def _regenerate(
     store: RunStore,
     executor: Executor,
     histories: bool,
+    on_written: Callable[[Path], None] | None = None,
 ) -> list[str]:
     """Where the event driver, fed the table-sessions ``executor`` answers, writes other
-    files than the run directory holds."""
+    files than the run directory holds (``on_written(folder)`` is shown the files it
+    wrote, when it wrote them all)."""
     with tempfile.TemporaryDirectory(prefix="dp-arena-verify-") as scratch:
         again = Path(scratch) / "run"
         try:
@@ -206,6 +281,8 @@ def _regenerate(
         except (AssertionError, DPArenaError) as error:
             # Writing a hand history replays each deal: tampered records stop it here.
             return [f"the table-sessions cannot give results: {error}"]
+        if on_written is not None:
+            on_written(again)
         return _compare_files(run_dir, again, histories)
 
 
@@ -305,8 +382,10 @@ def check_replay(
 
 def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
     problems = []
-    original = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
-    recomputed = json.loads((again / "results.json").read_text(encoding="utf-8"))
+    original = _read_json(run_dir / "results.json")
+    recomputed = _read_json(again / "results.json")
+    if "clairvoyance" not in original:  # written before the test: compared without it
+        recomputed = _without_clairvoyance(recomputed, original)
     if original != recomputed:
         # The digest differs whenever anything does: name what differs first.
         problems.append(

@@ -43,6 +43,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -517,18 +518,23 @@ def _within(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-# Views and own files this dealer already keeps in memory.
-_held: set[object] = set()
+# Views and own files this dealer keeps in memory, and when each was last walked.
+_held: dict[object, float] = {}
+# A view is walked again (for files made since: a module's compiled code, say) at most
+# this often; a walk of a Python bot's view takes about 40 ms once its files are held.
+WALK_AGAIN = 10.0
 
 
 def hold(view: RuntimeView, own: Path | None = None) -> Residency:
     """Keep every page of ``view`` (and of ``own``, the source of each seat's private
     copy) in this dealer's memory from now on (:func:`~dp_arena.sandbox.runtime.keep_resident`);
-    a view or folder is walked once per dealer process."""
+    a view or folder is walked again for new files at most every :data:`WALK_AGAIN`
+    seconds."""
+    now = time.monotonic()
     for key, files in ((view, view.regular_files), (own, lambda: _own_files(own))):
-        if key is not None and key not in _held:
+        if key is not None and now - _held.get(key, -WALK_AGAIN) >= WALK_AGAIN:
             keep_resident(files())
-            _held.add(key)
+            _held[key] = now
     return resident()
 
 

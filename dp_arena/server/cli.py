@@ -323,13 +323,21 @@ def _verify(args: argparse.Namespace) -> int:
             print(printable(f"FAIL {problem}"))
         return 1
     deals = data["deals"] * len(data["tables"])
+    tested = [bot for bot in data["bots"] if bot.get("clairvoyance") is not None]
+    flagged = [str(bot["ref"]) for bot in tested if bot["clairvoyance"]["flagged"]]
+    named = ", ".join(flagged) or "none"
+    clairvoyance = (
+        f"; each bot's clairvoyance test is what they give (flagged: {named})" if tested else ""
+    )
     print(
-        f"match {data['id']}: the key hashes to the commitment {data['commitment'][:16]}...,"
-        f" and all {deals} deals hold the key's cards and replay to their nets"
-        + (
-            "; played again by its bots, every decision was answered as recorded"
-            if registry is not None
-            else ""
+        printable(
+            f"match {data['id']}: the key hashes to the commitment {data['commitment'][:16]}...,"
+            f" and all {deals} deals hold the key's cards and replay to their nets{clairvoyance}"
+            + (
+                "; played again by its bots, every decision was answered as recorded"
+                if registry is not None
+                else ""
+            )
         )
     )
     return 0

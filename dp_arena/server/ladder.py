@@ -30,8 +30,9 @@ from typing import TYPE_CHECKING, Any
 from dp_arena.engine import Betting
 from dp_arena.errors import DPArenaError, RunError
 from dp_arena.keys import EventKey
-from dp_arena.match import MatchConfig, score_match, seatings
+from dp_arena.match import MatchConfig, match_clairvoyance, score_match, seatings
 from dp_arena.ratings import DealBlock
+from dp_arena.ratings.clairvoyance import Steps
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner.launch import EventExecutor, SerialRun
@@ -49,6 +50,7 @@ from dp_arena.server.standings import (
     leaderboard_json,
     match_blocks,
     match_rules,
+    match_steps,
 )
 from dp_arena.server.worker import Worker
 from dp_arena.tournament.units import Executor, SeatAssignment, TableUnit
@@ -119,7 +121,8 @@ def tables_of(match: Match) -> tuple[TableSessionResult, ...]:
 
 def ladder_match(match: Match) -> LadderMatch:
     rules = match_rules(2, match.small_blind, match.big_blind, match.betting, match.cap)
-    return LadderMatch(match.id, rules, tables_of(match))
+    seed = None if match.key_hex is None else EventKey.from_hex(match.key_hex).seed
+    return LadderMatch(match.id, rules, tables_of(match), seed)
 
 
 def verify_match(
@@ -129,10 +132,11 @@ def verify_match(
     on_progress: Callable[[Replay, int], None] | None = None,
 ) -> list[str]:
     """The problems of a finished match's published data (``GET /api/matches/{id}``):
-    its key against its commitment, every deal's cards against the key's decks and every
-    deal's actions against its nets. With ``replay_from`` (a bot registry), also every
-    decision, played again by the match's bots from that registry (see
-    :func:`replay_match`). An empty list when all is well."""
+    its key against its commitment, every deal's cards against the key's decks, every
+    deal's actions against its nets, and each bot's clairvoyance test against the one its
+    tables and the key give. With ``replay_from`` (a bot registry), also every decision,
+    played again by the match's bots from that registry (see :func:`replay_match`). An
+    empty list when all is well."""
     import hashlib
 
     problems: list[str] = []
@@ -164,6 +168,18 @@ def verify_match(
             for player, net, recorded in zip(players, nets, recorded_nets, strict=True)
             if net != recorded
         ]
+    if not problems:
+        tested = match_clairvoyance(config, tables)
+        for bot in data["bots"]:
+            published = bot.get("clairvoyance")
+            if published is None:  # a match played before the test: nothing to check
+                continue
+            recomputed = tested[str(bot["ref"])].to_json()
+            if published != recomputed:
+                problems.append(
+                    f"{bot['ref']}: the clairvoyance test published is {published},"
+                    f" its tables and the key give {recomputed}"
+                )
     if replay_from is not None:
         problems += replay_match(data, config, tables, replay_from, on_progress=on_progress)
     return problems
@@ -245,6 +261,7 @@ class Ladder(Worker):
         self.data: DataDir = settings.data
         self.adjusted = default_adjusted()
         self._blocks: dict[int, tuple[DealBlock, ...]] = {}
+        self._steps: dict[int, dict[str, Steps]] = {}
         self._standings: Standings | None = None
         self.matches_played = 0
         super().__init__()
@@ -395,7 +412,8 @@ class Ladder(Worker):
             match.finished_at = now()
             session.flush()
             # The match, the standings with it and their points: one transaction.
-            self._store_standings(session, match_id, LadderMatch(match_id, config.rules(), tables))
+            new = LadderMatch(match_id, config.rules(), tables, key.seed)
+            self._store_standings(session, match_id, new)
         self.data.key(match_id).unlink(missing_ok=True)
         self.matches_played += 1
         log.info("match %s finished in %.1f s", match_id, time.monotonic() - started)
@@ -422,11 +440,17 @@ class Ladder(Worker):
             if match.id not in self._blocks:
                 try:
                     self._blocks[match.id] = match_blocks(match, self.adjusted)
+                    self._steps[match.id] = match_steps(match)
                 except (DPArenaError, ValueError) as error:
                     log.error("match %s cannot be scored: %s", match.id, error)
                     self._blocks[match.id] = ()
+                    self._steps[match.id] = {}
         standings = compute_standings(
-            finished, self._blocks, adjusted=self.adjusted, resamples=self.settings.resamples
+            finished,
+            self._blocks,
+            adjusted=self.adjusted,
+            resamples=self.settings.resamples,
+            steps=self._steps,
         )
         self._standings = standings
         data = leaderboard_json(

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dp_arena.engine import Betting, TableRules
+from dp_arena.engine import Betting, TableRules, deck_for
 from dp_arena.leaderboard.adjusted import AdjustedScore
 from dp_arena.leaderboard.model import LeaderboardOptions
 from dp_arena.ratings import (
@@ -30,6 +30,7 @@ from dp_arena.ratings import (
     rate_events,
     table_blocks,
 )
+from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger, Steps
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.results import TableSessionResult
 
@@ -39,6 +40,7 @@ __all__ = [
     "compute_standings",
     "default_adjusted",
     "match_blocks",
+    "match_steps",
     "rank_lines",
     "unscored_line",
 ]
@@ -51,11 +53,13 @@ def default_adjusted() -> AdjustedScore | None:
 
 @dataclass(frozen=True, slots=True)
 class LadderMatch:
-    """A finished match as the standings need it: its id, rules and tables."""
+    """A finished match as the standings need it: its id, rules and tables, and the seed
+    of its decks (``None``: not known, and no clairvoyance test)."""
 
     id: int
     rules: TableRules
     tables: tuple[TableSessionResult, ...]
+    seed: int | None = None
 
 
 def match_rules(
@@ -75,6 +79,20 @@ def match_blocks(match: LadderMatch, adjusted: AdjustedScore | None) -> tuple[De
     when there is one)."""
     adjust = None if adjusted is None else adjusted.nets
     return tuple(table_blocks(f"match-{match.id}", match.tables, match.rules, adjust=adjust))
+
+
+def match_steps(match: LadderMatch) -> dict[str, Steps]:
+    """Each bot's clairvoyance steps in one match (none without the match's seed): the
+    standings join every match's, in the order the matches were played."""
+    if match.seed is None:
+        return {}
+    seed = match.seed
+    ledger = Ledger(keep_steps=True)
+    for table in match.tables:
+        ledger.add_table(
+            match.rules, table, lambda deal: deck_for(seed, 0, 0, deal), lambda deal: (deal,)
+        )
+    return {player: ledger.steps(player) for player in ledger.players()}
 
 
 def _comparisons(match: LadderMatch) -> tuple[Comparison, ...]:
@@ -137,6 +155,7 @@ class Standing:
     mu: float
     sigma: float
     matches: int
+    clairvoyance: Clairvoyance | None = None
 
     @property
     def ordinal(self) -> float:
@@ -171,8 +190,11 @@ def compute_standings(
     *,
     adjusted: AdjustedScore | None,
     resamples: int = 1000,
+    steps: Mapping[int, Mapping[str, Steps]] | None = None,
 ) -> Standings:
-    """The standings of ``matches``; ``blocks[match.id]`` are its :func:`match_blocks`."""
+    """The standings of ``matches``; ``blocks[match.id]`` are its :func:`match_blocks`,
+    ``steps[match.id]`` its :func:`match_steps` (each bot's clairvoyance test is its steps
+    of every match, in the order of the matches' ids: the order they were scheduled)."""
     every = [block for match in matches for block in blocks[match.id]]
     if not every:
         return Standings({}, adjusted=adjusted)
@@ -216,6 +238,7 @@ def compute_standings(
             mu=mu,
             sigma=sigma,
             matches=meetings.get(entry.name, 0),
+            clairvoyance=_clairvoyance(entry.name, matches, steps),
         )
     p_beats = {
         (first, second): ranking.p_beats(first, second)
@@ -224,6 +247,19 @@ def compute_standings(
         if first != second
     }
     return Standings(by_ref, p_beats, adjusted)
+
+
+def _clairvoyance(
+    player: str, matches: Sequence[LadderMatch], steps: Mapping[int, Mapping[str, Steps]] | None
+) -> Clairvoyance | None:
+    if steps is None:
+        return None
+    parts = [
+        steps[match.id][player]
+        for match in sorted(matches, key=lambda match: match.id)
+        if player in steps.get(match.id, {})
+    ]
+    return Steps.join(parts) if parts else None
 
 
 def leaderboard_json(
@@ -263,6 +299,9 @@ def leaderboard_json(
                     "sigma": _rounded(standing.sigma),
                     "ordinal": _rounded(standing.ordinal),
                 },
+                "clairvoyance": None
+                if standing.clairvoyance is None
+                else standing.clairvoyance.to_json(),
             }
         lines.append(line)
     rank_lines(lines)
@@ -289,6 +328,7 @@ def unscored_line(entry: Mapping[str, Any]) -> dict[str, Any]:
         "std_error": None,
         "adjusted": None,
         "rating": None,
+        "clairvoyance": None,
     }
 
 

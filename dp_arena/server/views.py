@@ -84,6 +84,8 @@ def match_summary(
             bot["ci95"] = agent["ci95"]
             bot["net_chips"] = agent["net_chips"]
             bot["faults"] = {kind: count for kind, count in agent["faults"].items() if count}
+            # None for a match played before the clairvoyance test existed.
+            bot["clairvoyance"] = agent.get("clairvoyance")
     return {
         "id": match.id,
         "status": match.status,

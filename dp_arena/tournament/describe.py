@@ -244,6 +244,7 @@ def describe_result(
             _standing_lines(result, absent_players, labels), len(result.standings), places
         )
     lines += _benched_lines(result)
+    lines += _clairvoyance_lines(entrants)
     paid = sum(standing.prize_cents for standing in result.standings)
     counts = Counter(fault.player for fault in result.faults)
     by_bot = ", ".join(f"{player} {count}" for player, count in sorted(counts.items()))
@@ -259,3 +260,35 @@ def describe_result(
         lines += ["", "ABSENT: these entrants did not load and played as absent players:"]
         lines += [f"  {player}: {reason}" for player, reason in absent]
     return "\n".join(lines) + "\n"
+
+
+def _clairvoyance_lines(entrants: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Who the clairvoyance test flags (docs/rankings.md), when the event was tested."""
+    tests = {
+        str(entrant.get("player")): entrant["clairvoyance"]
+        for entrant in entrants
+        if entrant.get("clairvoyance") is not None
+    }
+    if not tests:
+        return []
+    flagged = [player for player, test in tests.items() if test["flagged"]]
+    table = [
+        player for player, test in tests.items() if test["table"]["flagged"] and not test["flagged"]
+    ]
+    if not flagged and not table:
+        return ["", f"clairvoyance test: no bot flagged ({len(tests):,} tested)"]
+    lines = [""]
+    if flagged:
+        lines.append(
+            "CLAIRVOYANCE: the first decisions of these bots depend on cards they could not"
+            " see (p below one in a million):"
+        )
+        lines += [
+            f"  {player}: z {tests[player]['z']}, p {tests[player]['p']:.3g}" for player in flagged
+        ]
+    if table:
+        lines.append(
+            "clairvoyance at their tables (every decision tested; the bot itself or an opponent"
+            f" played on unseen cards): {', '.join(table)}"
+        )
+    return lines

@@ -33,7 +33,13 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.files import BackgroundWriter, write_atomic
+from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.results import TableSessionResult
+from dp_arena.tournament.clairvoyance import (
+    EventClairvoyance,
+    clairvoyance_summary,
+    tested_players,
+)
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, EventSettings
 from dp_arena.tournament.describe import SCREEN_PLACES, describe_result
@@ -86,6 +92,7 @@ class _RunDirObserver:
         run_dir: Path,
         histories: bool,
         written: Callable[[TableUnit], str | None] | None = None,
+        tested: frozenset[str] = frozenset(),
     ) -> None:
         self.run_dir = run_dir
         self.histories = histories
@@ -94,6 +101,7 @@ class _RunDirObserver:
         self.parts: list[dict[str, Any]] = []  # the summary's index of the sessions' parts
         self.deals_played = 0
         self.writer = BackgroundWriter()
+        self.clairvoyance = EventClairvoyance(tested)
         self._unwritten: SessionOutcome | RoundRobinOutcome | None = None
         # Only when nothing else froze the collector's objects (undone when the run ends).
         self.freeze = gc.get_freeze_count() == 0
@@ -104,6 +112,7 @@ class _RunDirObserver:
     def unit_finished(self, unit: TableUnit, result: TableSessionResult) -> None:
         self.write_part()  # the session before's: its successor is under way by now
         self.deals_played += len(result.deals)
+        self.clairvoyance.unit_finished(unit, result)
         if self.histories:
             name = f"histories/s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
             text = self.written(unit) if self.written is not None else None
@@ -121,6 +130,7 @@ class _RunDirObserver:
         held beside the next session's table units, no more than it was held beside its
         own session's at that session's end (a 20,000-bot event: 187 MiB either way)."""
         self.write_part()
+        self.clairvoyance.session_finished()
         self._unwritten = outcome
         self._settle()
 
@@ -181,10 +191,13 @@ def results_document(
     histories: list[str],
     code: Mapping[str, Mapping[str, Any]] | None = None,
     parts: Sequence[Mapping[str, Any]] = (),
+    clairvoyance: Mapping[str, Clairvoyance] | None = None,
 ) -> dict[str, Any]:
     """The content of ``results.json`` (see ``docs/results.md``); ``code`` is each
     player's code object as the run recorded it at the start (by default each is named
-    from its spec, without a content hash); ``parts`` indexes the sessions' parts."""
+    from its spec, without a content hash); ``parts`` indexes the sessions' parts;
+    ``clairvoyance`` each player's clairvoyance test (``None``: not computed, as for a
+    format played outside table units)."""
     settings = EventSettings.resolve(config, event_format.defaults)
     code = code or {}
     prizes = {standing.player: standing.prize_cents for standing in result.standings}
@@ -206,7 +219,13 @@ def results_document(
             "options": dict(config.options),
         },
         "entrants": [
-            _entrant_json(entrant, absent, code.get(entrant.player)) for entrant in config.entrants
+            _entrant_json(
+                entrant,
+                absent,
+                code.get(entrant.player),
+                None if clairvoyance is None else clairvoyance.get(entrant.player),
+            )
+            for entrant in config.entrants
         ],
         "plan": plan.to_json(),
         "sessions": list(parts),
@@ -223,19 +242,24 @@ def results_document(
             "by_player": prizes,
         },
         "faults": list(result.faults),
+        "clairvoyance": None if clairvoyance is None else clairvoyance_summary(clairvoyance),
         **({} if result.details is None else {"details": result.details}),
         "histories": sorted(histories),
     }
 
 
 def _entrant_json(
-    entrant: Entrant, absent: dict[str, str], code: Mapping[str, Any] | None
+    entrant: Entrant,
+    absent: dict[str, str],
+    code: Mapping[str, Any] | None,
+    clairvoyance: Clairvoyance | None,
 ) -> dict[str, Any]:
     data: dict[str, Any] = {
         "player": entrant.player,
         "spec": entrant.spec,
         "trusted": entrant.trusted,
         "code": dict(code or entrant_code(entrant.resolved)),
+        "clairvoyance": None if clairvoyance is None else clairvoyance.to_json(),
     }
     if entrant.player in absent:  # it did not load before the event, and sat out
         data["status"] = "absent"
@@ -295,7 +319,9 @@ def run_event(
         ) from None
     event_format = get_format(config.format)
     plan = event_format.plan(config)
-    observer = _RunDirObserver(run_dir, histories, written_histories)
+    observer = _RunDirObserver(
+        run_dir, histories, written_histories, tested_players(config.entrants)
+    )
     runtime = Runtime(
         executor or SerialExecutor(),
         observer,
@@ -312,9 +338,19 @@ def run_event(
         if observer.freeze:
             gc.unfreeze()
     seconds = clock() - started
+    players = [entrant.player for entrant in config.entrants]
+    # A format played outside table units (the classic freezeout) has no units to test.
+    tested = observer.clairvoyance.results(players) if observer.clairvoyance.units else None
     document = plain(
         results_document(
-            config, event_format, plan, result, observer.history_files, code, observer.parts
+            config,
+            event_format,
+            plan,
+            result,
+            observer.history_files,
+            code,
+            observer.parts,
+            tested,
         )
     )
     document["event"][DIGEST_FIELD] = results_digest(document, observer.sha256_of)

@@ -204,6 +204,7 @@ def test_json_shape() -> None:
         "unit": "mbb/deal",
         "confidence": 0.95,
         "adjusted": "board-luck",
+        "clairvoyance_flag_below": 1e-6,
     }
     assert [agent["name"] for agent in data["agents"]] == ["IllegalBot", "tag", "random"]
     for agent in data["agents"]:
@@ -218,8 +219,22 @@ def test_json_shape() -> None:
             "hands",
             "net_chips",
             "faults",
+            "clairvoyance",
         }
         assert agent["blocks"] == 6 and agent["hands"] == 18
+        clairvoyance = agent["clairvoyance"]
+        assert set(clairvoyance) == {
+            "z",
+            "z_hole",
+            "p",
+            "flagged",
+            "table",
+            "deals",
+            "decisions",
+        }
+        assert set(clairvoyance["table"]) == {"z_next", "z_river", "p", "flagged"}
+        assert clairvoyance["flagged"] is False and 0 < clairvoyance["p"] <= 1
+        assert 0 < clairvoyance["deals"] <= 6  # the illegal bot is benched after faults
         low, high = agent["ci95"]
         assert low <= agent["mbb_per_deal"] <= high
         adjusted = agent["adjusted"]

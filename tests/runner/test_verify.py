@@ -16,10 +16,12 @@ from typing import Any
 
 import pytest
 
+from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.cli import main
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.verify import verify_run
+from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, results_digest
 from dp_arena.tournament.loading import load_config
 from tests import run_files
 
@@ -35,12 +37,15 @@ def _config(folder: Path, text: str) -> Path:
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished short tournament dealt from a secret key."""
+    """A finished short tournament dealt from a secret key: built-ins, and a file bot
+    (the tight-aggressive bot's file, trusted), which the clairvoyance test looks at."""
     folder = tmp_path_factory.mktemp("verify")
     config = _config(
         folder,
         '[event]\nname = "checked"\nformat = "short"\n\n'
-        '[field]\ncount = 10\nfrom = ["random", "calling-station", "tag"]\n',
+        f'[[entrants]]\nname = "filed"\nagent = "{AGENTS_DIR / "tag.py"}:TightAggressiveBot"\n'
+        "trusted = true\n\n"
+        '[field]\ncount = 9\nfrom = ["random", "calling-station", "tag"]\n',
     )
     run_dir = folder / "run"
     start_run(load_config(config), run_dir, SERIAL, quiet=True)
@@ -87,8 +92,10 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
         "decks",
         "hands",
         "results",
+        "clairvoyance",
         "histories",
     ]
+    assert "flagged: none" in verification.checks[6].detail
     key = EventKey.read(finished / "key")
     assert verification.key == key
     assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
@@ -145,6 +152,38 @@ def test_a_changed_standing_fails_the_results(copy: Path) -> None:
 
     _edit_json(copy / "results.json", change)
     assert _failed(copy) == {"digest", "results"}
+
+
+def test_a_changed_clairvoyance_test_fails_and_names_the_bot(copy: Path) -> None:
+    """A published test made to look clean (or dirty) is not what the table-sessions and
+    the key give: the clairvoyance check names the entrant."""
+    changed: list[str] = []
+
+    def change(data: Any) -> None:
+        (entrant,) = [entrant for entrant in data["entrants"] if entrant["clairvoyance"]]
+        entrant["clairvoyance"]["flagged"] = True
+        changed.append(entrant["player"])
+
+    _edit_json(copy / "results.json", change)
+    assert _failed(copy) == {"digest", "results", "clairvoyance"}
+    (check,) = [check for check in verify_run(copy).checks if check.name == "clairvoyance"]
+    assert any(problem.startswith(f"{changed[0]}:") for problem in check.problems)
+
+
+def test_a_run_written_before_the_clairvoyance_test_still_verifies(copy: Path) -> None:
+    def strip(data: Any) -> None:
+        del data["clairvoyance"]
+        for entrant in data["entrants"]:
+            del entrant["clairvoyance"]
+        # As that run would have revealed it: its digest of what it wrote.
+        data["event"].pop(DIGEST_FIELD)
+        data["event"][DIGEST_FIELD] = results_digest(data, lambda name: file_sha256(copy / name))
+
+    _edit_json(copy / "results.json", strip)
+    verification = verify_run(copy)
+    assert verification.passed
+    (check,) = [check for check in verification.checks if check.name == "clairvoyance"]
+    assert "before the clairvoyance test" in check.detail
 
 
 def test_a_changed_session_part_fails_the_results(copy: Path) -> None:

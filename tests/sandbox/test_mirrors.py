@@ -182,10 +182,12 @@ def test_every_page_a_bot_can_read_is_held_in_memory_by_the_dealer() -> None:
     the page cache (the kernel tells the files' owner, root, the truth through mincore)."""
     if os.geteuid() != 0:
         pytest.skip("mincore tells only a file's owner (or a writer) whether pages are cached")
+    from dp_arena.sandbox.isolation import _held as held_views
     from dp_arena.sandbox.isolation import hold
     from dp_arena.sandbox.runtime import python_view, system_view
 
     view = system_view() | python_view()
+    held_views.clear()  # walked anew: files made since an earlier test's walk are held too
     residency = hold(view)
     assert residency.locked, residency.detail
     libc = ctypes.CDLL(None, use_errno=True)
@@ -212,3 +214,29 @@ def test_every_page_a_bot_can_read_is_held_in_memory_by_the_dealer() -> None:
         assert all(value & 1 for value in vector), path
         checked += 1
     assert checked > 1000
+
+
+def test_a_channel_the_sandbox_cannot_see_is_caught_by_the_clairvoyance_test() -> None:
+    """The colluding bot with a perfect channel (a dictionary both copies share in one
+    process, standing for any channel the sandbox does not know): in 200 deals against
+    the calling station it wins, and the test of the cards it could not see flags it;
+    the station is not flagged."""
+    from dp_arena.match import MatchConfig, play_match
+
+    spec = f"{HOSTILE / 'colluder' / 'bot.py'}:SharedMemory"
+    result = play_match(MatchConfig((spec, "calling-station"), deals=200, seed=5), trusted=True)
+    colluder, station = result.scores
+    assert colluder.summary.mean > 1000  # mbb a deal
+    assert colluder.clairvoyance is not None and colluder.clairvoyance.flagged
+    assert station.clairvoyance is not None and not station.clairvoyance.flagged
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_the_same_bot_sandboxed_neither_gains_nor_is_flagged(sandbox_mode: str) -> None:
+    from dp_arena.match import MatchConfig, play_match
+
+    spec = f"{HOSTILE / 'colluder' / 'bot.py'}:SharedMemory"
+    result = play_match(MatchConfig((spec, "calling-station"), deals=200, seed=5))
+    colluder, _ = result.scores
+    assert colluder.summary.mean == 0
+    assert colluder.clairvoyance is not None and not colluder.clairvoyance.flagged

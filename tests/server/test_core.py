@@ -14,6 +14,7 @@ from alembic.migration import MigrationContext
 
 from dp_arena.match import MatchConfig, block_scores, play_match, score_match, seatings
 from dp_arena.ratings import board_luck
+from dp_arena.ratings.clairvoyance import Steps
 from dp_arena.server.db import Database, normalise_url
 from dp_arena.server.ladder import match_units, verify_match
 from dp_arena.server.models import Base
@@ -24,6 +25,7 @@ from dp_arena.server.standings import (
     default_adjusted,
     leaderboard_json,
     match_blocks,
+    match_steps,
 )
 from dp_arena.tournament.units import SerialExecutor
 
@@ -64,6 +66,53 @@ def test_a_published_match_verifies_and_a_changed_one_does_not() -> None:
     tampered["tables"][0]["deals"] = deals
     problems = verify_match(tampered)
     assert any("table 0, deal 2" in problem and "hole cards" in problem for problem in problems)
+
+
+def test_verify_match_recomputes_each_bots_clairvoyance_test() -> None:
+    config = MatchConfig(("tag", "random"), deals=8, seed=9)
+    names = ("a@1", "b@1")
+    results = SerialExecutor().run(match_units(config, names))
+    scored = score_match(config, names, seatings(2), tuple(results)).to_json()
+    data = {
+        "key": config.event_key.hex,
+        "commitment": config.event_key.commitment,
+        "tables": [result_json(result) for result in results],
+        "bots": [
+            {"ref": name, "clairvoyance": agent["clairvoyance"]}
+            for name, agent in zip(names, scored["agents"], strict=True)
+        ],
+        "deals": 8,
+        "betting": "no-limit",
+        "small_blind": 10,
+        "big_blind": 20,
+        "cap": 1000,
+    }
+    assert verify_match(data) == []
+    data["bots"][1]["clairvoyance"] = {**data["bots"][1]["clairvoyance"], "p": 0.5}
+    (problem,) = verify_match(data)
+    assert problem.startswith("b@1: the clairvoyance test published is")
+
+
+def test_the_standings_join_each_bots_clairvoyance_steps_over_its_matches() -> None:
+    """A bot's test over the ladder is its steps of every match, in the order of the
+    matches: one match alone gives exactly the test of dp-arena match."""
+    matches = []
+    alone = {}
+    for number, seed in enumerate((6, 7), start=1):
+        config = MatchConfig(("tag", "random"), deals=10, seed=seed)
+        names = ("tag@1", "random@1")
+        tables = tuple(SerialExecutor().run(match_units(config, names)))
+        matches.append(LadderMatch(number, config.rules(), tables, config.event_key.seed))
+        alone[number] = score_match(config, names, seatings(2), tables)
+    steps = {match.id: match_steps(match) for match in matches}
+    assert Steps.join([steps[1]["tag@1"]]) == alone[1].scores[0].clairvoyance
+    adjusted = default_adjusted()
+    blocks = {match.id: match_blocks(match, adjusted) for match in matches}
+    standings = compute_standings(matches, blocks, adjusted=adjusted, resamples=50, steps=steps)
+    tag = standings.by_ref["tag@1"].clairvoyance
+    assert tag is not None and tag.deals == 20
+    assert tag == Steps.join([steps[1]["tag@1"], steps[2]["tag@1"]])
+    assert not tag.flagged
 
 
 def result_json(result: object) -> dict[str, object]:

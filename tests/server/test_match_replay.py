@@ -18,7 +18,7 @@ from dp_arena.cli import main
 from dp_arena.engine import Betting
 from dp_arena.errors import RunError
 from dp_arena.keys import EventKey
-from dp_arena.match import MatchConfig
+from dp_arena.match import MatchConfig, match_clairvoyance
 from dp_arena.registry import Registry
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.server import crud, views
@@ -90,8 +90,8 @@ def test_an_honest_match_replays(
 
 def _forge(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The match with its first table's actions rewritten for seat 0, its nets
-    recomputed by the engine and the bots' net chips made to match: the refs of the
-    players of that table."""
+    recomputed by the engine and the bots' net chips and clairvoyance tests made to
+    match: the refs of the players of that table."""
     config = MatchConfig(
         specs=("-", "-"),
         deals=data["deals"],
@@ -111,8 +111,12 @@ def _forge(data: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         result = TableSessionResult.from_json(forged["tables"][index])
         for seat, agent in enumerate(seating):
             nets[agent] += result.session_nets[seat]
+    tested = match_clairvoyance(
+        config, tuple(TableSessionResult.from_json(table) for table in forged["tables"])
+    )
     forged["bots"] = [
-        {**bot, "net_chips": net} for bot, net in zip(data["bots"], nets, strict=True)
+        {**bot, "net_chips": net, "clairvoyance": tested[bot["ref"]].to_json()}
+        for bot, net in zip(data["bots"], nets, strict=True)
     ]
     return forged, list(unit.players)
 

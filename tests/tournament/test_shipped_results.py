@@ -24,16 +24,18 @@ from dp_arena.cli import main
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SEED = 2026
 
+# Last moved when events stopped testing the built-in bots for clairvoyance (their
+# entrants' test is null; the classic freezeout was never tested, so its digest stays).
 DIGESTS = {
-    "cash": "f9b300ed70d6675f177cd751007b56fc7ae1e29560954f22c7efd58ed3c266cd",
-    "classic": "b2dbd60da3a49f6c97a92600ca8de43811e305cfbd66d35adb94ccb7d4d5604b",
-    "demo": "cc6149a9a6c457ccfbc1b08fad18a35e0638be2a03f827ff296b515a0a43cd5b",
-    "quickplay": "cd4e2d508b8f2e504e52c5ceef4a6774a3c0a5cf28087d09ede84b13eb08a636",
-    "rankings": "f82193c15df515c1dc611c367e6a809eb5314f6851371d11a4007e938641d8c0",
-    "regular": "cea4a6104a1232e0c16dc78343192be0c0f0485c38fd088e5bb6f85c72994f8e",
-    "short": "612dd49958f55b4b4d4294574029c8f68443ef094f33bbf0a30a0918f26f805d",
-    "sng-round-robin": "056055064e6cc98d32bdfd45173152d360624ae8e9fe2674bdde0cb4da82a790",
-    "sng-short": "b1182582433358b7051e0030bc01a20d3c1117fadec766903c51334fc72ceeea",
+    "cash": "fd9721a677f4c496e7cfe441017dcc71cbb0132030ad07e51818536058adbd5e",
+    "classic": "ee4b24718bdf45454b7d68bf9a40d53b568b677895f580b904534bf1acae14b8",
+    "demo": "10e5e48440f41a8b895c06a6dac89939e1ae386883df0857e4942f9f250b9efc",
+    "quickplay": "785bce0b7c10ceb9ab6b3a576678475ba6d278813c593c3fcaac756b3afa925a",
+    "rankings": "7052e7e803ac33b194fc472927c87877c881c5e53024d48a41ad898788eb9d88",
+    "regular": "0912c56ef47ac9f4f6532f5927846ed89a2dba3b2aad132646eaeca6a4c1285f",
+    "short": "220bf6ae3dafa0afb0f1e7d5b324d7c7f145248a7c0d5930abcbb727cdea8aeb",
+    "sng-round-robin": "fe205db5a98d9a2eb02bfe0c4e17a22520bf98a65a4ed6516b5841076c8f290c",
+    "sng-short": "e6eeda23c6650c2834c023728bf42550598a6f3f2dc384aefa2aee9d798b3faa",
 }
 SLOW = {"rankings"}  # 240-deal sessions: about a minute
 

@@ -260,3 +260,21 @@ class NoChannel(Colluder):
 
     def write(self, place, bits):
         pass
+
+
+_MEMORY = {}
+
+
+class SharedMemory(Colluder):
+    """A perfect channel: a dictionary of this module, which copies share only when they
+    run in one process (trusted), never in the sandbox. What any channel the sandbox
+    cannot close would give: the test of the cards a bot could not see must name it."""
+
+    def open(self):
+        self.records = 1 << 62
+
+    def read(self, place):
+        return _MEMORY.get(place)
+
+    def write(self, place, bits):
+        _MEMORY[place] = bits
