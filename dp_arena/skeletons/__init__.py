@@ -22,7 +22,7 @@ from pathlib import Path
 
 from dp_arena.errors import AgentError
 
-__all__ = ["LANGUAGES", "Skeleton", "class_name", "new_bot"]
+__all__ = ["LANGUAGES", "TEMPLATES", "Skeleton", "class_name", "missing_tools", "new_bot"]
 
 TEMPLATES = Path(__file__).resolve().parent
 # A bot's name is its folder's and its name in a registry (dp_arena.registry's rule).
