@@ -23,6 +23,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dp_arena.server.checks import Checker
 from dp_arena.server.db import Database
+from dp_arena.server.house import seat_house_bots
 from dp_arena.server.ladder import Ladder
 from dp_arena.server.limits import RateLimit, Rates
 from dp_arena.server.settings import ServerSettings
@@ -106,6 +107,9 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         data.create()
         database.migrate()
+        house = seat_house_bots(database, settings.house_bots)
+        if house:
+            log.info("house bots in the ladder: %s", ", ".join(house))
         if workers:
             checker.start()
         if ladder is not None:
@@ -114,9 +118,14 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
         try:
             yield
         finally:
-            checker.stop()
+            # Both told at once: a match playing is cut (and played again at the next
+            # start), a check cut short runs again; neither is waited for long.
+            checker.request_stop()
             if ladder is not None:
-                ladder.stop()
+                ladder.request_stop()
+            checker.join()
+            if ladder is not None:
+                ladder.join()
             database.close()
 
     rates = Rates(settings.requests_per_minute, settings.writes_per_minute)

@@ -271,7 +271,8 @@ def leaderboard_json(
 ) -> dict[str, Any]:
     """The ladder's leaderboard as the API serves it: one line per entry (a bot's current
     version), best score first; ``entries`` give each one's ``id``, ``name``,
-    ``version`` (the author's label), ``ref`` and ``author``."""
+    ``version`` (the author's label), ``ref``, ``author`` and whether it is a ``house``
+    bot."""
     adjusted = standings.adjusted
     lines = []
     for entry in entries:
@@ -321,6 +322,7 @@ def unscored_line(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The leaderboard line of an entry with no score yet (``entry`` as
     :func:`leaderboard_json` takes it)."""
     return {key: entry[key] for key in ("id", "name", "version", "ref", "author")} | {
+        "house": bool(entry.get("house")),
         "deals": 0,
         "matches": 0,
         "mbb_per_deal": None,

@@ -20,7 +20,7 @@ import pytest
 
 from dp_arena.match import block_scores
 from dp_arena.results import TableSessionResult
-from dp_arena.server.ladder import verify_match
+from dp_arena.server.matches import verify_match
 from tests.ratings.chromium import find_browser, open_page
 
 from .helpers import (
@@ -144,23 +144,29 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         page = server.get(f"/matches/{match_id}")
         assert page.status_code == 200
         assert detail["commitment"] in page.text and detail["key"] in page.text
-        hands = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
-        assert len(hands) == 16 and all(hand["frames"] for hand in hands)
+        deals = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
+        assert len(deals) == 8 and all(len(deal["tables"]) == 2 for deal in deals)
+        assert all(hand["frames"] for deal in deals for hand in deal["tables"])
         browser = find_browser()
         if browser is not None:  # the match page as a person sees it: no error, it steps
             seen = open_page(
                 browser,
                 f"{server.url}/matches/{match_id}",
                 {
+                    "tables": "document.querySelectorAll('.replay-table').length",
                     "seats": "document.querySelectorAll('.replay-seats li').length",
-                    "step": "(() => { document.querySelector('[data-go=step]').click();"
+                    "opened": "document.querySelector('[data-role=step]').textContent",
+                    "step": "(() => { document.querySelector('[data-go=start]').click();"
+                    " document.querySelector('[data-go=step]').click();"
                     " return document.querySelector('[data-role=step]').textContent; })()",
                 },
                 width=1000,
                 height=900,
             )
             (tmp_path / "match.png").write_bytes(seen.screenshot)
-            assert seen.errors == [] and seen.values["seats"] == 2
+            assert seen.errors == [] and seen.values["tables"] == 2
+            assert seen.values["seats"] == 4  # two tables side by side, two seats each
+            assert "the end: every table's result" in seen.values["opened"]
             assert seen.values["step"].startswith("step 1 of")
         front = server.get("/")
         assert "<script>alert(" not in front.text and "&lt;script&gt;alert(" in front.text
