@@ -159,6 +159,14 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         help="seconds a connection has to send a request's head (default: %(default)s)",
     )
     parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds a request's body may take to arrive after its head"
+        " (default: %(default)s)",
+    )
+    parser.add_argument(
         "--idle-timeout",
         type=float,
         default=5.0,
@@ -207,6 +215,7 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         house_bots=parse_house_bots(args.house_bots),
         match_timeout=args.match_timeout,
         header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
         idle_timeout=args.idle_timeout,
         max_connections=args.max_connections,
         max_connections_per_client=args.max_connections_per_client,
@@ -242,6 +251,7 @@ def run_serve(args: argparse.Namespace) -> int:
     files = raise_open_files(settings.max_connections + 1024)
     guard = ConnectionGuard(
         header_timeout=settings.header_timeout,
+        body_timeout=settings.body_timeout,
         max_connections=min(settings.max_connections, max(64, files - 256)),
         per_client=settings.max_connections_per_client,
         trusted=trusted_addresses(args.forwarded_allow_ips) if args.behind_proxy else (),

@@ -194,8 +194,11 @@ class Ladder(Worker):
                 for second in met[index + 1 :]:
                     pair = frozenset((first, second))
                     meetings[pair] = meetings.get(pair, 0) + 1
-        last = {refs[player]: match for player, match in crud.last_played(session).items()}
-        last = {ref: match for ref, match in last.items() if ref in by_ref}
+        last = {
+            refs[player]: match
+            for player, match in crud.last_played(session).items()
+            if player in refs  # versions no longer in the ladder are not seated
+        }
         group = choose_table(
             sorted(by_ref),
             stats,

@@ -85,7 +85,8 @@ class ServerSettings:
     players per ladder match (2 to 6: that many mirrored tables); ``house_bots``: the
     built-ins seated as house bots; ``match_timeout``: seconds a match may take before
     it is cut (``None``: 600 plus 2 a table-deal). Connections: ``header_timeout``
-    seconds to send a request's head, ``idle_timeout`` seconds a kept-alive connection
+    seconds to send a request's head, ``body_timeout`` its body, ``idle_timeout``
+    seconds a kept-alive connection
     may wait for its next request, ``max_connections`` at once in all and
     ``max_connections_per_client`` from one address (:mod:`dp_arena.server.connections`)."""
 
@@ -114,6 +115,7 @@ class ServerSettings:
     house_bots: tuple[str, ...] = ()
     match_timeout: float | None = None
     header_timeout: float = 10.0
+    body_timeout: float = 120.0
     idle_timeout: float = 5.0
     max_connections: int = 1000
     max_connections_per_client: int = 50
@@ -140,9 +142,10 @@ class ServerSettings:
             )
         if self.match_timeout is not None and self.match_timeout <= 0:
             raise ConfigError("--match-timeout must be positive", field="match_timeout")
-        if self.header_timeout <= 0 or self.idle_timeout <= 0:
+        if min(self.header_timeout, self.body_timeout, self.idle_timeout) <= 0:
             raise ConfigError(
-                "--header-timeout and --idle-timeout must be positive", field="header_timeout"
+                "--header-timeout, --body-timeout and --idle-timeout must be positive",
+                field="header_timeout",
             )
         if not 1 <= self.max_connections_per_client <= self.max_connections:
             raise ConfigError(

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -26,35 +23,14 @@ from tests.ratings.chromium import find_browser, open_page
 from .helpers import (
     CALLER,
     FOLDER,
-    Postgres,
     Server,
     add_author,
     bot_folder,
     cli,
-    postgres_binaries,
     zip_folder,
 )
 
 HOSTILE_LABEL = '<script>alert("pwned")</script>'
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    binaries = postgres_binaries()
-    if binaries is None:
-        pytest.skip("no PostgreSQL server here (initdb and pg_ctl; .ci/system-deps.sh installs it)")
-    # Its own folder right under the temporary directory: as root, the server runs as
-    # nobody, who must reach it (pytest's folders are the owner's alone).
-    folder = Path(tempfile.mkdtemp(prefix="dp-arena-postgres-"))
-    server = Postgres(binaries, folder)
-    try:
-        problem = server.start()
-        if problem is not None:
-            pytest.skip(f"PostgreSQL cannot be started here: {problem}")
-        yield server.url
-    finally:
-        server.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
