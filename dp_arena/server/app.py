@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dp_arena.server.cache import FinishedMatches
 from dp_arena.server.checks import Checker
 from dp_arena.server.db import Database
 from dp_arena.server.house import seat_house_bots
@@ -48,6 +49,7 @@ class Server:
     database: Database
     checker: Checker
     ladder: Ladder | None
+    finished: FinishedMatches = field(default_factory=FinishedMatches)
 
 
 def server_of(request: Request) -> Server:

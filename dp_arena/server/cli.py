@@ -163,8 +163,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=120.0,
         metavar="S",
-        help="seconds a request's body may take to arrive after its head"
-        " (default: %(default)s)",
+        help="seconds a request's body may take to arrive after its head (default: %(default)s)",
     )
     parser.add_argument(
         "--idle-timeout",

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from dp_arena.errors import ConfigError
 from dp_arena.server.models import (
@@ -449,14 +449,29 @@ def match(session: Session, match_id: int) -> Match | None:
     return session.get(Match, match_id)
 
 
+def match_status(session: Session, match_id: int) -> str | None:
+    """A match's status alone (``None``: no such match)."""
+    return session.scalar(select(Match.status).where(Match.id == match_id))
+
+
+# A match's tables (every deal of every table) are most of its row: a list of matches
+# reads them only when one is asked for.
+_NO_TABLES = defer(Match.tables)
+
+
 def unfinished_matches(session: Session) -> Sequence[Match]:
     return session.scalars(
-        select(Match).where(Match.status.in_((SCHEDULED, PLAYING))).order_by(Match.id)
+        select(Match)
+        .options(_NO_TABLES)
+        .where(Match.status.in_((SCHEDULED, PLAYING)))
+        .order_by(Match.id)
     ).all()
 
 
 def finished_matches(session: Session) -> Sequence[Match]:
-    return session.scalars(select(Match).where(Match.status == FINISHED).order_by(Match.id)).all()
+    return session.scalars(
+        select(Match).options(_NO_TABLES).where(Match.status == FINISHED).order_by(Match.id)
+    ).all()
 
 
 def players_of(session: Session, match_ids: Sequence[int]) -> dict[int, list[int]]:
@@ -480,7 +495,7 @@ def recent_matches(
     before: int | None = None,
     submission_ids: Sequence[int] = (),
 ) -> Sequence[Match]:
-    query = select(Match).order_by(Match.id.desc()).limit(limit)
+    query = select(Match).options(_NO_TABLES).order_by(Match.id.desc()).limit(limit)
     if before is not None:
         query = query.where(Match.id < before)
     if submission_ids:

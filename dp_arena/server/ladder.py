@@ -38,8 +38,6 @@ from typing import Any
 from dp_arena.errors import DPArenaError
 from dp_arena.keys import EventKey
 from dp_arena.match import score_match, seatings
-from dp_arena.ratings import DealBlock
-from dp_arena.ratings.clairvoyance import Steps
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.server import crud, views
@@ -51,12 +49,12 @@ from dp_arena.server.pairing import PairStats, choose_table
 from dp_arena.server.settings import DataDir, ServerSettings
 from dp_arena.server.standings import (
     LadderMatch,
+    MatchRecord,
     Standings,
-    compute_standings,
     default_adjusted,
     leaderboard_json,
-    match_blocks,
-    match_steps,
+    match_record,
+    standings_of,
 )
 from dp_arena.server.worker import Worker
 from dp_arena.tournament.units import Executor
@@ -77,8 +75,7 @@ class Ladder(Worker):
         self.settings = settings
         self.data: DataDir = settings.data
         self.adjusted = default_adjusted()
-        self._blocks: dict[int, tuple[DealBlock, ...]] = {}
-        self._steps: dict[int, dict[str, Steps]] = {}
+        self._records: dict[int, MatchRecord] = {}  # each finished match, scored once
         self._standings: Standings | None = None
         self.matches_played = 0
         super().__init__()
@@ -308,12 +305,18 @@ class Ladder(Worker):
     def _store_standings(self, session: Any, match_id: int | None, new: LadderMatch | None) -> None:
         """The standings of every finished match, stored in ``session`` (with each ranked
         bot's point for its score over time, after a match)."""
-        rows = list(crud.finished_matches(session))
+        rows = list(crud.finished_matches(session))  # their tables are read when needed
         seated = crud.players_of(session, [row.id for row in rows])
-        finished = [
-            new if new is not None and row.id == new.id else ladder_match(row, len(seated[row.id]))
-            for row in rows
-        ]
+        for row in rows:
+            if row.id in self._records:
+                continue
+            match = new if new is not None and new.id == row.id else None
+            if match is None:
+                match = ladder_match(row, len(seated[row.id]))
+            try:
+                self._records[row.id] = match_record(match, self.adjusted)
+            except (DPArenaError, ValueError) as error:
+                log.error("match %s cannot be scored: %s", row.id, error)
         entries = crud.current_entries(session)
         authors = crud.authors(session)
         house = crud.house_ids(session)
@@ -321,27 +324,13 @@ class Ladder(Worker):
             session, sorted({player for players in seated.values() for player in players})
         )
         everyone = {str(row.ref): row.id for row in played.values()}
-        for match in finished:
-            if match.id not in self._blocks:
-                try:
-                    self._blocks[match.id] = match_blocks(match, self.adjusted)
-                    self._steps[match.id] = match_steps(match)
-                except (DPArenaError, ValueError) as error:
-                    log.error("match %s cannot be scored: %s", match.id, error)
-                    self._blocks[match.id] = ()
-                    self._steps[match.id] = {}
-        standings = compute_standings(
-            finished,
-            self._blocks,
-            adjusted=self.adjusted,
-            resamples=self.settings.resamples,
-            steps=self._steps,
-        )
+        records = [self._records[row.id] for row in rows if row.id in self._records]
+        standings = standings_of(records, adjusted=self.adjusted, resamples=self.settings.resamples)
         self._standings = standings
         data = leaderboard_json(
             standings,
             [views.entry_json(entry, authors, house) for entry in entries],
-            matches=len(finished),
+            matches=len(rows),
             updated=now(),
         )
         crud.add_snapshot(session, match_id, data)

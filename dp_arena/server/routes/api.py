@@ -165,30 +165,47 @@ def list_matches(request: Request) -> Response:
     return JSONResponse({"matches": data})
 
 
+def match_data(request: Request, match_id: int) -> dict[str, Any] | None:
+    """A match as ``GET /api/matches/{id}`` gives it (``None``: no such match); a finished
+    one is kept for the next request (:class:`~dp_arena.server.cache.FinishedMatches`)."""
+    server = server_of(request)
+    with server.database.session() as session:
+        status = crud.match_status(session, match_id)
+        if status is None:
+            return None
+
+        def read() -> dict[str, Any]:
+            match = crud.match(session, match_id)
+            assert match is not None
+            return views.match_data(session, match)
+
+        if status != crud.FINISHED:
+            return read()
+        data: dict[str, Any] = server.finished.get(("match", match_id), read)
+        return data
+
+
 def get_match(request: Request) -> Response:
-    with server_of(request).database.session() as session:
-        match = crud.match(session, _id(request))
-        if match is None:
-            return error(request, 404, "not_found", "no such match")
-        data = views.match_data(session, match)
+    data = match_data(request, _id(request))
+    if data is None:
+        return error(request, 404, "not_found", "no such match")
     return JSONResponse(data)
 
 
 def _finished_match(request: Request) -> dict[str, Any] | Response:
     """The data of the finished match the path names, or the answer saying why not."""
-    with server_of(request).database.session() as session:
-        match = crud.match(session, _id(request))
-        if match is None:
-            return error(request, 404, "not_found", "no such match")
-        if match.status != crud.FINISHED:
-            return error(
-                request,
-                409,
-                "not_finished",
-                f"match {match.id} is {match.status}: its hands and logs are published when it"
-                " is over",
-            )
-        return views.match_data(session, match)
+    data = match_data(request, _id(request))
+    if data is None:
+        return error(request, 404, "not_found", "no such match")
+    if data["status"] != crud.FINISHED:
+        return error(
+            request,
+            409,
+            "not_finished",
+            f"match {data['id']} is {data['status']}: its hands and logs are published when it"
+            " is over",
+        )
+    return data
 
 
 def match_hands(request: Request) -> Response:
@@ -205,7 +222,10 @@ def match_hands(request: Request) -> Response:
         return error(request, 422, "bad_query", str(problem))
     if table is not None and table > len(found["tables"]):
         return error(request, 404, "not_found", f"match {found['id']} has no table {table}")
-    text = match_histories(found, None if table is None else table - 1)
+    text = server_of(request).finished.get(
+        ("hands", found["id"], table),
+        lambda: match_histories(found, None if table is None else table - 1),
+    )
     name = f"match-{found['id']}" + ("" if table is None else f"-table-{table}") + ".phhs"
     return PlainTextResponse(
         text,

@@ -24,7 +24,7 @@ from dp_arena.results import TableSessionResult
 from dp_arena.server import crud, views
 from dp_arena.server.app import server_of
 from dp_arena.server.charts import score_chart
-from dp_arena.server.routes.api import leaderboard_data
+from dp_arena.server.routes.api import leaderboard_data, match_data
 from dp_arena.server.routes.common import (
     QueryError,
     error,
@@ -88,12 +88,18 @@ def _deals(data: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
 
 def match_page(request: Request) -> Response:
     match_id = request.path_params["id"]
-    with server_of(request).database.session() as session:
-        match = crud.match(session, match_id)
-        if match is None:
-            return error(request, 404, "not_found", "no such match")
-        data = views.match_data(session, match)
-    deals, numbers = _deals(data) if data["status"] == crud.FINISHED else ([], {})
+    found = match_data(request, match_id)
+    if found is None:
+        return error(request, 404, "not_found", "no such match")
+    data = {**found, "faults": [dict(fault) for fault in found["faults"]]}  # marked below
+    deals_json, numbers = "[]", {}
+    if data["status"] == crud.FINISHED:
+
+        def viewer() -> tuple[str, dict[int, int]]:
+            deals, numbers = _deals(found)
+            return hands_json(deals), numbers
+
+        deals_json, numbers = server_of(request).finished.get(("viewer", match_id), viewer)
     for fault in data["faults"]:  # each fault links to its deal in the viewer
         deal = fault.get("deal_index")
         fault["hand"] = None if deal is None else numbers.get(deal)
@@ -110,7 +116,7 @@ def match_page(request: Request) -> Response:
             "match": data,
             "mine": mine,
             "viewer": VIEWER_BODY,
-            "hands_json": hands_json(deals),
+            "hands_json": deals_json,
             "api_url": f"{request.base_url}api/matches/{match_id}",
         },
     )
