@@ -47,7 +47,7 @@ def standings_part(event: Mapping[str, Any]) -> str:
             ]
         )
     headers: list[str | tuple[str, str]] = ["Place", ("Entrant", "name"), ("Code", "name")]
-    headers += ["Prize", ("", "detail")]
+    headers += ["Prize", ("Note", "detail")]
     prizes = event["prizes"]
     entry = ""
     if prizes.get("buy_in_cents") is not None:
@@ -72,7 +72,7 @@ def _section_table(session: Mapping[str, Any], section: Mapping[str, Any]) -> st
             absent_seat = row["player"] is None
             went_on = "✓ advanced" if row["advanced"] else ""
             cells = [
-                Cell(position["seat"]),
+                Cell(position["seat"] + 1, position["seat"]),
                 Cell(row["rank"]),
                 Cell(
                     "(absent seat)" if absent_seat else row["player"],
@@ -108,7 +108,7 @@ def _went_on_table(session: Mapping[str, Any], section: Mapping[str, Any]) -> st
         out = [str(row["player"]) for row in players if not row["advanced"]]
         rows.append(
             [
-                Cell(position["seat"]),
+                Cell(position["seat"] + 1, position["seat"]),
                 Cell(", ".join(went_on) or "–", css="detail advanced"),
                 Cell(", ".join(out) or "–", css="detail"),
             ]
