@@ -244,8 +244,12 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
     assert seen_running, "the tournament was never seen running"
     number, _, stored = seen_running[0]
     assert stored == commitment
-    # Announced before it was played, then published on the server.
-    assert stdout.index(commitment) < stdout.index("published: /tournaments/")
+    # Announced before it was played, then its standings and figures, as dp-arena run
+    # prints them, then published on the server.
+    assert stdout.index(commitment) < stdout.index("final standings:")
+    assert stdout.index("final standings:") < stdout.index("published: /tournaments/")
+    assert re.search(r"the event: \d+ entrants, \d+ deals \([\d,]+ table-deals\)", stdout)
+    assert "table-deals played in" in stdout and "results digest " in stdout
     listing = arena.server.get("/tournaments")
     assert listing.status_code == 200 and commitment in listing.text
     assert re.findall(r'href="/tournaments/(\d+)/"', listing.text)[0] == str(number)
