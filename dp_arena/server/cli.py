@@ -9,7 +9,6 @@ import json
 import logging
 import sys
 import urllib.request
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -396,7 +395,9 @@ def run_server(args: argparse.Namespace) -> int:
             print(f"{database.display_url}: at revision {database.revision()}")
             return 0
         if args.action in MODERATION:
-            for line in _moderate(database, args).splitlines():
+            from dp_arena.server.moderation import command_line
+
+            for line in command_line(database, args.action, getattr(args, "name", None)):
                 print(printable(line))
             return 0
         if args.action == "tournament":
@@ -443,67 +444,6 @@ MODERATION = (
     "pause-ladder",
     "resume-ladder",
 )
-
-
-def _moderate(database: Database, args: argparse.Namespace) -> str:
-    """What the organiser's action did, or the table it lists (as the admin page shows)."""
-    from dp_arena.server import moderation
-
-    actor = "cli"
-    if args.action == "disable-author":
-        return moderation.set_author_disabled(database, args.name, True, actor=actor)
-    if args.action == "enable-author":
-        return moderation.set_author_disabled(database, args.name, False, actor=actor)
-    if args.action == "withdraw-bot":
-        return moderation.withdraw_bot(database, args.name, actor=actor)
-    if args.action in ("pause-ladder", "resume-ladder"):
-        paused = args.action == "pause-ladder"
-        return moderation.set_ladder_paused(database, paused, actor=actor)
-    header: tuple[str, ...]
-    lines: list[tuple[str, ...]]
-    with database.session() as session:
-        if args.action == "authors":
-            rows = moderation.authors_table(session)
-            header = ("author", "since (UTC)", "bots", "in ladder", "submissions", "state")
-            lines = [
-                (
-                    row["name"],
-                    (row["created"] or "").replace("T", " ").removesuffix("Z"),
-                    str(row["bots"]),
-                    str(row["in_ladder"]),
-                    str(row["submissions"]),
-                    "house" if row["house"] else "disabled" if row["disabled"] else "active",
-                )
-                for row in rows
-            ]
-            ladder = moderation.ladder_state(session)
-            running = "paused" if ladder["paused"] else "running"
-            footer = f"{len(rows)} author(s); the ladder is {running}"
-        else:
-            rows = moderation.bots_table(session)
-            header = ("bot", "author", "versions", "newest (status)", "in the ladder as")
-            lines = [
-                (
-                    row["name"] + (" (house)" if row["house"] else ""),
-                    row["author"],
-                    str(row["versions"]),
-                    f"{row['newest'] or '-'} ({row['newest_status'] or '-'})",
-                    row["in_ladder"] or "-",
-                )
-                for row in rows
-            ]
-            footer = (
-                f"{len(rows)} bot(s), {sum(1 for row in rows if row['in_ladder'])} in the ladder"
-            )
-    return _table(header, lines) + footer
-
-
-def _table(header: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> str:
-    widths = [max(len(cell) for cell in column) for column in zip(header, *lines, strict=True)]
-    out = []
-    for line in (header, *lines):
-        out.append("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)))
-    return "\n".join(text.rstrip() for text in out) + "\n"
 
 
 def _verify(args: argparse.Namespace) -> int:

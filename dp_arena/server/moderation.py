@@ -14,6 +14,7 @@ functions; each records who did it in the moderation log, and deletes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -26,6 +27,7 @@ from dp_arena.server.views import time_text
 __all__ = [
     "authors_table",
     "bots_table",
+    "command_line",
     "ladder_state",
     "set_author_disabled",
     "set_ladder_paused",
@@ -136,3 +138,63 @@ def ladder_state(session: Session) -> dict[str, Any]:
         "since": None if row is None else time_text(row.updated_at),
         "by": None if row is None else row.updated_by,
     }
+
+
+def command_line(database: Database, action: str, name: str | None) -> list[str]:
+    """The lines ``dp-arena server ACTION [NAME]`` prints: what the organiser's action
+    did, or the table it lists (what the admin page shows)."""
+    actor = "cli"
+    if action in ("disable-author", "enable-author"):
+        assert name is not None
+        return [set_author_disabled(database, name, action == "disable-author", actor=actor)]
+    if action == "withdraw-bot":
+        assert name is not None
+        return [withdraw_bot(database, name, actor=actor)]
+    if action in ("pause-ladder", "resume-ladder"):
+        return [set_ladder_paused(database, action == "pause-ladder", actor=actor)]
+    header: tuple[str, ...]
+    lines: list[tuple[str, ...]]
+    with database.session() as session:
+        if action == "authors":
+            rows = authors_table(session)
+            header = ("author", "since (UTC)", "bots", "in ladder", "submissions", "state")
+            lines = [
+                (
+                    row["name"],
+                    (row["created"] or "").replace("T", " ").removesuffix("Z"),
+                    str(row["bots"]),
+                    str(row["in_ladder"]),
+                    str(row["submissions"]),
+                    "house" if row["house"] else "disabled" if row["disabled"] else "active",
+                )
+                for row in rows
+            ]
+            ladder = ladder_state(session)
+            running = "paused" if ladder["paused"] else "running"
+            footer = f"{len(rows)} author(s); the ladder is {running}"
+        else:
+            rows = bots_table(session)
+            header = ("bot", "author", "versions", "newest (status)", "in the ladder as")
+            lines = [
+                (
+                    row["name"] + (" (house)" if row["house"] else ""),
+                    row["author"],
+                    str(row["versions"]),
+                    f"{row['newest'] or '-'} ({row['newest_status'] or '-'})",
+                    row["in_ladder"] or "-",
+                )
+                for row in rows
+            ]
+            footer = (
+                f"{len(rows)} bot(s), {sum(1 for row in rows if row['in_ladder'])} in the ladder"
+            )
+    return [*_table(header, lines), footer]
+
+
+def _table(header: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> list[str]:
+    """Columns as wide as their widest cell, two spaces apart."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *lines, strict=True)]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in (header, *lines)
+    ]
