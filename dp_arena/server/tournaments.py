@@ -75,7 +75,12 @@ def run_tournament(
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{config_path}: cannot read the config: {error}") from None
     with database.session() as session:
-        refs = [str(entry.ref) for entry in crud.current_entries(session)]
+        house = crud.house_ids(session)  # built-ins: a config's [field] draws those
+        refs = [
+            str(entry.ref)
+            for entry in crud.current_entries(session)
+            if entry.author_id not in house
+        ]
     config = server_config(data, refs, source=config_path, registry=settings.data.registry)
     # No file holds this config (the organiser's, with the server's bots for entrants):
     # a resume checks the one the run stored, and every bot's hash, but no file again.
