@@ -188,7 +188,7 @@ VIEWER_BODY = """<div class="replay" id="replay">
 # The page around the viewer when it stands alone (a published hand page, replay --html).
 _PAGE_STYLE = (
     "body{font:15px/1.4 system-ui,sans-serif;color:#1a1a1a;background:#fafafa;"
-    "max-width:62rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:0 0 1rem}"
+    "max-width:90rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:0 0 1rem}"
 )
 
 
