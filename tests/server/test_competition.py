@@ -145,6 +145,14 @@ def test_a_three_handed_ladder_with_house_bots_plays_ranks_and_replays(arena: Ar
     assert "every decision was answered as recorded" in done.stdout
     page = arena.server.get(f"/matches/{match['id']}").text
     assert "6 deals at 3 mirrored tables, seats rotated (18 table-deals)" in page
+    # Times to the second, in the API and on the pages.
+    for stamp in (match["created"], match["started"], match["finished"]):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", stamp), stamp
+    assert re.search(r"\d\d:\d\d:\d\d UTC", page) and not re.search(r":\d\d\.\d+", page)
+    # A check report in words, not Python's.
+    talker = next(bot for bot in match["bots"] if bot["name"] == "talker")
+    report = arena.server.get(f"/submissions/{talker['id']}").text
+    assert "<dd>yes</dd>" in report and "True" not in report and "False" not in report
 
 
 def test_hand_histories_for_everyone_and_logs_for_their_author(arena: Arena) -> None:
