@@ -57,6 +57,7 @@ from dp_arena.server.standings import (
     standings_of,
 )
 from dp_arena.server.worker import Worker
+from dp_arena.text import printable
 from dp_arena.tournament.units import Executor
 
 __all__ = ["Ladder"]
@@ -109,7 +110,7 @@ class Ladder(Worker):
                     if match_id is None:
                         self._idle()
                         continue
-                    self.play(match_id, executor)
+                    self.play_or_void(match_id, executor)
                     if self.settings.ladder_pause:
                         self._stop.wait(self.settings.ladder_pause)
         except Exception:  # the server keeps serving what it has
@@ -212,6 +213,20 @@ class Ladder(Worker):
         # rotate): a new order each match, so that no bot always follows the same one.
         random.SystemRandom().shuffle(seated)
         return seated
+
+    def play_or_void(self, match_id: int, executor: Executor | None) -> None:
+        """:meth:`play`; a match that cannot be played (its bots' files gone, a broken
+        process) is void, said on its page, and the ladder goes on."""
+        try:
+            self.play(match_id, executor)
+        except Exception as error:  # one match's failure is not the ladder's
+            log.exception("match %s could not be played", match_id)
+            said = printable(f"{type(error).__name__}: {error}", 500)
+            said = said.replace(str(self.data.root), "the server's data folder")
+            with self.database.session() as session:
+                match = crud.match(session, match_id)
+                if match is not None and match.status == crud.PLAYING:
+                    self._void(match, f"it could not be played: {said}")
 
     def _void(self, match: Any, reason: str) -> None:
         match.status = crud.VOID

@@ -93,7 +93,11 @@ def play_match_process(
                 line, _, rest = bytes(buffer).partition(b"\n")
                 buffer = bytearray(rest)
                 results.append(TableSessionResult.from_json(json.loads(line)))
-        status = process.wait(timeout=30)
+        try:
+            status = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # its output ended, its bots hold it up
+            _kill(process)
+            status = process.returncode if len(results) != len(units) else 0
         if status != 0 or len(results) != len(units):
             raise MatchCut(
                 "failed",

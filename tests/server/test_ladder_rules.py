@@ -109,6 +109,25 @@ def test_a_withdrawn_bot_is_never_seated_not_even_in_a_match_played_again(tmp_pa
     assert all(not ref.startswith(f"{withdrawn}@") for ref in _players(database, second))
 
 
+def test_a_match_that_cannot_be_played_is_void_and_the_ladder_goes_on(tmp_path: Path) -> None:
+    """calla's rows say accepted, but the registry holds no such bot: its match fails
+    when its seats are made, is void (the reason names no server path), and the next
+    match is chosen as usual."""
+    database, ladder = _arena(tmp_path)
+    seat_house_bots(database, ("tag",))
+    _accepted(database, "alice", "calla")
+    match_id = ladder.next_match()
+    assert match_id is not None
+    ladder.play_or_void(match_id, None)
+    with database.session() as session:
+        match = crud.match(session, match_id)
+        assert match is not None and match.status == crud.VOID
+        assert str(match.void_reason).startswith("it could not be played: ")
+        assert str(ladder.data.root) not in str(match.void_reason)
+    assert not ladder.data.key(match_id).exists()
+    assert ladder.next_match() not in (None, match_id)
+
+
 def test_a_disabled_authors_bots_and_a_paused_ladder(tmp_path: Path) -> None:
     database, ladder = _arena(tmp_path)
     seat_house_bots(database, ("tag",))
