@@ -38,7 +38,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "luck": ("luck", "measure how much luck duplicate removes compared to a classic freezeout"),
     "train": ("train", "train the built-in learning bot"),
     "serve": (SERVER, "run the competition server: uploads, the duplicate ladder, the pages"),
-    "server": (SERVER, "manage a competition server: authors, tokens, tournaments"),
+    "server": (
+        SERVER,
+        "manage a competition server: authors, tokens, organisers, moderation, tournaments",
+    ),
 }
 
 

@@ -149,15 +149,14 @@ def check_sessions(
         histories,
         lambda again: recomputed.append(_read_json(again / "results.json")),
     )
+    deals = _deals(executor.asked, executor.deals)
     verification.add(
         "decks",
         executor.deck_problems,
-        f"{executor.deals:,} deals at {len(executor.asked):,} tables hold the deck's cards",
+        f"{deals} at {len(executor.asked):,} table-sessions hold the deck's cards",
     )
     verification.add(
-        "hands",
-        executor.hand_problems,
-        f"{executor.deals:,} deals replay through the engine to their recorded nets",
+        "hands", executor.hand_problems, f"{deals} replay through the engine to their recorded nets"
     )
     verification.add(
         "results",
@@ -168,6 +167,17 @@ def check_sessions(
     if recomputed:
         _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
     return executor.asked
+
+
+def _deals(units: Sequence[TableUnit], table_deals: int) -> str:
+    """``46 deals (170 table-deals)``: each deal of a section at every one of its tables."""
+    sections: dict[tuple[int, int], int] = {}
+    for unit in units:
+        sections[unit.session, unit.section] = max(
+            unit.deals, sections.get((unit.session, unit.section), 0)
+        )
+    deals = sum(sections.values())
+    return f"{deals:,} deal{'s' * (deals != 1)} ({table_deals:,} table-deals)"
 
 
 def _read_json(path: Path) -> Any:

@@ -148,6 +148,9 @@ class Checker(Worker):
     """Checks submissions one at a time in a thread; :meth:`wake` after an upload."""
 
     thread_name = "dp-arena-checks"
+    # A check cut short by the stop runs again at the next start: the server does not
+    # wait for it to end (its sandboxed bot dies with the server).
+    stop_seconds = 2.0
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -91,17 +91,16 @@ class Database:
         finally:
             session.close()
 
-    def migrate(self) -> str | None:
-        """Bring the schema up to the newest migration (a new database gets every one);
-        one line in the server's log says so when any ran (Alembic's own lines are kept
-        for warnings). The revision the database was at before, or ``None``."""
+    def migrate(self, revision: str = "head") -> str | None:
+        """Bring the schema up to the newest migration (a new database gets every one),
+        or to ``revision``; one line in the server's log says so when any ran (Alembic's
+        own lines are kept for warnings). The revision the database was at before, or
+        ``None``."""
         logging.getLogger("alembic").setLevel(logging.WARNING)  # before it sets up plugins
         from alembic import command
 
         before = self.revision()
-        with self.engine.begin() as connection:
-            config = _alembic_config(connection)
-            command.upgrade(config, "head")
+        self._migrations(lambda config: command.upgrade(config, revision))
         after = self.revision()
         if after != before:
             log.info(
@@ -110,6 +109,32 @@ class Database:
                 after,
             )
         return before
+
+    def downgrade(self, revision: str) -> None:
+        """Take the schema back to ``revision`` (for a test, or an upgrade undone)."""
+        from alembic import command
+
+        self._migrations(lambda config: command.downgrade(config, revision))
+
+    def _migrations(self, run: Callable[[Any], None]) -> None:
+        sqlite = self.url.startswith("sqlite")
+        with self.engine.connect() as connection:
+            if sqlite:
+                # SQLite changes a table by copying it: the copy may not be refused for the
+                # rows that point at it. The keys are checked again before the commit.
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            try:
+                with connection.begin():
+                    run(_alembic_config(connection))
+                    if sqlite:
+                        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                        if broken:
+                            raise RuntimeError(f"a migration broke foreign keys: {broken[:5]}")
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
 
     def revision(self) -> str | None:
         """The migration the database is at (``None`` for an empty database)."""
