@@ -31,7 +31,7 @@ from dp_arena.agents import Seat, SpecKind, parse_spec
 from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
 from dp_arena.registry import MANIFEST
-from dp_arena.results import FaultKind, TableSessionResult, to_json
+from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
 from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import Entrant
@@ -189,7 +189,7 @@ class FreePlay:
 
 
 def _replay_unit(replay: Replay, unit: TableUnit, record: TableSessionResult) -> None:
-    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    where = place_text(unit.session, unit.section, unit.table)
     left: list[str] = []
 
     def wrap(index: int, seat: Seat) -> Seat:
@@ -250,7 +250,8 @@ def _played(result: TableSessionResult) -> tuple[object, ...]:
 
 def _faults(result: TableSessionResult, *, hooks: bool = False) -> str:
     shown = [
-        f"{fault.player} {fault.kind}" + ("" if fault.deal is None else f" at deal {fault.deal}")
+        f"{fault.player} {fault.kind}"
+        + ("" if fault.deal is None else f" at deal {fault.deal + 1}")
         for fault in result.faults
         if not hooks or fault.substituted is None
     ]

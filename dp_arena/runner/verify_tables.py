@@ -15,7 +15,7 @@ from dp_arena.engine.cards import format_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
-from dp_arena.results import TableSessionResult
+from dp_arena.results import TableSessionResult, place_text
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
@@ -36,7 +36,7 @@ def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], 
     """The deck problems and the replay problems of one stored table-session: cards that
     are not ``deck_for(key, section, session, deal)``'s, and actions that do not replay
     to the recorded nets."""
-    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    where = place_text(unit.session, unit.section, unit.table)
     deck_problems: list[str] = []
     hand_problems: list[str] = []
     seats = unit.rules.seat_count
@@ -46,9 +46,9 @@ def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], 
         deck_problems.append(f"{where}: {len(result.deals)} deals recorded, {unit.deals} planned")
     for position, record in enumerate(result.deals):
         deal = record.deal
-        here = f"{where}, deal {deal}"
+        here = place_text(unit.session, unit.section, unit.table, deal)
         if deal != position:
-            deck_problems.append(f"{here}: recorded as deal {deal} in place {position}")
+            deck_problems.append(f"{here}: recorded in place {position + 1}")
             continue
         button = button_for_deal(deal, seats)
         holes, board = deal_cards(
@@ -111,7 +111,7 @@ class _AnsweredSessions:
             result = answered.get(identifier)
             if result is None:
                 raise _Missing(
-                    f"session {unit.session}, section {unit.section}, table {unit.table}"
+                    f"{place_text(unit.session, unit.section, unit.table)}"
                     " is not in the store: the results cannot have come from this run's plan"
                 )
             decks, hands = check_unit(unit, result)
