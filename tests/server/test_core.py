@@ -65,7 +65,7 @@ def test_a_published_match_verifies_and_a_changed_one_does_not() -> None:
     deals[2]["hole_cards"] = list(reversed(deals[2]["hole_cards"]))
     tampered["tables"][0]["deals"] = deals
     problems = verify_match(tampered)
-    assert any("table 0, deal 2" in problem and "hole cards" in problem for problem in problems)
+    assert any("table 1, deal 3" in problem and "hole cards" in problem for problem in problems)
 
 
 def test_verify_match_recomputes_each_bots_clairvoyance_test() -> None:
