@@ -157,7 +157,7 @@ LIGHT_MODULES = (
     "dp_arena.agents",
     "dp_arena.registry",
     "dp_arena.sandbox",
-    "dp_arena.sandbox.runner",  # the host of every sandboxed Python bot
+    "dp_arena.sandbox.bot.runner",  # the host of every sandboxed Python bot
     "dp_arena.match",
 )
 

@@ -12,7 +12,7 @@ Built-in bots, and Python specs when ``trusted=True``, run in-process
 (:class:`~dp_arena.agents.InProcessSeat`). Everything else runs in a fresh process
 started by exec, under the isolation :func:`isolation` reports (``docs/sandbox.md``),
 speaking the JSON pipe protocol (``docs/protocol.md``). Python classes are hosted by
-:mod:`dp_arena.sandbox.runner`. Each call makes a separate process, so mirrored copies
+:mod:`dp_arena.sandbox.bot.runner`. Each call makes a separate process, so mirrored copies
 of a bot share nothing. ``open_seat`` never raises for a broken bot: the seat's first
 call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
 """
@@ -24,11 +24,10 @@ from typing import TYPE_CHECKING
 from dp_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from dp_arena.sandbox.isolation import Isolation
-    from dp_arena.sandbox.limits import Limits
-    from dp_arena.sandbox.mounts import ForbiddenProgram
-    from dp_arena.sandbox.process import ProcessSeat
-    from dp_arena.sandbox.seats import (
+    from dp_arena.sandbox.confinement.isolation import Isolation
+    from dp_arena.sandbox.confinement.mounts import ForbiddenProgram
+    from dp_arena.sandbox.dealer.process import ProcessSeat
+    from dp_arena.sandbox.dealer.seats import (
         BotLaunch,
         FailedSeat,
         close_seats,
@@ -41,6 +40,7 @@ if TYPE_CHECKING:
         prepare,
         resolve,
     )
+    from dp_arena.sandbox.limits import Limits
 
 __all__ = [
     "BotLaunch",
@@ -64,32 +64,32 @@ __all__ = [
 
 def isolation() -> Isolation:
     """The isolation active on this machine (probed once per process)."""
-    from dp_arena.sandbox.isolation import detect
+    from dp_arena.sandbox.confinement.isolation import detect
 
     return detect()
 
 
 # Where each public name lives. Nothing is imported until a name is used: the warm
-# templates and the runner live in this package and run in every seat, which needs none
-# of the dealer's processes, threads and file-system code (and would copy its memory).
+# templates and the runner (the bot side, ``bot/``) live in this package and run in every
+# seat, which needs none of the dealer's processes, threads and file-system code (and
+# would copy its memory).
 lazy_names(
     __name__,
     {
-        "BotLaunch": "seats",
-        "FailedSeat": "seats",
-        "ForbiddenProgram": "mounts",
-        "Isolation": "isolation",
+        "BotLaunch": "dealer.seats",
+        "FailedSeat": "dealer.seats",
+        "ForbiddenProgram": "confinement.mounts",
+        "Isolation": "confinement.isolation",
         "Limits": "limits",
-        "ProcessSeat": "process",
-        "close_seats": "seats",
-        "folder_problem": "seats",
-        "is_acpc": "seats",
-        "launch_for": "seats",
-        "load_fault": "seats",
-        "load_hint": "seats",
-        "open_seat": "seats",
-        "prepare": "seats",
-        "resolve": "seats",
+        "ProcessSeat": "dealer.process",
+        "close_seats": "dealer.seats",
+        "folder_problem": "dealer.seats",
+        "is_acpc": "dealer.seats",
+        "launch_for": "dealer.seats",
+        "load_fault": "dealer.seats",
+        "load_hint": "dealer.seats",
+        "open_seat": "dealer.seats",
+        "prepare": "dealer.seats",
+        "resolve": "dealer.seats",
     },
-    keep=("isolation",),  # the function above, not the submodule of that name
 )

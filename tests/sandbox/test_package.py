@@ -20,17 +20,17 @@ DEALER_ONLY = (
     "subprocess",
     "tempfile",
     "shutil",
-    "dp_arena.sandbox.seats",
-    "dp_arena.sandbox.process",
-    "dp_arena.sandbox.spawn",
-    "dp_arena.sandbox.template",
-    "dp_arena.sandbox.isolation",
-    "dp_arena.sandbox.budget",
+    "dp_arena.sandbox.dealer.seats",
+    "dp_arena.sandbox.dealer.process",
+    "dp_arena.sandbox.dealer.spawn",
+    "dp_arena.sandbox.dealer.template",
+    "dp_arena.sandbox.confinement.isolation",
+    "dp_arena.sandbox.confinement.budget",
 )
 
 _WARM_TEMPLATE = """
 import argparse, json, sys
-from dp_arena.sandbox import zygote
+from dp_arena.sandbox.bot import zygote
 config = zygote._Config(argparse.Namespace(
     filter="", masks="", own="/nonexistent", under_tmp=[], under_tmp_link=[], runner=[]
 ))
@@ -45,7 +45,7 @@ def test_a_warm_template_and_its_runner_load_none_of_the_dealers_modules() -> No
         [sys.executable, "-I", "-c", _WARM_TEMPLATE], capture_output=True, text=True, check=True
     )
     loaded = set(json.loads(done.stdout))
-    assert "dp_arena.sandbox.runner" in loaded and "dp_arena.engine.evaluator" in loaded
+    assert "dp_arena.sandbox.bot.runner" in loaded and "dp_arena.engine.evaluator" in loaded
     assert sorted(loaded.intersection(DEALER_ONLY)) == []
 
 
@@ -53,7 +53,10 @@ def test_every_public_name_is_there_when_asked_for() -> None:
     for name in dp_arena.sandbox.__all__:
         assert getattr(dp_arena.sandbox, name) is not None
         assert name in dir(dp_arena.sandbox)
-    assert dp_arena.sandbox.open_seat is importlib.import_module("dp_arena.sandbox.seats").open_seat
+    assert (
+        dp_arena.sandbox.open_seat
+        is importlib.import_module("dp_arena.sandbox.dealer.seats").open_seat
+    )
     try:
         dp_arena.sandbox.no_such_name  # noqa: B018
     except AttributeError as error:
@@ -63,7 +66,7 @@ def test_every_public_name_is_there_when_asked_for() -> None:
 
 
 def test_isolation_stays_the_function_after_its_submodule_is_imported() -> None:
-    submodule = importlib.import_module("dp_arena.sandbox.isolation")
+    submodule = importlib.import_module("dp_arena.sandbox.confinement.isolation")
     from dp_arena.sandbox import isolation
 
     assert callable(isolation) and isolation is dp_arena.sandbox.isolation
@@ -79,7 +82,7 @@ def test_the_evaluators_rank_numbers_are_shared_by_the_entries_that_have_them() 
 
 _THREADED_TEMPLATE = """
 import threading
-from dp_arena.sandbox import zygote
+from dp_arena.sandbox.bot import zygote
 zygote._check_single_threaded()  # one thread: nothing to say
 stop = threading.Event()
 threading.Thread(target=stop.wait).start()

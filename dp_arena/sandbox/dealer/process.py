@@ -25,12 +25,12 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
-from dp_arena.sandbox.isolation import SandboxCommand
+from dp_arena.sandbox.confinement.isolation import SandboxCommand
+from dp_arena.sandbox.dealer.pipes import BotLog, Closed, Oversized, Pipes
+from dp_arena.sandbox.dealer.reaper import REAPER
+from dp_arena.sandbox.dealer.spawn import BotProcess, spawn
+from dp_arena.sandbox.dealer.template import ForkedProcess
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
-from dp_arena.sandbox.reaper import REAPER
-from dp_arena.sandbox.spawn import BotProcess, spawn
-from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
 __all__ = ["ProcessSeat", "log_path", "log_path_stem"]
@@ -186,7 +186,7 @@ class ProcessSeat:
 
     def close_later(self) -> None:
         """Say goodbye now and leave the rest of :meth:`close` to the reaper's thread
-        (the table is done with the seat; see :mod:`dp_arena.sandbox.reaper`)."""
+        (the table is done with the seat; see :mod:`dp_arena.sandbox.dealer.reaper`)."""
         self.say_goodbye()
         REAPER.add(self._finish)
 
@@ -305,7 +305,7 @@ class ProcessSeat:
     def _exchange(self, what: str, exchange: Callable[[], _T]) -> _T | SeatFault:
         """Run one exchange with the bot (``what``: ``hello``, ``act`` or a notification's
         type) and turn what failed on its pipes into the fault to report, in one place:
-        its process ended (:class:`~dp_arena.sandbox.pipes.Closed`), it did not take the
+        its process ended (:class:`~dp_arena.sandbox.dealer.pipes.Closed`), it did not take the
         message (:class:`_NotReading`), or no answer came by the deadline
         (:class:`_Silence`). A fault that ends the seat is also kept as why it is gone."""
         assert self.pipes is not None

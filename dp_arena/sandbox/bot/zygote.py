@@ -1,12 +1,12 @@
 """A warm template of one bot's sandbox, from which each of its seats is forked.
 
-Started by the dealer (:mod:`dp_arena.sandbox.template`) inside the sandbox exactly as the
+Started by the dealer (:mod:`dp_arena.sandbox.dealer.template`) inside the sandbox exactly as the
 bot itself would be (the same namespaces, read-only root, runtime, own files and
 ``/proc`` stand-ins), but as the host's root with only the capabilities a seat's set-up
 needs (``CAP_SYS_ADMIN`` for namespaces and mounts, ``CAP_NET_ADMIN`` for the loopback,
 ``CAP_SETUID``, ``CAP_SETGID`` and ``CAP_SETPCAP`` to drop them)::
 
-    python -I -m dp_arena.sandbox.zygote [--filter HEX] --masks NAMES --own PATH
+    python -I -m dp_arena.sandbox.bot.zygote [--filter HEX] --masks NAMES --own PATH
         [--under-tmp PATH] [--under-tmp-link PATH=TARGET] -- SPEC [--path DIR]
 
 It imports what every Python bot's host imports (the agent API, the engine and its
@@ -138,7 +138,7 @@ def _fail(status: socket.socket | None, where: str, error: BaseException) -> NoR
 
 class _Config:
     def __init__(self, args: argparse.Namespace) -> None:
-        from dp_arena.sandbox import seccomp
+        from dp_arena.sandbox.confinement import seccomp
 
         program = bytes.fromhex(args.filter) if args.filter else None
         self.filter = seccomp.Prepared(program) if program is not None else None
@@ -160,12 +160,12 @@ class _Config:
 
 class _Runner:
     """The runner's module, found and compiled once here, to run as each seat's
-    ``__main__`` (what ``python -m dp_arena.sandbox.runner`` would find and compile)."""
+    ``__main__`` (what ``python -m dp_arena.sandbox.bot.runner`` would find and compile)."""
 
     def __init__(self) -> None:
         import importlib.util
 
-        spec = importlib.util.find_spec("dp_arena.sandbox.runner")
+        spec = importlib.util.find_spec("dp_arena.sandbox.bot.runner")
         assert spec is not None and spec.loader is not None and spec.origin is not None
         self.spec = spec
         self.code = spec.loader.get_code(spec.name)  # type: ignore[attr-defined]
@@ -180,8 +180,8 @@ def _warm_up(config: _Config) -> None:
     import dp_arena.agents.spec
     import dp_arena.engine
     import dp_arena.engine.cards
-    import dp_arena.sandbox.protocol
-    import dp_arena.sandbox.runner  # noqa: F401
+    import dp_arena.sandbox.bot.runner
+    import dp_arena.sandbox.protocol  # noqa: F401
     from dp_arena.agents.spec import SpecKind, parse_spec, precompile, project_imports
     from dp_arena.engine import evaluate
 
@@ -585,7 +585,7 @@ def _fresh_stdio() -> None:
 
 
 def _run_bot(config: _Config) -> NoReturn:
-    """The runner, as ``python -I -m dp_arena.sandbox.runner SPEC ...`` runs it: as the
+    """The runner, as ``python -I -m dp_arena.sandbox.bot.runner SPEC ...`` runs it: as the
     ``__main__`` module (the zygote's own module is ``__main__`` no more), from the code
     the template compiled."""
     import atexit
@@ -603,7 +603,7 @@ def _run_bot(config: _Config) -> NoReturn:
         __spec__=spec,
     )
     sys.argv = [str(spec.origin), *config.runner_args]
-    sys.modules.pop("dp_arena.sandbox.runner", None)  # it runs as __main__, as with -m
+    sys.modules.pop("dp_arena.sandbox.bot.runner", None)  # it runs as __main__, as with -m
     sys.modules["__main__"] = main
     try:
         exec(runner.code, main.__dict__)
@@ -623,7 +623,7 @@ def _run_bot(config: _Config) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.zygote")
+    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.bot.zygote")
     parser.add_argument("--filter", default="", help="the syscall filter, in hex")
     parser.add_argument("--masks", default="", help="/proc files with stand-ins, by name")
     parser.add_argument("--own", required=True, help="the bot's own files, copied for each seat")

@@ -1,5 +1,5 @@
 """Warm templates of Python bots' sandboxes, and the seat processes forked from them: the
-dealer's side of :mod:`dp_arena.sandbox.zygote`.
+dealer's side of :mod:`dp_arena.sandbox.bot.zygote`.
 
 A Python bot's seat costs most of its start-up in things every seat of that bot repeats:
 starting bubblewrap, then an interpreter, then importing the agent API and the engine. A
@@ -7,7 +7,7 @@ starting bubblewrap, then an interpreter, then importing the agent API and the e
 namespaces and ``/proc`` stand-ins), started with the zygote instead of the runner, and
 kept while the dealer runs. Each seat is then a request to it (:meth:`Template.fork`):
 two fresh processes in new namespaces of their own, under the seat's own uid, limits,
-budget and syscall filter, before any bot code runs (see :mod:`dp_arena.sandbox.zygote`
+budget and syscall filter, before any bot code runs (see :mod:`dp_arena.sandbox.bot.zygote`
 for what a fork shares and why none of it crosses seats).
 
 A :class:`ForkedProcess` stands for a forked seat where :class:`subprocess.Popen` stands
@@ -41,10 +41,10 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
-from dp_arena.sandbox.isolation import TemplatePlan, template_command
+from dp_arena.sandbox.confinement.isolation import TemplatePlan, template_command
+from dp_arena.sandbox.confinement.mounts import host_folder
+from dp_arena.sandbox.confinement.uids import next_uid
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import host_folder
-from dp_arena.sandbox.uids import next_uid
 
 __all__ = [
     "MAX_IDLE",

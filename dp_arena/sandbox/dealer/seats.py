@@ -17,11 +17,11 @@ from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
 from dp_arena.engine.actions import Action
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
-from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
+from dp_arena.sandbox.confinement.isolation import Isolation, detect, sandbox_command
+from dp_arena.sandbox.confinement.mounts import own_files, program_runtime
+from dp_arena.sandbox.confinement.runtime import RuntimeView, python_view
+from dp_arena.sandbox.dealer.process import ProcessSeat
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import own_files, program_runtime
-from dp_arena.sandbox.process import ProcessSeat
-from dp_arena.sandbox.runtime import RuntimeView, python_view
 
 __all__ = [
     "BotLaunch",
@@ -97,7 +97,7 @@ def _runner_args(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
-    return (sys.executable, "-I", "-m", "dp_arena.sandbox.runner", *args)
+    return (sys.executable, "-I", "-m", "dp_arena.sandbox.bot.runner", *args)
 
 
 def _module_location(module: str) -> tuple[Path, Path]:
@@ -115,7 +115,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
     the registry gives it: a command runs there, and a Python bot sees all of it; by
     default a command runs in the folder of the first file its command line names).
     Raises :class:`ForbiddenProgram` for a command whose program the sandbox may not show
-    (see :mod:`dp_arena.sandbox.mounts`)."""
+    (see :mod:`dp_arena.sandbox.confinement.mounts`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if spec.kind in (SpecKind.FOLDER, SpecKind.REGISTRY):
@@ -138,7 +138,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         return command
     # An ACPC agent: dp-arena's shim is the bot's program, the agent its child, both in
     # the sandbox; the shim needs the Python view, the agent its own program's.
-    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.acpc_shim", "--", *command.argv)
+    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.bot.acpc_shim", "--", *command.argv)
     return BotLaunch(shim, command.bot_dir, python_view() | command.runtime, command.own)
 
 
@@ -205,11 +205,11 @@ def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -
     """Get ready to seat each of ``bots`` (``(spec, trusted)`` pairs) many times in this
     process: start the warm templates of the sandboxed Python bots among them now, side
     by side, and keep spare seats of them made ahead from now on (see
-    :mod:`dp_arena.sandbox.template`). Nothing changes for the others; a bot that cannot
+    :mod:`dp_arena.sandbox.dealer.template`). Nothing changes for the others; a bot that cannot
     be prepared is left for its seat to report."""
-    from dp_arena.sandbox import template
-    from dp_arena.sandbox.isolation import template_plan
-    from dp_arena.sandbox.spawn import SPARES
+    from dp_arena.sandbox.confinement.isolation import template_plan
+    from dp_arena.sandbox.dealer import template
+    from dp_arena.sandbox.dealer.spawn import SPARES
 
     limits = limits or Limits()
     plans = []

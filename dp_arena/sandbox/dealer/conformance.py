@@ -137,7 +137,7 @@ class CheckReport:
 def _isolation_lines(data: dict[str, Any]) -> list[str]:
     if data.get("mode") == "in-process":
         return ["isolation: none (trusted, in-process)"]
-    from dp_arena.sandbox.isolation import Isolation
+    from dp_arena.sandbox.confinement.isolation import Isolation
 
     return Isolation(**data).describe()
 
@@ -294,7 +294,7 @@ def check_agent(
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
     from dp_arena.agents.spec import SpecKind
-    from dp_arena.sandbox.seats import resolve
+    from dp_arena.sandbox.dealer.seats import resolve
 
     in_process = no_limit_only = False
     try:

@@ -19,7 +19,7 @@ space. So each bot process also gets a budget for its whole tree, the best of:
 
 ``DP_ARENA_BUDGET=cgroup2|cgroup1|watchdog`` forces one. With a cgroup the kernel stops
 the tree at its memory and process budgets (the OOM killer takes a process of the bot,
-``fork`` fails); the dealer's monitor (:mod:`dp_arena.sandbox.spawn`) looks at every
+``fork`` fails); the dealer's monitor (:mod:`dp_arena.sandbox.dealer.spawn`) looks at every
 live budget a few times a second and kills a bot whose tree was OOM-killed or is over
 its CPU seconds, so the
 seat reports a ``CRASH`` saying which budget was exceeded. Cgroups are made under
@@ -41,8 +41,8 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from dp_arena.sandbox.confinement.mounts import pid_alive
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import pid_alive
 
 __all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "budget_support", "new_budget", "proc_table"]
 

@@ -6,7 +6,7 @@ Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one
 ``bubblewrap``
     ``bwrap`` gives the bot new network, PID, IPC, UTS and mount namespaces: no network
     at all (not even the host's loopback), a root filesystem holding only its runtime
-    view (:mod:`dp_arena.sandbox.runtime`: ``/etc``, the C library, its language's
+    view (:mod:`dp_arena.sandbox.confinement.runtime`: ``/etc``, the C library, its language's
     files), read-only, a private copy of its own files (read-only) and a private
     ``/tmp``; ``--die-with-parent`` and the PID namespace take every process of the bot
     down with it.
@@ -18,10 +18,10 @@ Three modes, best first (``DP_ARENA_SANDBOX=bubblewrap|unshare|none`` forces one
     with resource limits and, as root, its own uid. A warning says the bot has network
     access and sees the host's files.
 
-In every mode the bot also runs under a syscall filter (:mod:`dp_arena.sandbox.seccomp`:
+In every mode the bot also runs under a syscall filter (:mod:`dp_arena.sandbox.confinement.seccomp`:
 no new namespaces, no mounts, ...) where the machine's architecture is one the filter
 knows, and in the first two the host-wide figures of ``/proc`` are masked
-(:func:`~dp_arena.sandbox.mounts.proc_masks`).
+(:func:`~dp_arena.sandbox.confinement.mounts.proc_masks`).
 
 Run as root (the dealer usually is, in CI and on servers), every mode also drops the
 bot to a uid of its own, never 0: root ignores file permissions and ``RLIMIT_NPROC``,
@@ -48,17 +48,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from dp_arena.sandbox import seccomp
-from dp_arena.sandbox.budget import budget_support
-from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import (
+from dp_arena.sandbox.confinement import seccomp
+from dp_arena.sandbox.confinement.budget import budget_support
+from dp_arena.sandbox.confinement.mounts import (
     SANDBOX_PATH,
     host_file,
     private_copy,
     proc_masks,
     python_runtime,
 )
-from dp_arena.sandbox.runtime import (
+from dp_arena.sandbox.confinement.runtime import (
     Residency,
     RuntimeView,
     keep_resident,
@@ -66,7 +65,8 @@ from dp_arena.sandbox.runtime import (
     resident,
     system_view,
 )
-from dp_arena.sandbox.uids import next_uid
+from dp_arena.sandbox.confinement.uids import next_uid
+from dp_arena.sandbox.limits import Limits
 
 __all__ = [
     "Isolation",
@@ -188,7 +188,7 @@ _SEAT_WORDS = {
 class SandboxCommand:
     """The argv that starts a bot inside the sandbox, its environment, the uid it runs as
     (``None``: the dealer's own), a scratch directory to remove after it ends, and the
-    syscall filter file bubblewrap reads on fd 3 (see :mod:`dp_arena.sandbox.spawn`)."""
+    syscall filter file bubblewrap reads on fd 3 (see :mod:`dp_arena.sandbox.dealer.spawn`)."""
 
     argv: tuple[str, ...]
     env: dict[str, str]
@@ -327,7 +327,7 @@ def _isolation(mode: str) -> Isolation:
 def _probe(mode: str, filter_program: bytes | None = None) -> str | None:
     """None if ``mode`` (with ``filter_program``, if given) can start a sandboxed
     ``true`` here, else why not."""
-    from dp_arena.sandbox.spawn import launcher_argv
+    from dp_arena.sandbox.dealer.spawn import launcher_argv
 
     if mode != "none":
         tool = "bwrap" if mode == "bubblewrap" else "unshare"
@@ -486,11 +486,12 @@ def _setpriv() -> str | None:
 
 
 def template_command(plan: TemplatePlan) -> SandboxCommand:
-    """The command that starts a template of ``plan``'s sandbox (:mod:`dp_arena.sandbox.zygote`):
-    the bot's own sandbox, as root with the capabilities a seat's set-up needs, without
-    limits, uid or filter (each seat sets its own)."""
+    """The command that starts a template of ``plan``'s sandbox
+    (:mod:`dp_arena.sandbox.bot.zygote`): the bot's own sandbox, as root with the
+    capabilities a seat's set-up needs, without limits, uid or filter (each seat sets
+    its own)."""
     masks = ",".join(target.removeprefix("/proc/") for _, target in proc_masks(plan.memory_bytes))
-    argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.zygote", "--masks", masks]
+    argv = [sys.executable, "-I", "-m", "dp_arena.sandbox.bot.zygote", "--masks", masks]
     argv += ["--own", str(plan.own)]
     if plan.filter_program is not None:
         argv += ["--filter", plan.filter_program.hex()]
@@ -527,9 +528,9 @@ WALK_AGAIN = 10.0
 
 def hold(view: RuntimeView, own: Path | None = None) -> Residency:
     """Keep every page of ``view`` (and of ``own``, the source of each seat's private
-    copy) in this dealer's memory from now on (:func:`~dp_arena.sandbox.runtime.keep_resident`);
-    a view or folder is walked again for new files at most every :data:`WALK_AGAIN`
-    seconds."""
+    copy) in this dealer's memory from now on
+    (:func:`~dp_arena.sandbox.confinement.runtime.keep_resident`); a view or folder is
+    walked again for new files at most every :data:`WALK_AGAIN` seconds."""
     now = time.monotonic()
     for key, files in ((view, view.regular_files), (own, lambda: _own_files(own))):
         if key is not None and now - _held.get(key, -WALK_AGAIN) >= WALK_AGAIN:

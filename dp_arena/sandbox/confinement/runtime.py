@@ -4,13 +4,14 @@ memory, so that whether a page is cached tells one sandbox nothing of another.
 Which pages of a file the kernel holds in its page cache is shared by the whole machine
 and outlives every process: two sandboxes that can read one file could pass bits through
 it (one reads a page, or not; the other times a read of it). The sandbox closes that in
-two ways. Each seat gets a private copy of its bot's own files (:mod:`dp_arena.sandbox.zygote`,
-:mod:`dp_arena.sandbox.isolation`). And a bot sees of the host only a **runtime view**, the
-files its language needs, each of whose pages the dealer holds in memory, locked, before
-any bot is seated (:func:`keep_resident`): a page that is always there carries no bit,
-and a page the dealer brought in counts in the dealer's memory, never in a bot's budget,
-so no bot's memory pressure can push it out. The syscall filter refuses what would drop
-or probe pages (:mod:`dp_arena.sandbox.seccomp`).
+two ways. Each seat gets a private copy of its bot's own files
+(:mod:`dp_arena.sandbox.bot.zygote`, :mod:`dp_arena.sandbox.confinement.isolation`). And
+a bot sees of the host only a **runtime view**, the files its language needs, each of
+whose pages the dealer holds in memory, locked, before any bot is seated
+(:func:`keep_resident`): a page that is always there carries no bit, and a page the
+dealer brought in counts in the dealer's memory, never in a bot's budget, so no bot's
+memory pressure can push it out. The syscall filter refuses what would drop
+or probe pages (:mod:`dp_arena.sandbox.confinement.seccomp`).
 
 A view is made of:
 
@@ -347,7 +348,7 @@ def system_view() -> RuntimeView:
     links, and the sandbox's own tools and the common libraries with what they load."""
     import shutil
 
-    from dp_arena.sandbox.mounts import SANDBOX_PATH
+    from dp_arena.sandbox.confinement.mounts import SANDBOX_PATH
 
     builder = _Builder()
     for folder in SYSTEM_FOLDERS:
