@@ -201,7 +201,7 @@ def test_the_isolation_summary_says_which_budget_is_active(budget_kind: str) -> 
 @pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)
 def test_thousands_of_bot_processes_leave_no_group_behind(budget_kind: str) -> None:
     """The start and end of a seat's process, 2,000 times, without the seat around it."""
-    from dp_arena.sandbox.confinement.isolation import SandboxCommand
+    from dp_arena.sandbox.confinement.command import SandboxCommand
     from dp_arena.sandbox.dealer.spawn import spawn
 
     command = SandboxCommand(("/bin/sh", "-c", "exit 3"), {}, "/", None)
@@ -236,7 +236,7 @@ def test_a_cgroup2_budget_writes_its_limits_and_reads_its_verdicts(tmp_path: Pat
 
 def test_a_program_that_cannot_start_is_a_load_error_and_leaves_no_group() -> None:
     """Here the sandbox itself fails to start (its working directory is gone)."""
-    from dp_arena.sandbox.confinement.isolation import SandboxCommand
+    from dp_arena.sandbox.confinement.command import SandboxCommand
     from dp_arena.sandbox.dealer.process import ProcessSeat
 
     command = SandboxCommand(("/bin/true",), {}, "/no/such/folder", None)

@@ -182,8 +182,8 @@ def test_every_page_a_bot_can_read_is_held_in_memory_by_the_dealer() -> None:
     the page cache (the kernel tells the files' owner, root, the truth through mincore)."""
     if os.geteuid() != 0:
         pytest.skip("mincore tells only a file's owner (or a writer) whether pages are cached")
-    from dp_arena.sandbox.confinement.isolation import _held as held_views
-    from dp_arena.sandbox.confinement.isolation import hold
+    from dp_arena.sandbox.confinement.residency import _held as held_views
+    from dp_arena.sandbox.confinement.residency import hold
     from dp_arena.sandbox.confinement.runtime import python_view, system_view
 
     view = system_view() | python_view()

@@ -42,7 +42,12 @@ from pathlib import Path
 
 import dp_arena
 from dp_arena.errors import AgentError
-from dp_arena.sandbox.confinement.runtime import RuntimeView, program_view, python_view
+from dp_arena.sandbox.confinement.runtime import (
+    SANDBOX_PATH,
+    RuntimeView,
+    program_view,
+    python_view,
+)
 
 __all__ = [
     "PROGRAM_DIRS",
@@ -63,8 +68,6 @@ __all__ = [
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
 # Where a command bot's program may live among the system folders (/etc holds no programs).
 PROGRAM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
-# The PATH inside the sandbox: a bare program name is looked up here, not in the dealer's.
-SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 BOT_MANIFEST = "bot.toml"
 
 

@@ -25,7 +25,7 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
-from dp_arena.sandbox.confinement.isolation import SandboxCommand
+from dp_arena.sandbox.confinement.command import SandboxCommand
 from dp_arena.sandbox.dealer.pipes import BotLog, Closed, Oversized, Pipes
 from dp_arena.sandbox.dealer.reaper import REAPER
 from dp_arena.sandbox.dealer.spawn import BotProcess, spawn

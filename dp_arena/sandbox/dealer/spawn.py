@@ -24,7 +24,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -42,15 +41,9 @@ from dp_arena.sandbox.confinement.budget import (
     new_budget,
     proc_table,
 )
-from dp_arena.sandbox.confinement.isolation import (
-    SECCOMP_FD,
-    SandboxCommand,
-    TemplatePlan,
-    exec_command,
-    kill_uid,
-    sandbox_command,
-)
-from dp_arena.sandbox.confinement.uids import sweeping
+from dp_arena.sandbox.confinement.command import SandboxCommand, TemplatePlan, launcher_argv
+from dp_arena.sandbox.confinement.isolation import exec_command, sandbox_command
+from dp_arena.sandbox.confinement.uids import kill_uid, sweeping
 from dp_arena.sandbox.dealer.template import (
     ForkedProcess,
     Template,
@@ -68,7 +61,6 @@ __all__ = [
     "Monitor",
     "Spares",
     "kept_processes",
-    "launcher_argv",
     "spawn",
 ]
 
@@ -160,19 +152,6 @@ class Monitor:
 
 MONITOR = Monitor()
 atexit.register(MONITOR.sweep_now)  # registered first, so it runs after the others
-
-
-def launcher_argv(command: SandboxCommand, procs_files: list[str]) -> list[str]:
-    """``command.argv``, preceded when needed by the shell that joins the bot's cgroups
-    and opens the syscall filter for bubblewrap."""
-    steps = [f"echo $$ > {shlex.quote(path)}" for path in procs_files]
-    opens = ""
-    if command.seccomp_file is not None:
-        opens = f" {SECCOMP_FD}< {shlex.quote(command.seccomp_file)}"
-    if not steps and not opens:
-        return list(command.argv)
-    script = " && ".join([*steps, f'exec "$@"{opens}'])
-    return ["/bin/sh", "-c", script, "dp-arena-launch", *command.argv]
 
 
 class BotProcess:

@@ -41,7 +41,8 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
-from dp_arena.sandbox.confinement.isolation import TemplatePlan, template_command
+from dp_arena.sandbox.confinement.command import TemplatePlan
+from dp_arena.sandbox.confinement.isolation import template_command
 from dp_arena.sandbox.confinement.mounts import host_folder
 from dp_arena.sandbox.confinement.uids import next_uid
 from dp_arena.sandbox.limits import Limits
