@@ -9,12 +9,19 @@
     seat = open_seat("bots/mybot/", name="mybot")               # a bot folder (bot.toml)
 
 Built-in bots, and Python specs when ``trusted=True``, run in-process
-(:class:`~dp_arena.agents.InProcessSeat`). Everything else runs in a fresh process
-started by exec, under the isolation :func:`isolation` reports (``docs/sandbox.md``),
-speaking the JSON pipe protocol (``docs/protocol.md``). Python classes are hosted by
-:mod:`dp_arena.sandbox.bot.runner`. Each call makes a separate process, so mirrored copies
-of a bot share nothing. ``open_seat`` never raises for a broken bot: the seat's first
-call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
+(:class:`~dp_arena.agents.InProcessSeat`; :func:`runs_in_process` is that rule).
+Everything else runs in a process of its own, under the isolation :func:`isolation`
+reports (``docs/sandbox.md``), speaking the JSON pipe protocol (``docs/protocol.md``).
+Each call makes a separate process, so mirrored copies of a bot share nothing.
+``open_seat`` never raises for a broken bot: the seat's first call answers with a
+``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
+
+The package has three wings (``docs/architecture.md`` draws them): ``dealer/``, the
+seats as the table sees them; ``confinement/``, what a bot may see and do, one backend
+class per isolation mode; ``bot/``, what runs inside the sandbox (the Python bot's
+runner, the warm template its seats are forked from, the ACPC shim), which imports
+nothing of the other two but the syscall filter. The pipe protocol and the limits,
+which both sides use, sit at the top.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ if TYPE_CHECKING:
         open_seat,
         prepare,
         resolve,
+        runs_in_process,
     )
     from dp_arena.sandbox.limits import Limits
 
@@ -59,6 +67,7 @@ __all__ = [
     "open_seat",
     "prepare",
     "resolve",
+    "runs_in_process",
 ]
 
 
@@ -91,5 +100,6 @@ lazy_names(
         "open_seat": "dealer.seats",
         "prepare": "dealer.seats",
         "resolve": "dealer.seats",
+        "runs_in_process": "dealer.seats",
     },
 )

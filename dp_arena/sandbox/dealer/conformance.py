@@ -294,13 +294,13 @@ def check_agent(
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
     from dp_arena.agents.spec import SpecKind
-    from dp_arena.sandbox.dealer.seats import resolve
+    from dp_arena.sandbox.dealer.seats import resolve, runs_in_process
 
     in_process = no_limit_only = False
     try:
         # As the seat will: a bot folder's or a registry bot's spec resolved by its manifest.
         parsed = resolve(spec)[0]
-        in_process = parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
+        in_process = runs_in_process(parsed, trusted)
         # An ACPC agent plays no-limit hold'em only: it is checked on that alone.
         no_limit_only = parsed.kind is SpecKind.ACPC
     except Exception:  # open_seat reports a bad spec as a load error

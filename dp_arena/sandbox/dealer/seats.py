@@ -35,7 +35,15 @@ __all__ = [
     "open_seat",
     "prepare",
     "resolve",
+    "runs_in_process",
 ]
+
+
+def runs_in_process(spec: AgentSpec, trusted: bool) -> bool:
+    """Whether a seat of ``spec`` (resolved: a bot folder's or a registry bot's manifest
+    read) runs in the dealer's own process: a built-in bot always, a Python bot when it
+    is ``trusted``; everything else runs sandboxed. The one place this is decided."""
+    return spec.kind is SpecKind.BUILTIN or (trusted and spec.is_python)
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,7 +191,7 @@ def open_seat(
     try:
         parsed, spec, stored_dir = _parsed(spec)
         bot_dir = stored_dir or bot_dir
-        if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+        if runs_in_process(parsed, trusted):
             return InProcessSeat(load_agent(parsed), name)
         limits = limits or Limits()
         launch = launch_for(parsed, bot_dir=bot_dir)
@@ -216,7 +224,7 @@ def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -
     for spec, trusted in dict.fromkeys(bots):
         try:
             parsed, _, bot_dir = _parsed(spec)
-            if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+            if runs_in_process(parsed, trusted):
                 continue
             launch = launch_for(parsed, bot_dir=bot_dir)
         except (DPArenaError, OSError, ValueError):
