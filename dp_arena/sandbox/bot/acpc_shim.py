@@ -20,6 +20,7 @@ each action, the decision it is asked and the end with the cards shown.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -47,6 +48,9 @@ __all__ = ["main"]
 HOST = "127.0.0.1"
 MAX_LINE = 1 << 16  # an ACPC line is a few hundred bytes
 MAX_AGENTS = 8
+# How long an agent may take to leave by itself once its connection is closed (well
+# within the dealer's grace for the shim after its goodbye), before it is terminated.
+LEAVE_GRACE = 0.2
 QUICKACK = getattr(socket, "TCP_QUICKACK", 12)  # Linux's
 
 
@@ -172,6 +176,10 @@ class Agent:
         try:
             self.connection.close()
         finally:
+            # An agent leaves when the dealer closes its connection: given a moment, it
+            # reads what it was sent last (the end of the last hand) before it goes.
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(LEAVE_GRACE)
             if self.process.poll() is None:
                 self.process.terminate()
                 try:
