@@ -25,7 +25,7 @@ from dp_arena.engine import Betting, TableRules
 from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import isolation as sandbox_isolation
 from dp_arena.sandbox.confinement.isolation import detect
-from dp_arena.sandbox.confinement.uids import uid_processes
+from dp_arena.sandbox.confinement.processes import uid_processes
 from dp_arena.sandbox.dealer.spawn import kept_processes
 from dp_arena.sandbox.limits import Limits
 

@@ -111,8 +111,8 @@ def test_the_trees_process_budget_is_the_bots_processes_and_the_sandboxs_own(
     tree, counted here with a bot of one process: the init alone for a seat forked from a
     template, bubblewrap's two for an exec'd one. Neither leaves the bot more."""
     from dp_arena.sandbox import open_seat
+    from dp_arena.sandbox.dealer.forked import ForkedProcess
     from dp_arena.sandbox.dealer.process import ProcessSeat
-    from dp_arena.sandbox.dealer.template import ForkedProcess
 
     tag = f"{REPO / 'agents' / 'tag.py'}:TightAggressiveBot"
     kinds = [("exec", budget_module.LAUNCHER_TASKS)]

@@ -338,8 +338,7 @@ def test_a_process_named_like_a_status_line_is_still_found_by_its_real_uid() -> 
     """A bot sets its own process name, and the kernel keeps \\x1c-\\x1e in it: named
     "x\\x1cUid:\\t4242", a process must still be found (and killed) under its real uid and
     counted in its parent's tree."""
-    from dp_arena.sandbox.confinement.budget import proc_table
-    from dp_arena.sandbox.confinement.uids import uid_processes
+    from dp_arena.sandbox.confinement.processes import proc_table, uid_processes
 
     program = (
         "import ctypes, sys, time\n"

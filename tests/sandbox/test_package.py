@@ -15,18 +15,20 @@ from dp_arena.engine import evaluator
 
 # What only the dealer needs: a seat's host that loads any of them has pulled in the
 # dealer's side of the package (directly or through dp_arena.sandbox's own names).
-DEALER_ONLY = (
-    "threading",
-    "subprocess",
-    "tempfile",
-    "shutil",
-    "dp_arena.sandbox.dealer.seats",
-    "dp_arena.sandbox.dealer.process",
-    "dp_arena.sandbox.dealer.spawn",
-    "dp_arena.sandbox.dealer.template",
-    "dp_arena.sandbox.confinement.isolation",
-    "dp_arena.sandbox.confinement.budget",
-)
+DEALER_ONLY = ("threading", "subprocess", "tempfile", "shutil")
+# The dealer's wings of the sandbox; of them the bot side loads the syscall filter alone
+# (each forked seat installs it on itself), which loads nothing else.
+DEALER_WINGS = ("dp_arena.sandbox.dealer", "dp_arena.sandbox.confinement")
+FILTER = ("dp_arena.sandbox.confinement", "dp_arena.sandbox.confinement.seccomp")
+
+
+def _dealers_modules(loaded: set[str], *, standard: tuple[str, ...] = DEALER_ONLY) -> list[str]:
+    return sorted(
+        name
+        for name in loaded
+        if name in standard or (name.startswith(DEALER_WINGS) and name not in FILTER)
+    )
+
 
 _WARM_TEMPLATE = """
 import argparse, json, sys
@@ -46,7 +48,20 @@ def test_a_warm_template_and_its_runner_load_none_of_the_dealers_modules() -> No
     )
     loaded = set(json.loads(done.stdout))
     assert "dp_arena.sandbox.bot.runner" in loaded and "dp_arena.engine.evaluator" in loaded
-    assert sorted(loaded.intersection(DEALER_ONLY)) == []
+    assert "dp_arena.sandbox.confinement.seccomp" in loaded  # the wing's one module it needs
+    assert _dealers_modules(loaded) == []
+
+
+def test_the_acpc_shim_loads_none_of_the_dealers_modules() -> None:
+    code = (
+        "import json, sys, dp_arena.sandbox.bot.acpc_shim; print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "dp_arena.sandbox.bot.acpc" in loaded
+    assert _dealers_modules(loaded, standard=()) == []  # it starts its agent: subprocess is its own
 
 
 def test_every_public_name_is_there_when_asked_for() -> None:

@@ -28,7 +28,7 @@ figures of ``/proc`` are masked (:func:`~dp_arena.sandbox.confinement.mounts.pro
 Run as root (the dealer usually is, in CI and on servers), every mode also drops the
 bot to a uid of its own, never 0: root ignores file permissions and ``RLIMIT_NPROC``,
 and a uid per bot process makes the process limit per bot and lets
-:func:`~dp_arena.sandbox.confinement.uids.kill_uid` find every process a bot left
+:func:`~dp_arena.sandbox.confinement.processes.kill_uid` find every process a bot left
 behind. The namespaces are deliberately made without a user namespace when running as
 root: in one, the bot's uid would map back to root outside, and the kernel would exempt
 it from the process limit.

@@ -8,23 +8,20 @@ where ``/run/lock`` exists, else ``dp-arena-uids`` in the temporary directory); 
 held as long as the process lives and the kernel lets it go when the process ends,
 however it ends. A forked child claims a block of its own (a lock belongs to the
 parent's open file). Within a block, a counter keeps the bots of one dealer apart and a
-uid whose sweep is still to come is skipped. :func:`uid_processes` finds what runs
-under a bot's uid, :func:`kill_uid` ends it.
+uid whose sweep is still to come is skipped.
 """
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import os
-import signal
 import tempfile
 import threading
 from pathlib import Path
 
 from dp_arena.errors import RunError
 
-__all__ = ["BLOCKS", "BLOCK_SIZE", "UID_BASE", "kill_uid", "next_uid", "sweeping", "uid_processes"]
+__all__ = ["BLOCKS", "BLOCK_SIZE", "UID_BASE", "next_uid", "sweeping"]
 
 # Uids handed to bot processes: far above any real account.
 UID_BASE = 2_000_000
@@ -92,38 +89,3 @@ def next_uid() -> int:
             uid = UID_BASE + block * BLOCK_SIZE + _counter % BLOCK_SIZE
             if uid not in sweeping:
                 return uid
-
-
-def uid_processes(uid: int) -> list[int]:
-    """Live (not zombie) processes whose real uid is ``uid``, found through ``/proc``."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as status:
-                text = status.read().decode("ascii", "replace")
-        except OSError:
-            continue
-        state = uid_line = ""
-        # Lines end with "\n" only: splitlines() would also split the process's name
-        # (the bot sets it) at \x1c-\x1e, which the kernel leaves as they are, so a name
-        # such as "x\x1cUid:\t0" would pass for the uid line and hide the process.
-        for line in text.split("\n"):
-            if line.startswith("State:"):
-                state = line.split()[1]
-            elif line.startswith("Uid:"):
-                uid_line = line.split()[1]
-                break
-        if uid_line == str(uid) and state not in ("Z", "X"):
-            found.append(int(entry))
-    return found
-
-
-def kill_uid(uid: int) -> int:
-    """SIGKILL every process running as ``uid`` (a bot's own uid); how many were found."""
-    pids = uid_processes(uid)
-    for pid in pids:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-    return len(pids)

@@ -48,7 +48,8 @@ from dp_arena.agents import (
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
-from dp_arena.sandbox import isolation, load_hint, open_seat
+from dp_arena.sandbox.confinement.isolation import detect
+from dp_arena.sandbox.dealer.seats import load_hint, open_seat, resolve, runs_in_process
 from dp_arena.sandbox.limits import Limits
 from dp_arena.text import printable
 
@@ -294,7 +295,6 @@ def check_agent(
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
     from dp_arena.agents.spec import SpecKind
-    from dp_arena.sandbox.dealer.seats import resolve, runs_in_process
 
     in_process = no_limit_only = False
     try:
@@ -305,7 +305,7 @@ def check_agent(
         no_limit_only = parsed.kind is SpecKind.ACPC
     except Exception:  # open_seat reports a bad spec as a load error
         pass
-    report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())
+    report = CheckReport(spec, {"mode": "in-process"} if in_process else detect().to_json())
     started = time.monotonic()
 
     def fresh_seat(target: CheckReport, where: str) -> _Timed:

@@ -19,9 +19,9 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.confinement.command import SandboxCommand
+from dp_arena.sandbox.dealer.forked import ForkedProcess
 from dp_arena.sandbox.dealer.pipes import BotLog, Closed, Pipes
 from dp_arena.sandbox.dealer.spawn import BotProcess, spawn
-from dp_arena.sandbox.dealer.template import ForkedProcess
 from dp_arena.sandbox.limits import Limits
 
 __all__ = ["EXIT_GRACE", "BotLifecycle"]

@@ -29,11 +29,11 @@ from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.confinement.command import SandboxCommand
 from dp_arena.sandbox.dealer.channel import BotChannel
+from dp_arena.sandbox.dealer.forked import ForkedProcess
 from dp_arena.sandbox.dealer.lifecycle import EXIT_GRACE, BotLifecycle
 from dp_arena.sandbox.dealer.pipes import BotLog, Pipes
 from dp_arena.sandbox.dealer.reaper import REAPER
 from dp_arena.sandbox.dealer.spawn import BotProcess
-from dp_arena.sandbox.dealer.template import ForkedProcess
 from dp_arena.sandbox.limits import Limits
 
 __all__ = ["EXIT_GRACE", "ProcessSeat", "log_path", "log_path_stem"]

@@ -39,13 +39,13 @@ from dp_arena.sandbox.confinement.budget import (
     Budget,
     budget_support,
     new_budget,
-    proc_table,
 )
 from dp_arena.sandbox.confinement.command import SandboxCommand, TemplatePlan, launcher_argv
 from dp_arena.sandbox.confinement.isolation import exec_command, sandbox_command
-from dp_arena.sandbox.confinement.uids import kill_uid, sweeping
+from dp_arena.sandbox.confinement.processes import kill_uid, proc_table
+from dp_arena.sandbox.confinement.uids import sweeping
+from dp_arena.sandbox.dealer.forked import ForkedProcess
 from dp_arena.sandbox.dealer.template import (
-    ForkedProcess,
     Template,
     fork_seat,
     release_seat,
