@@ -36,7 +36,7 @@ from dp_arena.ratings.clairvoyance import Steps
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
 from dp_arena.runner.launch import EventExecutor, SerialRun
-from dp_arena.runner.verify import check_unit
+from dp_arena.runner.verify import check_draws, check_unit
 from dp_arena.server import crud, views
 from dp_arena.server.db import Database
 from dp_arena.server.models import Match, Submission, now
@@ -159,7 +159,7 @@ def verify_match(
     )
     for unit, result in zip(match_units(config, players), tables, strict=True):
         decks, hands = check_unit(unit, result)
-        problems += decks + hands
+        problems += decks + hands + check_draws(unit, result)[1]
     recorded_nets = [bot.get("net_chips") for bot in data["bots"]]
     if all(net is not None for net in recorded_nets):
         nets = _match_nets(len(players), tables)

@@ -91,11 +91,12 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
         "plan",
         "decks",
         "hands",
+        "draws",
         "results",
         "clairvoyance",
         "histories",
     ]
-    assert "flagged: none" in verification.checks[6].detail
+    assert "flagged: none" in verification.checks[7].detail
     key = EventKey.read(finished / "key")
     assert verification.key == key
     assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
