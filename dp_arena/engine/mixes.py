@@ -133,6 +133,9 @@ class Mix:
     def parse(cls, text: str) -> Mix:
         """The mix of its text (``str(mix)``): ``"fold 0.25, call 0.5, raise 120 0.25"``;
         :class:`ValueError` when it is not one."""
+        found = _parsed.get(text)
+        if found is not None:
+            return found
         entries = []
         for part in text.split(","):
             words = part.split()
@@ -147,7 +150,11 @@ class Mix:
             except ValueError:
                 raise ValueError(f"not a mix: {text[:120]!r}") from None
             entries.append((action, probability))
-        return cls(entries)
+        mix = cls(entries)
+        if len(_parsed) >= _PARSED_KEPT:
+            _parsed.clear()
+        _parsed[text] = mix
+        return mix
 
     @property
     def total(self) -> int:
@@ -214,6 +221,12 @@ class Mix:
 
     def __reduce__(self) -> tuple[object, tuple[str]]:
         return (Mix.parse, (str(self),))
+
+
+# The mixes of recent texts: the mirrored tables of a deal, and the records of an event
+# read again, ask for the same few texts over and over (a mix is immutable).
+_parsed: dict[str, Mix] = {}
+_PARSED_KEPT = 1 << 14
 
 
 def _probability(value: object, action: Action) -> Fraction:

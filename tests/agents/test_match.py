@@ -203,7 +203,7 @@ def test_json_shape() -> None:
         "predictable": True,
         "unit": "mbb/deal",
         "confidence": 0.95,
-        "adjusted": "board-luck",
+        "adjusted": "board+action",
         "clairvoyance_flag_below": 1e-6,
     }
     assert [agent["name"] for agent in data["agents"]] == ["IllegalBot", "tag", "random"]
