@@ -391,7 +391,7 @@ def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int)
         )
         seat.where = f"table-session {session + 1} ({seat_count} seats, {betting.value})"
         seats: list[Any] = [
-            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}")
+            InProcessSeat(load_agent(opponent_spec), f"random{index}")
             for index in range(seat_count)
         ]
         seats[session % seat_count] = seat
