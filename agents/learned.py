@@ -9,11 +9,12 @@ Its logits are the estimated values of the actions, in units of the pot. It answ
 every decision with their softmax at a temperature of 0.1 (:data:`TEMPERATURE`), a mixed
 strategy the dealer draws from: an action worth a tenth of the pot less than the best is
 played e times less often than it, one worth two pots less under a billionth as often
-(and so not at all: the dealer keeps probabilities to nine decimal places). Measured in heads-up matches of 1,000 deals against every other built-in,
-that plays as well as the greedy policy within the matches' noise, and it makes the bot
-harder to read; the luck of the dealer's draws is taken out of its luck-adjusted score
-(docs/rankings.md). ``LearnedBot(temperature=None)`` plays the most valuable legal
-action, deterministically; ``LearnedBot(weights="other.json")`` plays other weights.
+(and so not at all: the dealer keeps probabilities to nine decimal places). Measured in
+heads-up matches of 1,000 deals against every other built-in, that plays as well as the
+greedy policy within the matches' noise, and it makes the bot harder to read; the luck
+of the dealer's draws is taken out of its luck-adjusted score (docs/rankings.md).
+``LearnedBot(temperature=None)`` plays the most valuable legal action, deterministically;
+``LearnedBot(weights="other.json")`` plays other weights.
 """
 
 from __future__ import annotations

@@ -74,10 +74,11 @@ def _edit_first_unit(
 ) -> None:
     """``change`` the first stored table-session (the first ``which`` accepts)."""
     with sqlite3.connect(run_dir / "store.sqlite") as connection:
-        for unit, blob in connection.execute(
+        for found, blob in connection.execute(
             "SELECT unit_id, result FROM units ORDER BY session, section, table_index"
         ).fetchall():
             data = json.loads(zlib.decompress(blob))
+            unit = found
             if which(data):
                 break
         change(data)
