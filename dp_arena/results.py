@@ -20,6 +20,7 @@ __all__ = [
     "FaultKind",
     "ScoredResult",
     "TableSessionResult",
+    "place_text",
     "session_from_records",
     "to_json",
 ]
@@ -167,6 +168,18 @@ _OMIT_EMPTY: dict[type, frozenset[str]] = {}
 # Values that are their own JSON (exactly these types: an enum of str is not one), taken
 # as they are without a call: nearly every value of a result is one.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
+
+
+def place_text(session: int, section: int, table: int, deal: int | None = None) -> str:
+    """Where a table-session (and a deal of it) is, as people count: ``session 2, section
+    1, table 3, deal 7`` for the 0-based table and deal indices of the records (sessions and
+    sections are counted from 1 already); a match's tables (session 0) by table alone."""
+    where = (
+        f"table {table + 1}"
+        if session == 0
+        else f"session {session}, section {section}, table {table + 1}"
+    )
+    return where if deal is None else f"{where}, deal {deal + 1}"
 
 
 def to_json(record: Any) -> Any:

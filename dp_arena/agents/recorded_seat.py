@@ -33,7 +33,7 @@ from dp_arena.agents.seat import Seat, SeatFault
 from dp_arena.agents.table import action_text
 from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
-from dp_arena.results import Fault, TableSessionResult
+from dp_arena.results import Fault, TableSessionResult, place_text
 
 __all__ = ["Difference", "RecordedSeat", "parse_recorded"]
 
@@ -61,10 +61,8 @@ class Difference:
         return (self.session, self.section, self.table, self.deal, self.decision)
 
     def where(self) -> str:
-        return (
-            f"session {self.session}, section {self.section}, table {self.table},"
-            f" deal {self.deal}, decision {self.decision + 1} (seat {self.seat})"
-        )
+        place = place_text(self.session, self.section, self.table, self.deal)
+        return f"{place}, decision {self.decision + 1} (seat {self.seat + 1})"
 
     def describe(self) -> str:
         return f"{self.where()}: recorded {self.recorded}, replayed {self.replayed}"
@@ -144,7 +142,7 @@ class RecordedSeat(Seat):
             action_text(action) != text for action, text in zip(played, actions, strict=False)
         ):
             self.left = True
-            self.on_leave(f"deal {deal}, decision {len(played) + 1}")
+            self.on_leave(f"deal {deal + 1}, decision {len(played) + 1}")
             return answer
         fault = self.faults.get((deal, observation.street.name.lower(), recorded))
         mix = records[deal].mix_at(len(played))

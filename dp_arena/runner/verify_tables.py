@@ -16,7 +16,7 @@ from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.engine.mixes import Mix, MixDraws
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
-from dp_arena.results import TableSessionResult
+from dp_arena.results import TableSessionResult, place_text
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
@@ -44,7 +44,7 @@ def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], 
     """The deck problems and the replay problems of one stored table-session: cards that
     are not ``deck_for(key, section, session, deal)``'s, and actions that do not replay
     to the recorded nets."""
-    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    where = place_text(unit.session, unit.section, unit.table)
     deck_problems: list[str] = []
     hand_problems: list[str] = []
     seats = unit.rules.seat_count
@@ -54,9 +54,9 @@ def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], 
         deck_problems.append(f"{where}: {len(result.deals)} deals recorded, {unit.deals} planned")
     for position, record in enumerate(result.deals):
         deal = record.deal
-        here = f"{where}, deal {deal}"
+        here = place_text(unit.session, unit.section, unit.table, deal)
         if deal != position:
-            deck_problems.append(f"{here}: recorded as deal {deal} in place {position}")
+            deck_problems.append(f"{here}: recorded in place {position + 1}")
             continue
         button = button_for_deal(deal, seats)
         holes, board = deal_cards(
@@ -149,7 +149,7 @@ class _AnsweredSessions:
             result = answered.get(identifier)
             if result is None:
                 raise _Missing(
-                    f"session {unit.session}, section {unit.section}, table {unit.table}"
+                    f"{place_text(unit.session, unit.section, unit.table)}"
                     " is not in the store: the results cannot have come from this run's plan"
                 )
             decks, hands = check_unit(unit, result)
@@ -190,15 +190,14 @@ def check_sessions(
         histories,
         lambda again: recomputed.append(_read_json(again / "results.json")),
     )
+    deals = _deals(executor.asked, executor.deals)
     verification.add(
         "decks",
         executor.deck_problems,
-        f"{executor.deals:,} deals at {len(executor.asked):,} tables hold the deck's cards",
+        f"{deals} at {len(executor.asked):,} table-sessions hold the deck's cards",
     )
     verification.add(
-        "hands",
-        executor.hand_problems,
-        f"{executor.deals:,} deals replay through the engine to their recorded nets",
+        "hands", executor.hand_problems, f"{deals} replay through the engine to their recorded nets"
     )
     verification.add(
         "draws",
@@ -217,6 +216,17 @@ def check_sessions(
     if recomputed:
         _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
     return executor.asked
+
+
+def _deals(units: Sequence[TableUnit], table_deals: int) -> str:
+    """``46 deals (170 table-deals)``: each deal of a section at every one of its tables."""
+    sections: dict[tuple[int, int], int] = {}
+    for unit in units:
+        sections[unit.session, unit.section] = max(
+            unit.deals, sections.get((unit.session, unit.section), 0)
+        )
+    deals = sum(sections.values())
+    return f"{deals:,} deal{'s' * (deals != 1)} ({table_deals:,} table-deals)"
 
 
 def _read_json(path: Path) -> Any:

@@ -34,7 +34,7 @@ from dp_arena.sandbox.spawn import BotProcess, spawn
 from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["ProcessSeat", "log_path"]
+__all__ = ["ProcessSeat", "log_path", "log_path_stem"]
 
 # How long a bot may take to exit after its goodbye before it is killed.
 EXIT_GRACE = 0.5
@@ -51,7 +51,7 @@ def log_path(log_dir: Path | None, name: str) -> Path | None:
     if log_dir is None:
         return None
     log_dir.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
+    stem = log_path_stem(name)
     key = (str(log_dir), stem)
     first = _next_log.get(key, 1)
     for index in range(first, first + 10_000):
@@ -63,6 +63,11 @@ def log_path(log_dir: Path | None, name: str) -> Path | None:
         except FileExistsError:
             continue
     raise OSError(f"no free log file name for {name!r} in {log_dir}")
+
+
+def log_path_stem(name: str) -> str:
+    """What a bot called ``name``'s log files are named by (before ``.log``)."""
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
 
 
 # The index after the last log name each (folder, bot) got in this process.
