@@ -24,6 +24,7 @@ from dp_arena.agents.agent import HOOKS
 from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.dealer.pipes import BotLog, Closed, Oversized, Pipes
@@ -83,7 +84,9 @@ class BotChannel:
         load fault (a bot that gives none is gone)."""
         return self.exchange("hello", lambda: self._hello(deadline))
 
-    def ask(self, observation: Observation, deadline: float, allowed: float) -> Action | SeatFault:
+    def ask(
+        self, observation: Observation, deadline: float, allowed: float
+    ) -> Action | Mix | SeatFault:
         """Ask the bot to act on ``observation`` by ``deadline`` (``allowed`` seconds from
         now: the action time and what is left of the time bank); its action, or the
         fault. A request that timed out is given up: its answer, if it comes, is dropped."""
@@ -132,7 +135,7 @@ class BotChannel:
         self.hooks = protocol.hello_hooks(answer)
         return None
 
-    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
+    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | Mix | SeatFault:
         """Send ``act`` and take its answer: the action, or the fault it is."""
         self._send(request, deadline)
         answer = self._receive(request_id, deadline, stray_limit=self.limits.message_bytes)

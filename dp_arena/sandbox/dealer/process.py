@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.confinement.command import SandboxCommand
@@ -135,7 +136,7 @@ class ProcessSeat:
     def end_deal(self, end: DealEnd) -> SeatFault | None:
         return self._notify("end_deal", protocol.deal_end, end)
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         fault = self._ready()
         if fault is not None:
             return fault
