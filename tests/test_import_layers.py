@@ -17,7 +17,7 @@ import ast
 import functools
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -399,8 +399,8 @@ def test_the_registry_names_a_module_of_each_family_and_only_those() -> None:
     assert all(get_format(name).name == name for name in registered)
 
 
-def test_the_tournament_has_no_import_cycle() -> None:
-    graph = _tournament_graph()
+def _assert_no_cycle(graph: Mapping[str, Iterable[str]]) -> None:
+    """Fail naming the cycle if ``graph`` (module -> the modules it imports) has one."""
     done: set[str] = set()
 
     def visit(module: str, path: list[str]) -> None:
@@ -413,6 +413,10 @@ def test_the_tournament_has_no_import_cycle() -> None:
 
     for module in sorted(graph):
         visit(module, [])
+
+
+def test_the_tournament_has_no_import_cycle() -> None:
+    _assert_no_cycle(_tournament_graph())
 
 
 # Inside the sandbox: three wings (subpackages) and, at the top, the modules both sides of
@@ -500,18 +504,7 @@ def test_the_sandbox_has_no_import_cycle() -> None:
     graph: dict[str, set[str]] = {module: set() for module in _sandbox_modules()}
     for module, _, _, target in _sandbox_imports():
         graph[module].add(target)
-    done: set[str] = set()
-
-    def visit(module: str, path: list[str]) -> None:
-        assert module not in path, f"an import cycle: {' -> '.join([*path, module])}"
-        if module in done:
-            return
-        for target in sorted(graph[module]):
-            visit(target, [*path, module])
-        done.add(module)
-
-    for module in sorted(graph):
-        visit(module, [])
+    _assert_no_cycle(graph)
 
 
 def test_builtin_bots_use_only_the_bot_api_and_the_learner() -> None:

@@ -47,7 +47,12 @@ from pathlib import Path
 
 from dp_arena.sandbox.confinement import seccomp
 from dp_arena.sandbox.confinement.backends import MODES, backend
-from dp_arena.sandbox.confinement.backends.base import Isolation, is_root, world_reachable
+from dp_arena.sandbox.confinement.backends.base import (
+    Enclosure,
+    Isolation,
+    is_root,
+    world_reachable,
+)
 from dp_arena.sandbox.confinement.backends.none import NoneBackend
 from dp_arena.sandbox.confinement.budget import budget_support
 from dp_arena.sandbox.confinement.command import SandboxCommand, TemplatePlan, minimal_env
@@ -184,15 +189,8 @@ def sandbox_command(
         # Forked from a template: the command is the runner's own, and is wrapped in a
         # sandbox of its own (exec_command) only if no template can make the seat.
         return SandboxCommand(tuple(argv), minimal_env(), str(bot_dir), uid, template=plan)
-    return backend(mode).wrap(
-        argv,
-        bot_dir=bot_dir,
-        own=own,
-        runtime=runtime,
-        limits=limits,
-        uid=uid,
-        filter_program=filter_program,
-    )
+    enclosure = Enclosure(bot_dir, own, runtime, limits, uid, filter_program)
+    return backend(mode).wrap(argv, enclosure)
 
 
 def template_plan(
@@ -225,15 +223,10 @@ def exec_command(command: SandboxCommand, limits: Limits) -> SandboxCommand:
     plan = command.template
     if plan is None:
         return command
-    return backend(plan.mode).wrap(
-        command.argv,
-        bot_dir=plan.bot_dir,
-        own=plan.own,
-        runtime=plan.runtime,
-        limits=limits,
-        uid=command.uid,
-        filter_program=plan.filter_program,
+    enclosure = Enclosure(
+        plan.bot_dir, plan.own, plan.runtime, limits, command.uid, plan.filter_program
     )
+    return backend(plan.mode).wrap(command.argv, enclosure)
 
 
 @functools.cache
@@ -259,15 +252,9 @@ def template_command(plan: TemplatePlan) -> SandboxCommand:
     for path, target in view.links:
         if _within(path, "/tmp"):
             argv += ["--under-tmp-link", f"{path}={target}"]
-    return backend(plan.mode).wrap(
-        [*argv, "--", *plan.runner_args],
-        bot_dir=plan.bot_dir,
-        own=plan.own,
-        runtime=plan.runtime,
-        limits=Limits(memory_bytes=plan.memory_bytes),
-        uid=None,
-        template=True,
-    )
+    limits = Limits(memory_bytes=plan.memory_bytes)
+    enclosure = Enclosure(plan.bot_dir, plan.own, plan.runtime, limits, None, template=True)
+    return backend(plan.mode).wrap([*argv, "--", *plan.runner_args], enclosure)
 
 
 def _within(path: str, folder: str) -> bool:

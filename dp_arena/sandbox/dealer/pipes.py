@@ -165,30 +165,35 @@ class Pipes:
             raise Oversized(f"a message over {self.message_bytes} bytes")
         return None
 
-    def _read_stdout(self) -> None:
+    def _read(self, fd: int) -> bytes | None:
+        """One chunk of what the bot wrote on ``fd``: ``None`` if nothing is there yet,
+        ``b""`` once the bot has closed it (it is no longer polled then)."""
         try:
-            chunk = os.read(self.from_bot, _CHUNK)
+            chunk = os.read(fd, _CHUNK)
         except BlockingIOError:
-            return
+            return None
         except OSError:
             chunk = b""
         if not chunk:
+            self._poll_read.unregister(fd)
+        return chunk
+
+    def _read_stdout(self) -> None:
+        chunk = self._read(self.from_bot)
+        if chunk is None:
+            return
+        if not chunk:
             self._stdout_open = False
-            self._poll_read.unregister(self.from_bot)
             return
         self._buffer += chunk
 
     def _drain_stderr(self, budget: int = 4 * _CHUNK) -> None:
         while budget > 0 and self._stderr_open:
-            try:
-                chunk = os.read(self.stderr, _CHUNK)
-            except BlockingIOError:
+            chunk = self._read(self.stderr)
+            if chunk is None:
                 return
-            except OSError:
-                chunk = b""
             if not chunk:
                 self._stderr_open = False
-                self._poll_read.unregister(self.stderr)
                 return
             self.log.write(chunk)
             budget -= len(chunk)

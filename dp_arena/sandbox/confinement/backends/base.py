@@ -30,7 +30,15 @@ from dp_arena.sandbox.confinement.runtime import RuntimeView, python_view, syste
 from dp_arena.sandbox.confinement.uids import next_uid
 from dp_arena.sandbox.limits import Limits
 
-__all__ = ["Backend", "Isolation", "NamespaceBackend", "is_root", "world_reachable"]
+__all__ = [
+    "Backend",
+    "Enclosure",
+    "Isolation",
+    "NamespaceBackend",
+    "Root",
+    "is_root",
+    "world_reachable",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +127,34 @@ _SEAT_WORDS = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class Enclosure:
+    """What one sandbox encloses: the bot's working folder, its own files (``own``: a file
+    or a folder, shown read-only at their path), the runtime view it sees, its limits, its
+    uid (``None``: the dealer's own), the syscall filter, and whether the sandbox is a warm
+    template's (whose seats each set their own limits, uid and filter)."""
+
+    bot_dir: Path
+    own: Path
+    runtime: RuntimeView
+    limits: Limits
+    uid: int | None
+    filter_program: bytes | None = None
+    template: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Root:
+    """The read-only root a namespace mode builds for a bot: the runtime ``view`` (its
+    enclosure's with the system's), the bot's ``own`` files (``(source, path)``: a seat's
+    private copy at the path of the originals) and the seat's ``scratch`` folder, removed
+    after it ends."""
+
+    view: RuntimeView
+    own: tuple[str, str]
+    scratch: str
+
+
 def is_root() -> bool:
     return os.geteuid() == 0
 
@@ -147,15 +183,10 @@ class Backend:
         probe_dir = tempfile.mkdtemp(prefix="dp-arena-probe-")
         try:
             os.chmod(probe_dir, 0o755)
-            command = self.wrap(
-                ["/bin/sh", "-c", "exit 0"],
-                bot_dir=Path(probe_dir),
-                own=Path(probe_dir),
-                runtime=RuntimeView(),
-                limits=Limits(),
-                uid=next_uid() if is_root() and self.namespaces else None,
-                filter_program=filter_program,
-            )
+            uid = next_uid() if is_root() and self.namespaces else None
+            folder = Path(probe_dir)
+            enclosure = Enclosure(folder, folder, RuntimeView(), Limits(), uid, filter_program)
+            command = self.wrap(["/bin/sh", "-c", "exit 0"], enclosure)
             try:
                 completed = subprocess.run(
                     launcher_argv(command, []),
@@ -184,54 +215,22 @@ class Backend:
         :func:`~dp_arena.sandbox.confinement.isolation.detect`)."""
         raise NotImplementedError
 
-    def wrap(
-        self,
-        argv: Sequence[str],
-        *,
-        bot_dir: Path,
-        own: Path,
-        runtime: RuntimeView,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None = None,
-        template: bool = False,
-    ) -> SandboxCommand:
-        """``argv`` as a command in this mode's sandbox: under the bot's limits, its uid
-        and the syscall filter (a template's seats set their own, so a ``template`` gets
-        none of them), inside what :meth:`_confine` makes of it."""
+    def wrap(self, argv: Sequence[str], enclosure: Enclosure) -> SandboxCommand:
+        """``argv`` as a command in this mode's sandbox, ``enclosure``: under the bot's
+        limits, its uid and the syscall filter (a template's seats set their own, so a
+        template gets none of them), inside what :meth:`_confine` makes of it."""
         launcher: list[str] = []
-        if filter_program is not None and not self.loads_filter:
+        program = enclosure.filter_program
+        if program is not None and not self.loads_filter:
             # No sandbox to load the filter: a launcher installs it, then execs the bot.
-            launcher = [sys.executable, "-I", "-S", seccomp.__file__, filter_program.hex()]
-            runtime = runtime | python_view()
-        inner = (
-            list(argv)
-            if template
-            else _limits_argv(limits) + _drop_argv(uid) + launcher + list(argv)
-        )
-        return self._confine(
-            inner,
-            bot_dir=bot_dir,
-            own=own,
-            runtime=runtime,
-            limits=limits,
-            uid=uid,
-            filter_program=filter_program,
-            template=template,
-        )
+            launcher = [sys.executable, "-I", "-S", seccomp.__file__, program.hex()]
+            enclosure = replace(enclosure, runtime=enclosure.runtime | python_view())
+        inner = list(argv)
+        if not enclosure.template:
+            inner = _limits_argv(enclosure.limits) + _drop_argv(enclosure.uid) + launcher + inner
+        return self._confine(inner, enclosure)
 
-    def _confine(
-        self,
-        inner: list[str],
-        *,
-        bot_dir: Path,
-        own: Path,
-        runtime: RuntimeView,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
+    def _confine(self, inner: list[str], enclosure: Enclosure) -> SandboxCommand:
         """The command that runs ``inner`` (already under the limits, uid and filter)
         inside this mode's sandbox."""
         raise NotImplementedError
@@ -261,51 +260,17 @@ class NamespaceBackend(Backend):
             proc_masked=True,
         )
 
-    def _confine(
-        self,
-        inner: list[str],
-        *,
-        bot_dir: Path,
-        own: Path,
-        runtime: RuntimeView,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
-        view = system_view() | runtime
+    def _confine(self, inner: list[str], enclosure: Enclosure) -> SandboxCommand:
+        view = system_view() | enclosure.runtime
         scratch = tempfile.mkdtemp(prefix="dp-arena-seat-")
         os.chmod(scratch, 0o755)
-        shown = own if template else private_copy(own, Path(scratch) / "own")
-        command = self._enter(
-            inner,
-            view=view,
-            own=(str(shown), str(own)),
-            scratch=scratch,
-            bot_dir=bot_dir,
-            limits=limits,
-            uid=uid,
-            filter_program=filter_program,
-            template=template,
-        )
+        own = enclosure.own
+        shown = own if enclosure.template else private_copy(own, Path(scratch) / "own")
+        command = self._enter(inner, enclosure, Root(view, (str(shown), str(own)), scratch))
         return replace(command, scratch=scratch)
 
-    def _enter(
-        self,
-        inner: list[str],
-        *,
-        view: RuntimeView,
-        own: tuple[str, str],
-        scratch: str,
-        bot_dir: Path,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
-        """``inner`` inside new namespaces, with a read-only root holding ``view`` and the
-        bot's ``own`` files (``(source, path)``: a seat's private copy at the path of the
-        originals); ``scratch`` is the seat's folder, removed after it ends."""
+    def _enter(self, inner: list[str], enclosure: Enclosure, root: Root) -> SandboxCommand:
+        """``inner`` inside new namespaces, with ``root`` as its read-only root."""
         raise NotImplementedError
 
 

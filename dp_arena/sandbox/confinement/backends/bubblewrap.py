@@ -11,11 +11,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from dp_arena.sandbox.confinement.backends.base import NamespaceBackend, binds, is_root
+from dp_arena.sandbox.confinement.backends.base import (
+    Enclosure,
+    NamespaceBackend,
+    Root,
+    binds,
+    is_root,
+)
 from dp_arena.sandbox.confinement.command import SECCOMP_FD, SandboxCommand, minimal_env
 from dp_arena.sandbox.confinement.mounts import host_file, proc_masks
-from dp_arena.sandbox.confinement.runtime import RuntimeView
-from dp_arena.sandbox.limits import Limits
 
 __all__ = ["TEMPLATE_CAPABILITIES", "BubblewrapBackend"]
 
@@ -36,22 +40,11 @@ class BubblewrapBackend(NamespaceBackend):
     tools: ClassVar[tuple[str, ...]] = ("bwrap",)
     loads_filter: ClassVar[bool] = True
 
-    def _enter(
-        self,
-        inner: list[str],
-        *,
-        view: RuntimeView,
-        own: tuple[str, str],
-        scratch: str,
-        bot_dir: Path,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
-        """``inner`` under ``bwrap``: new namespaces, and a root holding the runtime
-        ``view`` read-only, a fresh ``/proc`` (its host-wide figures masked), ``/dev`` and
-        ``/tmp``, and the bot's ``own`` files read-only; bubblewrap loads the filter."""
+    def _enter(self, inner: list[str], enclosure: Enclosure, root: Root) -> SandboxCommand:
+        """``inner`` under ``bwrap``: new namespaces, and a root holding the runtime view
+        read-only, a fresh ``/proc`` (its host-wide figures masked), ``/dev`` and
+        ``/tmp``, and the bot's own files read-only; bubblewrap loads the filter."""
+        limits, uid, program = enclosure.limits, enclosure.uid, enclosure.filter_program
         outer = [
             "bwrap",
             "--die-with-parent",
@@ -87,17 +80,17 @@ class BubblewrapBackend(NamespaceBackend):
                     made.add(str(ancestor))
                     outer.extend(["--perms", "0755", "--dir", str(ancestor)])
 
-        for source, target in binds(view, own):
+        for source, target in binds(root.view, root.own):
             parents(target)
             outer += ["--ro-bind", source, target]
             made.add(target)
-        for hidden in view.hidden:
+        for hidden in root.view.hidden:
             outer += ["--perms", "0755", "--tmpfs", hidden, "--remount-ro", hidden]
-        for path, target in view.links:  # last: nothing is ever made through a link
+        for path, target in root.view.links:  # last: nothing is ever made through a link
             parents(path)
             outer += ["--symlink", target, path]
-        outer += ["--chdir", str(bot_dir)]
-        if template:
+        outer += ["--chdir", str(enclosure.bot_dir)]
+        if enclosure.template:
             for capability in TEMPLATE_CAPABILITIES:
                 outer += ["--cap-add", capability]
         elif uid is not None:
@@ -110,9 +103,9 @@ class BubblewrapBackend(NamespaceBackend):
                 "CAP_SETPCAP",
             ]
         seccomp_file = None
-        if filter_program is not None:
+        if program is not None:
             outer += ["--seccomp", str(SECCOMP_FD)]
-            seccomp_file = host_file("seccomp.bpf", filter_program)
+            seccomp_file = host_file("seccomp.bpf", program)
         return SandboxCommand(
             (*outer, "--", *inner), minimal_env(), "/", uid, seccomp_file=seccomp_file
         )

@@ -5,19 +5,17 @@ its own uid. It has network access and sees the host's files, and a warning says
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import ClassVar
 
 from dp_arena.sandbox.confinement.backends.base import (
     Backend,
+    Enclosure,
     Isolation,
     is_root,
     world_reachable,
 )
 from dp_arena.sandbox.confinement.command import SandboxCommand, minimal_env
 from dp_arena.sandbox.confinement.mounts import python_runtime
-from dp_arena.sandbox.confinement.runtime import RuntimeView
-from dp_arena.sandbox.limits import Limits
 
 __all__ = ["NoneBackend"]
 
@@ -52,16 +50,5 @@ class NoneBackend(Backend):
             warning=warning,
         )
 
-    def _confine(
-        self,
-        inner: list[str],
-        *,
-        bot_dir: Path,
-        own: Path,
-        runtime: RuntimeView,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
-        return SandboxCommand(tuple(inner), minimal_env(), str(bot_dir), uid)
+    def _confine(self, inner: list[str], enclosure: Enclosure) -> SandboxCommand:
+        return SandboxCommand(tuple(inner), minimal_env(), str(enclosure.bot_dir), enclosure.uid)

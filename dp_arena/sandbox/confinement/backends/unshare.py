@@ -8,14 +8,18 @@ from __future__ import annotations
 import os
 import shlex
 from collections.abc import Sequence
-from pathlib import Path
 from typing import ClassVar
 
-from dp_arena.sandbox.confinement.backends.base import NamespaceBackend, binds, is_root
+from dp_arena.sandbox.confinement.backends.base import (
+    Enclosure,
+    NamespaceBackend,
+    Root,
+    binds,
+    is_root,
+)
 from dp_arena.sandbox.confinement.command import SandboxCommand, minimal_env
 from dp_arena.sandbox.confinement.mounts import proc_masks
-from dp_arena.sandbox.confinement.runtime import SANDBOX_PATH, RuntimeView
-from dp_arena.sandbox.limits import Limits
+from dp_arena.sandbox.confinement.runtime import SANDBOX_PATH
 
 __all__ = ["UnshareBackend"]
 
@@ -26,41 +30,24 @@ class UnshareBackend(NamespaceBackend):
     mode: ClassVar[str] = "unshare"
     tools: ClassVar[tuple[str, ...]] = ("unshare",)
 
-    def _enter(
-        self,
-        inner: list[str],
-        *,
-        view: RuntimeView,
-        own: tuple[str, str],
-        scratch: str,
-        bot_dir: Path,
-        limits: Limits,
-        uid: int | None,
-        filter_program: bytes | None,
-        template: bool,
-    ) -> SandboxCommand:
+    def _enter(self, inner: list[str], enclosure: Enclosure, root: Root) -> SandboxCommand:
         """``inner`` under ``unshare``: the same namespaces, and a shell script that builds
-        the same read-only root in the seat's ``scratch`` folder and enters it
+        the same read-only root in the seat's scratch folder and enters it
         (:func:`_unshare_script`)."""
-        root = os.path.join(scratch, "root")
-        os.mkdir(root, 0o755)
-        script = _unshare_script(root, view, own, bot_dir, limits, inner)
+        mount_point = os.path.join(root.scratch, "root")
+        os.mkdir(mount_point, 0o755)
+        script = _unshare_script(mount_point, root, enclosure, inner)
         outer = ["unshare", "--mount", "--net", "--pid", "--ipc", "--uts", "--fork", "--kill-child"]
         if not is_root():
             outer.append("--map-root-user")
-        return SandboxCommand((*outer, "/bin/sh", "-c", script), minimal_env(), "/", uid)
+        command = (*outer, "/bin/sh", "-c", script)
+        return SandboxCommand(command, minimal_env(), "/", enclosure.uid)
 
 
-def _unshare_script(
-    root: str,
-    view: RuntimeView,
-    own: tuple[str, str],
-    bot_dir: Path,
-    limits: Limits,
-    inner: Sequence[str],
-) -> str:
+def _unshare_script(root: str, made: Root, enclosure: Enclosure, inner: Sequence[str]) -> str:
     """A shell script, run as root in fresh namespaces, that builds the bot's read-only
-    root filesystem at ``root`` (the same layout bubblewrap makes) and enters it."""
+    root filesystem ``made`` at ``root`` (the same layout bubblewrap makes) and enters it."""
+    view, limits = made.view, enclosure.limits
     quote = shlex.quote
     lines = [
         "set -e",
@@ -99,7 +86,7 @@ def _unshare_script(
         'mkdir -p "$R/tmp" && mount -t tmpfs'
         f' -o mode=1777,size={limits.tmp_bytes} dp-arena-tmp "$R/tmp"'
     )
-    for source, path in binds(view, own):
+    for source, path in binds(view, made.own):
         bind(source, path)
     for hidden in view.hidden:
         lines.append(f'mount -t tmpfs -o ro,mode=0755 dp-arena-hidden "$R"{quote(hidden)}')
@@ -108,7 +95,7 @@ def _unshare_script(
         lines.append(f'mkdir -p {folder} && ln -s {quote(target)} "$R"{quote(path)}')
     lines.append('chmod 0755 "$R"')
     command = " ".join(quote(part) for part in inner)
-    enter = f"cd {quote(str(bot_dir))} && PATH={SANDBOX_PATH} exec {command}"
+    enter = f"cd {quote(str(enclosure.bot_dir))} && PATH={SANDBOX_PATH} exec {command}"
     lines.append(f'exec chroot "$R" /bin/sh -c {quote(enter)}')
     return "\n".join(lines)
 
