@@ -64,6 +64,32 @@ def test_the_acpc_shim_loads_none_of_the_dealers_modules() -> None:
     assert _dealers_modules(loaded, standard=()) == []  # it starts its agent: subprocess is its own
 
 
+# The sandbox's public names, pinned: what commands, tools and people import from it.
+PUBLIC_NAMES = [
+    "BotLaunch",
+    "FailedSeat",
+    "ForbiddenProgram",
+    "Isolation",
+    "Limits",
+    "ProcessSeat",
+    "close_seats",
+    "folder_problem",
+    "is_acpc",
+    "isolation",
+    "launch_for",
+    "load_fault",
+    "load_hint",
+    "open_seat",
+    "prepare",
+    "resolve",
+    "runs_in_process",
+]
+
+
+def test_the_public_names_are_the_pinned_ones() -> None:
+    assert sorted(dp_arena.sandbox.__all__) == sorted(PUBLIC_NAMES)
+
+
 def test_every_public_name_is_there_when_asked_for() -> None:
     for name in dp_arena.sandbox.__all__:
         assert getattr(dp_arena.sandbox, name) is not None
