@@ -20,7 +20,6 @@ each action, the decision it is asked and the end with the cards shown.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import select
@@ -48,10 +47,10 @@ __all__ = ["main"]
 HOST = "127.0.0.1"
 MAX_LINE = 1 << 16  # an ACPC line is a few hundred bytes
 MAX_AGENTS = 8
-# How long an agent may take to leave by itself once its connection is closed (well
-# within the dealer's grace for the shim after its goodbye), before it is terminated.
-LEAVE_GRACE = 0.2
 QUICKACK = getattr(socket, "TCP_QUICKACK", 12)  # Linux's
+# How long an agent has to leave once its connection is closed, and again after SIGTERM:
+# both within the dealer's grace for the shim itself.
+LEAVE_GRACE = 0.2
 
 
 class AgentGone(Exception):
@@ -173,17 +172,17 @@ class Agent:
         return line.rstrip(b"\r").decode("ascii", "replace")
 
     def close(self) -> None:
+        """Close the connection as the ACPC dealer does, so the agent reads the last match
+        state and leaves on its own; one that stays is ended."""
         try:
             self.connection.close()
         finally:
-            # An agent leaves when the dealer closes its connection: given a moment, it
-            # reads what it was sent last (the end of the last hand) before it goes.
-            with contextlib.suppress(subprocess.TimeoutExpired):
+            try:
                 self.process.wait(LEAVE_GRACE)
-            if self.process.poll() is None:
+            except subprocess.TimeoutExpired:
                 self.process.terminate()
                 try:
-                    self.process.wait(0.5)
+                    self.process.wait(LEAVE_GRACE)
                 except subprocess.TimeoutExpired:
                     self.process.kill()
 
