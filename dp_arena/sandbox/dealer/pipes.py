@@ -166,34 +166,33 @@ class Pipes:
         return None
 
     def _read(self, fd: int) -> bytes | None:
-        """One chunk of what the bot wrote on ``fd``: ``None`` if nothing is there yet,
-        ``b""`` once the bot has closed it (it is no longer polled then)."""
+        """One chunk of what the bot wrote on ``fd`` (its stdout or its stderr), or
+        ``None``: nothing is there yet, or the bot has closed it (it is then marked
+        closed and no longer polled)."""
         try:
             chunk = os.read(fd, _CHUNK)
         except BlockingIOError:
             return None
         except OSError:
             chunk = b""
-        if not chunk:
-            self._poll_read.unregister(fd)
-        return chunk
+        if chunk:
+            return chunk
+        self._poll_read.unregister(fd)
+        if fd == self.from_bot:
+            self._stdout_open = False
+        else:
+            self._stderr_open = False
+        return None
 
     def _read_stdout(self) -> None:
         chunk = self._read(self.from_bot)
-        if chunk is None:
-            return
-        if not chunk:
-            self._stdout_open = False
-            return
-        self._buffer += chunk
+        if chunk:
+            self._buffer += chunk
 
     def _drain_stderr(self, budget: int = 4 * _CHUNK) -> None:
         while budget > 0 and self._stderr_open:
             chunk = self._read(self.stderr)
-            if chunk is None:
-                return
             if not chunk:
-                self._stderr_open = False
                 return
             self.log.write(chunk)
             budget -= len(chunk)

@@ -215,6 +215,20 @@ class Backend:
         :func:`~dp_arena.sandbox.confinement.isolation.detect`)."""
         raise NotImplementedError
 
+    def _guarantees(self, *, own_uid: bool, warning: str | None) -> Isolation:
+        """This mode's :class:`Isolation`: its namespaces, if it makes them, give the bot
+        no network, a PID namespace, a private filesystem and masked ``/proc`` figures."""
+        walls = self.namespaces
+        return Isolation(
+            self.mode,
+            own_uid=own_uid,
+            network_namespace=walls,
+            pid_namespace=walls,
+            private_filesystem=walls,
+            warning=warning,
+            proc_masked=walls,
+        )
+
     def wrap(self, argv: Sequence[str], enclosure: Enclosure) -> SandboxCommand:
         """``argv`` as a command in this mode's sandbox, ``enclosure``: under the bot's
         limits, its uid and the syscall filter (a template's seats set their own, so a
@@ -250,15 +264,7 @@ class NamespaceBackend(Backend):
                 "not running as root: the bot runs as your own user, so the process limit"
                 " counts all your processes"
             )
-        return Isolation(
-            self.mode,
-            own_uid=is_root(),
-            network_namespace=True,
-            pid_namespace=True,
-            private_filesystem=True,
-            warning=warning,
-            proc_masked=True,
-        )
+        return self._guarantees(own_uid=is_root(), warning=warning)
 
     def _confine(self, inner: list[str], enclosure: Enclosure) -> SandboxCommand:
         view = system_view() | enclosure.runtime

@@ -41,14 +41,7 @@ class NoneBackend(Backend):
             and shutil.which("setpriv") is not None
             and all(world_reachable(path) for path in python_runtime())
         )
-        return Isolation(
-            self.mode,
-            own_uid=own_uid,
-            network_namespace=False,
-            pid_namespace=False,
-            private_filesystem=False,
-            warning=warning,
-        )
+        return self._guarantees(own_uid=own_uid, warning=warning)
 
     def _confine(self, inner: list[str], enclosure: Enclosure) -> SandboxCommand:
         return SandboxCommand(tuple(inner), minimal_env(), str(enclosure.bot_dir), enclosure.uid)
