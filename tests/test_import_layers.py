@@ -35,16 +35,20 @@ ALLOWED: dict[str, frozenset[str]] = {
     "frozen": frozenset(),
     # Package names loaded when first used (dp_arena.lazy): a leaf for packages.
     "lazy": frozenset(),
+    # The words several layers spell alike (dp_arena.names): spec prefixes, file names.
+    "names": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
-    "agents": frozenset({"engine", "errors", "frozen", "results", "text"}),
-    "registry": frozenset({"errors", "results", "text"}),
-    "sandbox": frozenset({"agents", "engine", "registry", "errors", "lazy", "results", "text"}),
-    "ratings": frozenset({"engine", "errors", "results"}),
+    "agents": frozenset({"engine", "errors", "frozen", "names", "results", "text"}),
+    "registry": frozenset({"errors", "names", "results", "text"}),
+    "sandbox": frozenset(
+        {"agents", "engine", "registry", "errors", "lazy", "names", "results", "text"}
+    ),
+    "ratings": frozenset({"engine", "errors", "names", "results"}),
     "envs": frozenset({"agents", "engine", "errors", "results"}),
     "match": frozenset(
-        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "names", "results"}
     ),
     # The bot skeletons of new-bot: templates, and the names and programs they must avoid.
     "skeletons": frozenset({"sandbox", "agents", "errors"}),
@@ -52,7 +56,18 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "lazy", "results"}
     ),
     "tournament": frozenset(
-        {"files", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {
+            "files",
+            "sandbox",
+            "ratings",
+            "registry",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "names",
+            "results",
+        }
     ),
     # Above the tournament: it reads what events wrote, and its luck study plays a classic
     # freezeout and a duplicate match of the same field.
@@ -83,6 +98,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
             "results",
         }
     ),
@@ -103,6 +119,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
             "results",
             "text",
         }
@@ -124,6 +141,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
             "results",
             "text",
         }

@@ -27,6 +27,7 @@ from dp_arena.match import (
     play_match,
     sandbox_available,
 )
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.ratings.blocks import BlockSummary
 from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.ratings.evidence import FLAG_BELOW
@@ -185,7 +186,7 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     config = result.config
     # A pinned registry spec names the registry's folder: show the bot and version only.
     others = [
-        spec if not spec.startswith("registry:") else "registry:" + spec.rpartition("#")[2]
+        spec if not spec.startswith(REGISTRY_PREFIX) else REGISTRY_PREFIX + spec.rpartition("#")[2]
         for spec in config.specs
         if spec not in BUILTINS
     ]

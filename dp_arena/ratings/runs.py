@@ -28,6 +28,7 @@ from typing import Any
 
 from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError, HandHistoryError, RunError
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.results import DealRecord, Fault, TableSessionResult, session_from_records
 
@@ -165,8 +166,8 @@ def bot_identity(spec: str, code: Mapping[str, Any] | None = None) -> str:
             return name if code.get("version") is None else f"{name}@{code['version']}"
         digest = code.get("sha256")
         return f"{name} #{str(digest)[:8]}" if digest else name
-    if spec.startswith("registry:"):
-        return spec[len("registry:") :]
+    if spec.startswith(REGISTRY_PREFIX):
+        return spec.removeprefix(REGISTRY_PREFIX)
     return spec
 
 
