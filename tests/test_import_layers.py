@@ -37,6 +37,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "lazy": frozenset(),
     # The words several layers spell alike (dp_arena.names): spec prefixes, file names.
     "names": frozenset(),
+    # The one progress line of every command (dp_arena.progress): a leaf.
+    "progress": frozenset(),
     "results": frozenset({"errors"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
@@ -83,6 +85,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "progress",
             "results",
             "text",
         }
@@ -99,6 +102,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "keys",
             "errors",
             "names",
+            "progress",
             "results",
         }
     ),
@@ -120,6 +124,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "keys",
             "errors",
             "names",
+            "progress",
             "results",
             "text",
         }
@@ -142,6 +147,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "keys",
             "errors",
             "names",
+            "progress",
             "results",
             "text",
         }
