@@ -3,16 +3,18 @@
 Everything downstream (standings, ratings, leaderboards) is computed from these
 records, never from logs. Every record turns into plain JSON with :func:`to_json`, and
 back with its ``from_json`` (exactly: ``Record.from_json(to_json(record)) == record``),
-so results can cross process boundaries and live in the run's store as plain data.
+so results can cross process boundaries and live in the run's store as plain data. Both
+are the one generic walk of :mod:`dp_arena.records` over the records' fields.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from dp_arena.records import from_json, to_json
 
 __all__ = [
     "DealRecord",
@@ -52,15 +54,7 @@ class Fault:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Fault:
-        return cls(
-            kind=FaultKind(data["kind"]),
-            player=data["player"],
-            seat=data["seat"],
-            deal=data["deal"],
-            street=data["street"],
-            detail=data["detail"],
-            substituted=data.get("substituted"),
-        )
+        return from_json(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,16 +72,7 @@ class DealRecord:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DealRecord:
-        return cls(
-            deal=data["deal"],
-            button=data["button"],
-            players=tuple(data["players"]),
-            hole_cards=tuple(data["hole_cards"]),
-            board=data["board"],
-            actions=tuple(data["actions"]),
-            nets=tuple(data["nets"]),
-            absent=tuple(data.get("absent", ())),
-        )
+        return from_json(cls, data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,13 +88,7 @@ class TableSessionResult:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TableSessionResult:
-        return cls(
-            table=data["table"],
-            players=tuple(data["players"]),
-            deals=tuple(DealRecord.from_json(deal) for deal in data["deals"]),
-            faults=tuple(Fault.from_json(fault) for fault in data["faults"]),
-            absent_seats=tuple(data["absent_seats"]),
-        )
+        return from_json(cls, data)
 
     @property
     def session_nets(self) -> tuple[int, ...]:
@@ -149,12 +128,6 @@ class ScoredResult:
         )
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a record type's field names, looked up once
-# Values that are their own JSON (exactly these types: an enum of str is not one), taken
-# as they are without a call: nearly every value of a result is one.
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-
-
 def place_text(session: int, section: int, table: int, deal: int | None = None) -> str:
     """Where a table-session (and a deal of it) is, as people count: ``session 2, section
     1, table 3, deal 7`` for the 0-based table and deal indices of the records (sessions and
@@ -165,28 +138,6 @@ def place_text(session: int, section: int, table: int, deal: int | None = None) 
         else f"session {session}, section {section}, table {table + 1}"
     )
     return where if deal is None else f"{where}, deal {deal + 1}"
-
-
-def to_json(record: Any) -> Any:
-    """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
-    names = _FIELD_NAMES.get(type(record))
-    if names is None and dataclasses.is_dataclass(record) and not isinstance(record, type):
-        names = _FIELD_NAMES[type(record)] = tuple(
-            field.name for field in dataclasses.fields(record)
-        )
-    if names is not None:
-        data = {}
-        for name in names:
-            value = getattr(record, name)
-            data[name] = value if type(value) in _PLAIN else to_json(value)
-        return data
-    if isinstance(record, enum.Enum):
-        return record.value
-    if isinstance(record, (list, tuple)):
-        return [item if type(item) in _PLAIN else to_json(item) for item in record]
-    if isinstance(record, dict):
-        return {str(key): to_json(value) for key, value in record.items()}
-    return record
 
 
 # A run directory keeps each session of an event as a part: JSON Lines of records, the

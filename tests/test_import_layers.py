@@ -39,13 +39,15 @@ ALLOWED: dict[str, frozenset[str]] = {
     "names": frozenset(),
     # The one progress line of every command (dp_arena.progress): a leaf.
     "progress": frozenset(),
-    "results": frozenset({"errors"}),
+    # Records as JSON and back by one generic walk (dp_arena.records): a leaf over frozen.
+    "records": frozenset({"frozen"}),
+    "results": frozenset({"errors", "records"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
-    "agents": frozenset({"engine", "errors", "frozen", "names", "results", "text"}),
+    "agents": frozenset({"engine", "errors", "frozen", "names", "records", "results", "text"}),
     "registry": frozenset({"errors", "names", "results", "text"}),
     "sandbox": frozenset(
-        {"agents", "engine", "registry", "errors", "lazy", "names", "results", "text"}
+        {"agents", "engine", "registry", "errors", "lazy", "names", "records", "results", "text"}
     ),
     "ratings": frozenset({"engine", "errors", "names", "results"}),
     "envs": frozenset({"agents", "engine", "errors", "lazy", "results"}),
