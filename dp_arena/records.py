@@ -88,7 +88,7 @@ def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
         hints = typing.get_type_hints(cls)
     except (NameError, TypeError):  # a hint that names what only a type checker imports
         hints = {}
-    namespace: dict[str, Any] = {"_walk": to_json, "_PLAIN": _PLAIN}
+    namespace: dict[str, Any] = {"_walk": to_json, "_PLAIN": _PLAIN, "_Enum": enum.Enum}
     items = []
     _BUILDING.add(cls)  # a record that holds its own kind is walked, not compiled forever
     for index, field in enumerate(dataclasses.fields(cls)):
@@ -128,10 +128,10 @@ def _encoding(hint: Any, access: str, name: str) -> str:
         if item in (str, int, float, bool):
             return f"list({access})"
         if isinstance(item, type) and issubclass(item, enum.Enum):
-            return f"[item.value for item in {access}]"
+            return f"[item.value if isinstance(item, _Enum) else item for item in {access}]"
         return f"[_walk(item) for item in {access}]"
-    if isinstance(hint, type) and issubclass(hint, enum.Enum):
-        return f"{access}.value"
+    if isinstance(hint, type) and issubclass(hint, enum.Enum):  # (its value, if given one)
+        return f"({name}.value if isinstance({name} := {access}, _Enum) else {name})"
     return f"({name} if type({name} := {access}) in _PLAIN else _walk({name}))"
 
 

@@ -29,7 +29,7 @@ def _arena(tmp_path: Path, url: str | None = None, **options: object) -> tuple[D
         **options,  # type: ignore[arg-type]
     )
     settings.data.create()
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     database.migrate()
     return database, Ladder(database, settings)
 
@@ -48,9 +48,7 @@ def _accepted(database: Database, author: str, bot: str) -> int:
             archive_bytes=1,
             created_at=now(),
             name=bot,
-            label="1",
-            version=1,
-            sha256="1" * 64,
+            version=1,  # a version the registry does not hold
         )
         session.add(row)
         session.flush()
