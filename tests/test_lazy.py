@@ -47,6 +47,31 @@ def test_an_unknown_name_is_an_attribute_error_naming_it(package) -> None:  # ty
         _ = package.Thingy
 
 
+def test_a_gathered_name_is_found_in_the_first_surface_that_lists_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "gathering"
+    root.mkdir()
+    (root / "__init__.py").write_text(
+        "from dp_arena.lazy import lazy_names\n"
+        "__all__ = ['shared', 'deep']\n"
+        "lazy_names(__name__, {}, search=('light', 'heavy'))\n"
+    )
+    (root / "light.py").write_text("__all__ = ['shared']\nshared = 'light'\n")
+    (root / "heavy.py").write_text("__all__ = ['shared', 'deep']\nshared = deep = 'heavy'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        package = importlib.import_module("gathering")
+        assert package.shared == "light" and "gathering.heavy" not in sys.modules
+        assert package.deep == "heavy"
+        assert {"shared", "deep"} <= set(dir(package))
+        with pytest.raises(AttributeError, match="'light_ish'"):
+            _ = package.light_ish
+    finally:
+        for name in [name for name in sys.modules if name.split(".")[0] == "gathering"]:
+            del sys.modules[name]
+
+
 def test_the_package_and_the_environments_load_through_it() -> None:
     import dp_arena
     import dp_arena.envs

@@ -54,20 +54,5 @@ if gymnasium is not None and "dp_arena/CappedHoldem-v0" not in gymnasium.registr
 
 # The environments load when first used: a bot that needs only the discrete actions loads
 # neither PettingZoo nor Gymnasium.
-lazy_names(
-    __name__,
-    {
-        "SingleAgentEnv": "single_agent",
-        "SingleAgentVectorEnv": "single_agent_vector",
-    },
-    modules=(
-        "capped_holdem_v0",
-        "discrete_actions",
-        "duplicate_holdem_v0",
-        "encoding",
-        "native_opponents",
-        "rllib",
-        "single_agent",
-        "single_agent_vector",
-    ),
-)
+_CLASSES = {"SingleAgentEnv": "single_agent", "SingleAgentVectorEnv": "single_agent_vector"}
+lazy_names(__name__, _CLASSES, modules=[name for name in __all__ if name not in _CLASSES])
