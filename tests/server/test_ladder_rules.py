@@ -74,7 +74,7 @@ def test_house_bots_are_seated_as_named_and_leave_when_left_out(tmp_path: Path) 
         house = crud.house_ids(session)
         assert sorted(str(entry.ref) for entry in entries) == ["calling-station@1", "tag@1"]
         assert all(entry.author_id in house for entry in entries)
-        assert entries[0].sha256 == builtin_hash(str(entries[0].name))
+        assert entries[0].builtin_sha256 == builtin_hash(str(entries[0].name))
     # Left out: off the ladder, its rows kept; named again: back, the same version.
     seat_house_bots(database, ("tag",))
     with database.session() as session:
