@@ -10,8 +10,9 @@ once per class from its type hints, so decoding a record is a loop over a short 
 
     Record.from_json(to_json(record)) == record
 
-A field whose JSON is not its value (cards written as text) says so with :func:`codec`
-in its metadata. Encoding is compiled: each record type's encoder is one dict display of
+A record class that subclasses :class:`JsonRecord` has both as methods,
+``record.to_json()`` and ``Record.from_json(data)``. A field whose JSON is not its value
+(cards written as text) says so with :func:`codec` in its metadata. Encoding is compiled: each record type's encoder is one dict display of
 its fields, written from their declared types the first time a record of that type is
 written, so it is as fast as a hand-written ``to_json`` (measured in ``bench/bench_records.py``;
 docs/architecture.md). A record whose JSON is a view rather than its fields (a report
@@ -28,11 +29,11 @@ import enum
 import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from dp_arena.frozen import maker
 
-__all__ = ["codec", "from_json", "to_json"]
+__all__ = ["JsonRecord", "codec", "from_json", "to_json"]
 
 T = TypeVar("T")
 
@@ -133,6 +134,22 @@ def _encoding(hint: Any, access: str, name: str) -> str:
     if isinstance(hint, type) and issubclass(hint, enum.Enum):  # (its value, if given one)
         return f"({name}.value if isinstance({name} := {access}, _Enum) else {name})"
     return f"({name} if type({name} := {access}) in _PLAIN else _walk({name}))"
+
+
+class JsonRecord:
+    """A base of records whose JSON is their fields: ``record.to_json()`` and
+    ``Record.from_json(data)`` by the walk above and below. It adds no slot, so a frozen,
+    slotted record stays one."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = to_json(self)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        return from_json(cls, data)
 
 
 # -- reading -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dp_arena.records import from_json, to_json
+from dp_arena.records import JsonRecord, to_json
 
 __all__ = [
     "DealRecord",
@@ -41,7 +41,7 @@ class FaultKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Fault:
+class Fault(JsonRecord):
     """One fault of one bot at one decision (``deal``/``street`` are ``None`` outside a deal)."""
 
     kind: FaultKind
@@ -52,13 +52,9 @@ class Fault:
     detail: str
     substituted: str | None = None  # the action played instead ("check", "fold"), if any
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Fault:
-        return from_json(cls, data)
-
 
 @dataclass(frozen=True, slots=True)
-class DealRecord:
+class DealRecord(JsonRecord):
     """One deal at one table: who sat where, what they held, what happened, the nets."""
 
     deal: int
@@ -70,13 +66,9 @@ class DealRecord:
     nets: tuple[int, ...]  # per seat; sums to zero
     absent: tuple[int, ...] = ()
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealRecord:
-        return from_json(cls, data)
-
 
 @dataclass(frozen=True, slots=True)
-class TableSessionResult:
+class TableSessionResult(JsonRecord):
     """A session of deals at one table: per-seat session nets and the net after each deal."""
 
     table: int
@@ -85,10 +77,6 @@ class TableSessionResult:
     faults: tuple[Fault, ...]
     # Seats absent at the session's end: placeholders and benched bots.
     absent_seats: tuple[int, ...]
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TableSessionResult:
-        return from_json(cls, data)
 
     @property
     def session_nets(self) -> tuple[int, ...]:

@@ -20,7 +20,7 @@ from typing import Any
 from dp_arena.engine.actions import ActionKind, ActionRecord, LegalActions, Street
 from dp_arena.engine.cards import Card, format_cards, parse_cards
 from dp_arena.engine.rules import Betting
-from dp_arena.records import codec, from_json, to_json
+from dp_arena.records import JsonRecord, codec
 
 __all__ = ["DealEnd", "DealStart", "Observation", "SessionContext"]
 
@@ -83,7 +83,7 @@ HISTORY = codec(
 
 
 @dataclass(frozen=True, slots=True)
-class SessionContext:
+class SessionContext(JsonRecord):
     """Where a deal sits in its event, and the bot's own standing in the session.
 
     ``session_chips`` is the bot's total chips: its starting stack, plus carryover, plus
@@ -104,16 +104,9 @@ class SessionContext:
     table_session_nets: tuple[int, ...] | None = None
     seat_position_rank: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return to_json(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SessionContext:
-        return from_json(cls, data)
-
 
 @dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(JsonRecord):
     """Everything a bot may know when it is its turn to act.
 
     ``to_call`` is what a call adds (0: nothing is owed, checking is legal);
@@ -185,16 +178,9 @@ class Observation:
 
     # -- JSON: the generic walk of dp_arena.records, by the fields' codecs above -------
 
-    def to_json(self) -> dict[str, Any]:
-        return to_json(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Observation:
-        return from_json(cls, data)
-
 
 @dataclass(frozen=True, slots=True)
-class DealStart:
+class DealStart(JsonRecord):
     """Told to every seated bot when a deal begins."""
 
     seat: int
@@ -203,16 +189,9 @@ class DealStart:
     hole_cards: tuple[Card, Card] = field(metadata=HOLE_CARDS)
     context: SessionContext
 
-    def to_json(self) -> dict[str, Any]:
-        return to_json(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealStart:
-        return from_json(cls, data)
-
 
 @dataclass(frozen=True, slots=True)
-class DealEnd:
+class DealEnd(JsonRecord):
     """Told to every seated bot when a deal ends: the nets, the board that was dealt,
     the hole cards shown at the showdown (``None`` for a seat that did not show), and
     the whole action history."""
@@ -224,10 +203,3 @@ class DealEnd:
     shown_cards: tuple[tuple[Card, Card] | None, ...] = field(metadata=SHOWN_CARDS)
     history: tuple[ActionRecord, ...] = field(metadata=HISTORY)
     context: SessionContext
-
-    def to_json(self) -> dict[str, Any]:
-        return to_json(self)
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealEnd:
-        return from_json(cls, data)
