@@ -43,8 +43,8 @@ def maker(cls: type[T]) -> Callable[..., T]:
     if {"self", "_cls"} & set(names):
         raise TypeError(f"maker: {cls.__name__} has a field named like a name of maker's")
     # The twin: the same slots (and bases, which add none), stored by plain assignment,
-    # then the instance becomes the class's own. The parameters are the fields' names, so that a call may name
-    # them as a call of the class does.
+    # then the instance becomes the class's own. The parameters are the fields' names, so
+    # that a call may name them as a call of the class does.
     lines = [
         f"def __init__(self, {', '.join(names)}):",
         *(f"    self.{name} = {name}" for name in names),

@@ -12,9 +12,10 @@ once per class from its type hints, so decoding a record is a loop over a short 
 
 A record class that subclasses :class:`JsonRecord` has both as methods,
 ``record.to_json()`` and ``Record.from_json(data)``. A field whose JSON is not its value
-(cards written as text) says so with :func:`codec` in its metadata. Encoding is compiled: each record type's encoder is one dict display of
-its fields, written from their declared types the first time a record of that type is
-written, so it is as fast as a hand-written ``to_json`` (measured in ``bench/bench_records.py``;
+(cards written as text) says so with :func:`codec` in its metadata. Encoding is
+compiled: each record type's encoder is one dict display of its fields, written from
+their declared types the first time a record of that type is written, so it is as fast
+as a hand-written ``to_json`` (measured in ``bench/bench_records.py``;
 docs/architecture.md). A record whose JSON is a view rather than its fields (a report
 with derived figures) keeps its own ``to_json``.
 
