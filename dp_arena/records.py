@@ -12,12 +12,12 @@ once per class from its type hints, so decoding a record is a loop over a short 
 
 A record class that subclasses :class:`JsonRecord` has both as methods,
 ``record.to_json()`` and ``Record.from_json(data)``. A field whose JSON is not its value
-(cards written as text) says so with :func:`codec` in its metadata. Encoding is
-compiled: each record type's encoder is one dict display of its fields, written from
-their declared types the first time a record of that type is written, so it is as fast
-as a hand-written ``to_json`` (measured in ``bench/bench_records.py``;
-docs/architecture.md). A record whose JSON is a view rather than its fields (a report
-with derived figures) keeps its own ``to_json``.
+(cards written as text) says so with :func:`codec` in its metadata; one left out when
+empty, with ``{OMIT_EMPTY: True}``. Encoding is compiled: each record type's encoder is
+one dict display of its fields, written from their declared types the first time a
+record of that type is written, so it is as fast as a hand-written ``to_json`` (measured
+in ``bench/bench_records.py``; docs/architecture.md). A record whose JSON is a view
+rather than its fields (a report with derived figures) keeps its own ``to_json``.
 
 A leaf below every part of the package: it imports only the standard library and
 :mod:`dp_arena.frozen` (whose constructors it uses for frozen records).
@@ -34,7 +34,7 @@ from typing import Any, Self, TypeVar
 
 from dp_arena.frozen import maker
 
-__all__ = ["JsonRecord", "codec", "from_json", "to_json"]
+__all__ = ["OMIT_EMPTY", "JsonRecord", "codec", "from_json", "to_json"]
 
 T = TypeVar("T")
 
@@ -44,6 +44,9 @@ _RECORD_ENCODERS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 # as they are without a call: nearly every value of a result is one.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 _CODEC = "dp_arena.records"  # the metadata key of a field's codec
+# The metadata key of a field left out of the JSON when it is empty: a field added later
+# keeps the JSON of every record without it byte for byte.
+OMIT_EMPTY = "omit_empty"
 
 
 def codec(encode: Callable[[Any], Any], decode: Callable[[Any], Any]) -> dict[str, Any]:
@@ -103,9 +106,19 @@ def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
             expression = f"_encode{index}({access})"
         else:
             expression = _encoding(hint, access, f"_v{index}")
-        items.append(f"{field.name!r}: {expression}")
+        items.append((field.name, expression, bool(field.metadata.get(OMIT_EMPTY))))
     _BUILDING.discard(cls)
-    source = f"def encode(record):\n    return {{{', '.join(items)}}}\n"
+    # One dict display of the fields up to the first that is left out when empty; that
+    # one and those after it are added one by one, so the keys keep the fields' order.
+    first = next((at for at, (_, _, omitted) in enumerate(items) if omitted), len(items))
+    shown = ", ".join(f"{name!r}: {expression}" for name, expression, _ in items[:first])
+    lines = ["def encode(record):", f"    data = {{{shown}}}"]
+    for name, expression, omitted in items[first:]:
+        if omitted:
+            lines += [f"    if record.{name}:", f"        data[{name!r}] = {expression}"]
+        else:
+            lines.append(f"    data[{name!r}] = {expression}")
+    source = "\n".join([*lines, "    return data", ""])
     exec(source, namespace)  # built above from the class's own fields and types
     encode: Callable[[Any], dict[str, Any]] = namespace["encode"]
     return encode

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from dp_arena.records import JsonRecord, to_json
+from dp_arena.records import OMIT_EMPTY, JsonRecord, to_json
 
 __all__ = [
     "DealRecord",
@@ -65,6 +65,17 @@ class DealRecord(JsonRecord):
     actions: tuple[str, ...]  # compact per-action log, e.g. "3:raise 120", "0:fold"
     nets: tuple[int, ...]  # per seat; sums to zero
     absent: tuple[int, ...] = ()
+    # The decisions the dealer drew from a bot's mixed strategy: (index of the action in
+    # ``actions``, the mix's text, e.g. "fold 0.25, call 0.75"); left out of the JSON
+    # when there are none, as in every deal of bots that answer with single actions.
+    mixes: tuple[tuple[int, str], ...] = field(default=(), metadata={OMIT_EMPTY: True})
+
+    def mix_at(self, decision: int) -> str | None:
+        """The text of the mix the action at ``decision`` was drawn from, or ``None``."""
+        for index, text in self.mixes:
+            if index == decision:
+                return text
+        return None
 
 
 @dataclass(frozen=True, slots=True)

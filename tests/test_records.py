@@ -86,6 +86,26 @@ def test_a_results_json_is_its_fields_in_order_with_tuples_as_lists_and_enums_as
     }
 
 
+def test_a_field_marked_omit_empty_is_written_only_when_it_holds_something() -> None:
+    plain = DealRecord(3, 1, ("a", "b"), ("AsKd", "2c2d"), "", ("0:fold",), (-10, 10))
+    assert "mixes" not in to_json(plain)  # as every deal was written before mixes existed
+    mixed = DealRecord(
+        3,
+        1,
+        ("a", "b"),
+        ("AsKd", "2c2d"),
+        "",
+        ("0:fold",),
+        (-10, 10),
+        (),
+        ((0, "fold 0.25, call 0.75"),),
+    )
+    text = json.dumps(to_json(mixed))
+    assert text.endswith('"absent": [], "mixes": [[0, "fold 0.25, call 0.75"]]}')
+    assert DealRecord.from_json(json.loads(text)) == mixed
+    assert DealRecord.from_json(to_json(plain)) == plain
+
+
 def test_a_missing_field_takes_its_default_or_is_named() -> None:
     data = to_json(DealRecord(3, 1, ("a", "b"), ("AsKd", "2c2d"), "", (), (-10, 10)))
     del data["absent"]  # written before absent seats were recorded
