@@ -170,6 +170,7 @@ def deal_by_hand(data: dict[str, Any]) -> DealRecord:
         actions=tuple(data["actions"]),
         nets=tuple(data["nets"]),
         absent=tuple(data.get("absent", ())),
+        mixes=tuple((decision, text) for decision, text in data.get("mixes", ())),
     )
 
 
@@ -184,6 +185,7 @@ def result_by_hand(data: dict[str, Any]) -> TableSessionResult:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}
+_OMIT_EMPTY: dict[type, frozenset[str]] = {}
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
@@ -192,11 +194,18 @@ def walked_as_before(record: Any) -> Any:
     type of every value looked at."""
     names = _FIELD_NAMES.get(type(record))
     if names is None and dataclasses.is_dataclass(record) and not isinstance(record, type):
-        names = _FIELD_NAMES[type(record)] = tuple(f.name for f in dataclasses.fields(record))
+        fields = dataclasses.fields(record)
+        names = _FIELD_NAMES[type(record)] = tuple(field.name for field in fields)
+        _OMIT_EMPTY[type(record)] = frozenset(
+            field.name for field in fields if field.metadata.get("omit_empty")
+        )
     if names is not None:
         data = {}
+        omitted = _OMIT_EMPTY[type(record)]
         for name in names:
             value = getattr(record, name)
+            if not value and name in omitted:
+                continue
             data[name] = value if type(value) in _PLAIN else walked_as_before(value)
         return data
     if isinstance(record, enum.Enum):

@@ -125,7 +125,8 @@ def _encoder(cls: type) -> Callable[[Any], dict[str, Any]]:
 
 
 def _encoding(hint: Any, access: str, name: str) -> str:
-    """The expression that writes the value ``access`` of type ``hint`` as JSON."""
+    """The expression that writes the value ``access`` of type ``hint`` as JSON (``name``
+    and names made from it are free for the expression's own variables)."""
     if hint in (str, int, float, bool):
         return access
     origin, arguments = typing.get_origin(hint), typing.get_args(hint)
@@ -136,15 +137,14 @@ def _encoding(hint: Any, access: str, name: str) -> str:
             if inner == name:
                 return access
             return f"(None if ({name} := {access}) is None else {inner})"
-    if origin in (tuple, list) and arguments and arguments[-1] is not Ellipsis:
-        pass  # a fixed tuple: walked below
-    elif origin in (tuple, list) and arguments:
-        item = arguments[0]
-        if item in (str, int, float, bool):
+    homogeneous = origin is list or (origin is tuple and arguments[-1:] == (Ellipsis,))
+    if homogeneous and arguments:
+        item = _encoding(arguments[0], f"{name}_i", f"{name}_i_")
+        if item == f"{name}_i":
             return f"list({access})"
-        if isinstance(item, type) and issubclass(item, enum.Enum):
-            return f"[item.value if isinstance(item, _Enum) else item for item in {access}]"
-        return f"[_walk(item) for item in {access}]"
+        return f"[{item} for {name}_i in {access}]"
+    if origin is tuple and arguments and all(item in (str, int, float, bool) for item in arguments):
+        return f"list({access})"  # a pair of plain values
     if isinstance(hint, type) and issubclass(hint, enum.Enum):  # (its value, if given one)
         return f"({name}.value if isinstance({name} := {access}, _Enum) else {name})"
     return f"({name} if type({name} := {access}) in _PLAIN else _walk({name}))"
@@ -248,6 +248,14 @@ def _converter(hint: Any, where: str) -> _Convert:
                 return tuple
             return lambda value: tuple([item(element) for element in value])
         items = [_converter(argument, where) for argument in arguments]
+        if all(item is None for item in items):  # plain values: checked for their number
+
+            def plain(value: Any) -> tuple[Any, ...]:
+                if len(value) != len(items):
+                    raise ValueError(f"{where} takes {len(items)} items, not {len(value)}")
+                return tuple(value)
+
+            return plain
 
         def fixed(value: Any) -> tuple[Any, ...]:
             if len(value) != len(items):
