@@ -29,6 +29,7 @@ from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor, ResultSink
 from dp_arena.runner.fingerprint import (
     bot_codes,
@@ -275,7 +276,7 @@ def _deal_seconds(entrant: Entrant) -> float | None:
     from dp_arena.agents.spec import SpecKind, parse_spec
     from dp_arena.sandbox import runs_in_process
 
-    if entrant.spec.startswith("registry:"):
+    if entrant.spec.startswith(REGISTRY_PREFIX):
         return None
     try:
         spec = parse_spec(entrant.resolved)

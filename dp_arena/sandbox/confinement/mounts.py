@@ -42,6 +42,7 @@ from pathlib import Path
 
 import dp_arena
 from dp_arena.errors import AgentError
+from dp_arena.names import MANIFEST
 from dp_arena.sandbox.confinement.runtime import (
     SANDBOX_PATH,
     RuntimeView,
@@ -68,7 +69,7 @@ __all__ = [
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
 # Where a command bot's program may live among the system folders (/etc holds no programs).
 PROGRAM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
-BOT_MANIFEST = "bot.toml"
+BOT_MANIFEST = MANIFEST
 
 
 class ForbiddenProgram(AgentError):
