@@ -243,10 +243,10 @@ def _converter(hint: Any, where: str) -> _Convert:
         return lambda value: None if value is None else inner(value)
     if origin is tuple:
         if len(arguments) == 2 and arguments[1] is Ellipsis:
-            item = _converter(arguments[0], where)
-            if item is None:
+            each = _converter(arguments[0], where)
+            if each is None:
                 return tuple
-            return lambda value: tuple([item(element) for element in value])
+            return lambda value: tuple([each(element) for element in value])
         items = [_converter(argument, where) for argument in arguments]
         if all(item is None for item in items):  # plain values: checked for their number
 
@@ -267,10 +267,10 @@ def _converter(hint: Any, where: str) -> _Convert:
 
         return fixed
     if origin is list:
-        item = _converter(arguments[0], where) if arguments else None
-        if item is None:
+        convert = _converter(arguments[0], where) if arguments else None
+        if convert is None:
             return list
-        return lambda value: [item(element) for element in value]
+        return lambda value: [convert(element) for element in value]
     if origin is dict or hint is dict:
         item = _converter(arguments[1], where) if arguments else None
         if item is None:

@@ -58,4 +58,5 @@ __all__ = [
     "read_manifest",
     "registry_location",
     "split_spec",
+    "unpack",
 ]

@@ -13,7 +13,6 @@ once the caller's checks pass.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import stat
 import tarfile
@@ -38,7 +37,6 @@ class SubmissionLimits:
     max_files: int = 2000
     max_archive_bytes: int = 64 * 1024 * 1024
     max_ratio: int = 200
-
 
 
 class _Budget:
@@ -197,7 +195,6 @@ def _copy_folder(source: Path, destination: Path, limits: SubmissionLimits) -> N
             os.chmod(destination / relative, 0o755)
 
 
-
 def unpack(path: Path, destination: Path, limits: SubmissionLimits = SubmissionLimits()) -> None:
     """Copy a submitted folder or unpack an archive into ``destination``, safely."""
     name = path.name.lower()
@@ -220,7 +217,6 @@ def unpack(path: Path, destination: Path, limits: SubmissionLimits = SubmissionL
         for item in list(inner.iterdir()):
             item.rename(destination / item.name)
         inner.rmdir()
-
 
 
 def intake(

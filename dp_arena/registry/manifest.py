@@ -64,8 +64,6 @@ def seat_spec(folder: Path, entry: str | None, command: str | None, protocol: st
     return f"{ACPC_PREFIX if protocol == 'acpc' else COMMAND_PREFIX}{command}"
 
 
-
-
 def safe_relative(name: str, where: str) -> PurePosixPath:
     path = PurePosixPath(name.replace("\\", "/"))
     if path.is_absolute() or re.match(r"^[A-Za-z]:", name):
@@ -74,7 +72,6 @@ def safe_relative(name: str, where: str) -> PurePosixPath:
         raise SubmissionError("unsafe_path", f"{where}: path {name!r} leaves the folder ('..')")
     parts = [part for part in path.parts if part not in ("", ".")]
     return PurePosixPath(*parts) if parts else PurePosixPath(".")
-
 
 
 # The largest manifest read (a few lines are enough).
@@ -213,4 +210,3 @@ def _python_files(folder: Path) -> list[str]:
         if len(found) >= 1000:
             break
     return sorted(found)
-

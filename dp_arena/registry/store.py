@@ -17,7 +17,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -98,7 +98,6 @@ class StoredBot:
     @property
     def ref(self) -> str:
         return f"{self.name}@{self.version}"
-
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -308,5 +307,3 @@ class Registry:
         with self._connect() as connection:
             rows = connection.execute("SELECT * FROM bots ORDER BY name, version").fetchall()
         return [self._stored(row) for row in rows]
-
-

@@ -62,4 +62,5 @@ class Limits:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        return to_json(self)
+        data: dict[str, Any] = to_json(self)
+        return data

@@ -101,7 +101,8 @@ class Isolation:
         return lines
 
     def to_json(self) -> dict[str, object]:
-        return to_json(self)
+        data: dict[str, object] = to_json(self)
+        return data
 
 
 _SEAT_WORDS = {
