@@ -83,7 +83,10 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         # Every session has a decision of the learner's: it is first to act before the
         # flop at least once a round, and a table where no one ever acts is refused.
         assert not self.table.terminations[self.learner], "a session without a decision"
-        return self.table.observe(self.learner), self.table.infos[self.learner]
+        info = dict(self.table.infos[self.learner])
+        if self.table.illegal_action == "fallback":
+            info["illegal_action"] = False
+        return self._observe(), info
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         table = self.table
@@ -91,21 +94,38 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         # opponents folded to it) are paid with that first decision's reward.
         carried = float(table._cumulative_rewards[self.learner])
         table.step(action)
+        replaced = table.last_illegal
         self._play_opponents()
         reward = carried + float(table._cumulative_rewards[self.learner])
         terminated = table.terminations[self.learner]
         if terminated:
-            # The mask is always in the info, all zeros at the end (no action is left).
-            info: dict[str, Any] = {"action_mask": table.action_mask(self.learner)}
+            # The mask is always in the info; at the end, check/call alone (see
+            # action_masks), so that a masked softmax over it stays finite.
+            info: dict[str, Any] = {"action_mask": self.action_masks()}
+            if table.illegal_action == "fallback":
+                info["illegal_actions"] = table.illegal_actions[self.learner]
         else:
             table._cumulative_rewards[self.learner] = 0.0  # paid out now, not again
-            info = table.infos[self.learner]
-        return table.observe(self.learner), reward, terminated, False, info
+            info = dict(table.infos[self.learner])
+        if table.illegal_action == "fallback":
+            info["illegal_action"] = replaced
+        return self._observe(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's action mask now (all zeros once the episode is over): the method
-        sb3-contrib's ``MaskablePPO`` calls; the same mask as ``info["action_mask"]``."""
+        """The learner's action mask now: the method sb3-contrib's ``MaskablePPO`` calls;
+        the same mask as ``info["action_mask"]``. Once the episode is over no action is
+        left, and the mask allows check/call alone (the action a vector env's autoreset
+        ignores): every mask has a legal action, so a masked softmax never divides by
+        zero."""
+        if self.table.terminations[self.learner]:
+            return self.table.action_table.mask_array_for(False, False)
         return self.table.action_mask(self.learner)
+
+    def _observe(self) -> Any:
+        observation = self.table.observe(self.learner)
+        if not self.table.flat and self.table.terminations[self.learner]:
+            observation["action_mask"] = self.action_masks()
+        return observation
 
     # Gymnasium annotates ``Env.render`` with a type variable bound to nothing, which no
     # concrete return type can override; ours renders text ("ansi") or prints ("human").
