@@ -25,7 +25,7 @@ import numpy as np
 from dp_arena.envs.batch_engine import TableBatch
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 
-__all__ = ["batch_masks", "encode_batch"]
+__all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
 
 _BOARD = 52
 _STREET = 104
@@ -100,4 +100,84 @@ def batch_masks(batch: TableBatch, seat: int, actions: int) -> np.ndarray:
     masks[:, 0] = to_act & (batch.owed > 0)
     masks[:, 1] = to_act
     masks[:, 2:] = (to_act & batch.can_raise)[:, None]
+    return masks
+
+
+def encode_rows(
+    batch: TableBatch,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    deal_numbers: np.ndarray,
+    deals_in_session: int,
+    session_nets: np.ndarray,
+) -> np.ndarray:
+    """The vector of ``seats[i]`` at table ``rows[i]``, for each ``i``, shape
+    ``(len(rows), length)``: :func:`encode_batch` for a different seat at each row (the
+    opponents of the vector environment that are policies over these vectors), given
+    each row's deal number and that seat's session net before the deal."""
+    count, table_seats = rows.size, batch.seat_count
+    values = np.zeros((count, observation_length(table_seats)), dtype=np.float32)
+    lines = np.arange(count)
+    scale = 1.0 / batch.cap
+    hole = batch.hole_cards[rows, seats]
+    values[lines, hole[:, 0]] = 1.0
+    values[lines, hole[:, 1]] = 1.0
+    street = batch.street[rows]
+    visible = _BOARD_SIZES[street]
+    board = batch.board[rows]
+    for card in range(5):
+        shown = np.flatnonzero(visible > card)
+        values[shown, _BOARD + board[shown, card]] = 1.0
+    playing = np.flatnonzero(street < 4)
+    values[playing, _STREET + street[playing]] = 1.0
+    values[lines, _POSITION + (seats - batch.button[rows]) % table_seats] = 1.0
+    to_act = batch.actor[rows] == seats
+    raising = to_act & batch.can_raise[rows]
+    committed = batch.committed[rows]
+    deals = deals_in_session if deals_in_session > 0 else 1
+    bound = table_seats - 1
+    scalars = _POSITION + table_seats
+    values[:, scalars] = committed.sum(axis=1) * scale
+    values[:, scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
+    values[:, scalars + 2] = batch.current_bet[rows] * scale
+    values[:, scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
+    values[:, scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
+    values[:, scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
+    folded = batch.folded[rows]
+    values[:, scalars + 6] = (~folded).sum(axis=1) / table_seats
+    values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
+    values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
+    # Seats relative to each observer: relative seat r of row i is seats[i] + r.
+    relative = (seats[:, None] + np.arange(table_seats)) % table_seats
+    first = scalars + _SCALARS
+    per_seat = values[:, first : first + _PER_SEAT * table_seats].reshape(
+        count, table_seats, _PER_SEAT
+    )
+    around = lines[:, None]
+    per_seat[:, :, 0] = committed[around, relative] * scale
+    per_seat[:, :, 1] = (batch.cap - committed[around, relative]) * scale
+    per_seat[:, :, 2] = batch.street_bets[rows][around, relative] * scale
+    per_seat[:, :, 3] = folded[around, relative]
+    history_base = first + _PER_SEAT * table_seats
+    history = values[:, history_base : history_base + 8 * table_seats].reshape(
+        count, 4, table_seats, 2
+    )
+    raises = batch.raises[rows]
+    chips = batch.action_chips[rows]
+    history[..., 0] = np.minimum(
+        raises[around[:, :, None], np.arange(4)[None, :, None], relative[:, None, :]],
+        HISTORY_RAISES_CAP,
+    ) / (HISTORY_RAISES_CAP)
+    history[..., 1] = (
+        chips[around[:, :, None], np.arange(4)[None, :, None], relative[:, None, :]] * scale
+    )
+    return values
+
+
+def row_masks(batch: TableBatch, rows: np.ndarray, actions: int) -> np.ndarray:
+    """The action masks of the players to act at ``rows`` over ``actions`` discrete
+    actions (int8): :func:`batch_masks` of each row's actor."""
+    masks = np.ones((rows.size, actions), dtype=np.int8)
+    masks[:, 0] = batch.owed[rows] > 0
+    masks[:, 2:] = batch.can_raise[rows][:, None]
     return masks

@@ -3,19 +3,30 @@
 typed observation (most of the cost of an opponent's decision).
 
 Each makes exactly the decisions of its bot in ``agents/`` given the same seat, deal and
-event: the random one seeds its generator from the same text at the start of every deal
-and draws the same kinds and amounts in the same order (``tests/envs`` plays both side
-by side). Any other opponent is played through its typed observation.
+event: the random one keys its draws from the same text and deal and draws the same
+kinds and amounts in the same order (``tests/envs`` plays both side by side). Any other
+opponent is played through its typed observation (:class:`BotOpponent` plays ``tag`` and
+``aggressive`` so for the batch's replays).
 """
 
 from __future__ import annotations
 
-import random
 from typing import Protocol
 
+from dp_arena.agents.draws import below, deal_key, draw, session_key
+from dp_arena.agents.observation import DealStart, SessionContext
+from dp_arena.agents.spec import load_agent
+from dp_arena.agents.table import observe
 from dp_arena.engine import Action, ActionKind, HandState
 
-__all__ = ["NATIVE_OPPONENTS", "NativeCallingStation", "NativeOpponent", "NativeRandom"]
+__all__ = [
+    "NATIVE_OPPONENTS",
+    "BotOpponent",
+    "NativeCallingStation",
+    "NativeOpponent",
+    "NativeRandom",
+    "native_opponent",
+]
 
 
 class NativeOpponent(Protocol):
@@ -36,21 +47,33 @@ class NativeCallingStation:
 
 class NativeRandom:
     """``agents/random_bot.py`` with its default seed: a uniform legal kind, a raise to a
-    uniform amount between the minimum and the maximum."""
+    uniform amount between the minimum and the maximum, from the same counter-based draws
+    (:mod:`dp_arena.agents.draws`)."""
 
     def __init__(self) -> None:
-        self.rng = random.Random(0)
+        self.session: tuple[str, int] | None = None
+        self.session_key = 0
+        self.key = 0
+        self.counter = 0
 
     def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None:
-        # RandomBot's text: seed, event, section (0 in the environments), session, deal, seat.
-        self.rng = random.Random(f"0:{event}:0:{session}:{deal}:{seat}")
+        # RandomBot's text: its seed, event, section (0 in the environments), session.
+        if self.session != (event, session):
+            self.session = (event, session)
+            self.session_key = session_key(f"random:0:{event}:0:{session}")
+        self.key = deal_key(self.session_key, deal=deal, seat=seat)
+        self.counter = 0
 
     def act(self, hand: HandState) -> Action:
         legal = hand.legal_actions()
-        kind = self.rng.choice(legal.kinds)
+        kinds = legal.kinds
+        kind = kinds[below(draw(self.key, self.counter), len(kinds))]
+        amount = draw(self.key, self.counter + 1)
+        self.counter += 2
         if kind is ActionKind.RAISE:
-            assert legal.min_raise_to is not None and legal.max_raise_to is not None
-            return Action.raise_to(self.rng.randint(legal.min_raise_to, legal.max_raise_to))
+            low, high = legal.min_raise_to, legal.max_raise_to
+            assert low is not None and high is not None
+            return Action.raise_to(low + below(amount, high - low + 1))
         return Action(kind)
 
 
@@ -59,3 +82,40 @@ NATIVE_OPPONENTS: dict[str, type[NativeCallingStation] | type[NativeRandom]] = {
     "calling-station": NativeCallingStation,
     "random": NativeRandom,
 }
+
+
+class BotOpponent:
+    """A built-in bot whose decisions depend only on the deal in play (``tag``,
+    ``aggressive``), played from the engine's hand through its typed observation: the
+    vector environment's batch replays with it the deals it left unplayed. Its
+    ``begin_deal`` hook is called when it first acts in a deal (it seeds the bot's draws
+    from the deal's place, which is all these bots read of it)."""
+
+    def __init__(self, spec: str) -> None:
+        self.agent = load_agent(spec)
+        self.context = SessionContext()
+        self.seat = 0
+        self.told = True
+
+    def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None:
+        self.context = SessionContext(event=event, section=0, session=session, deal_number=deal)
+        self.seat = seat
+        self.told = False
+
+    def act(self, hand: HandState) -> Action:
+        if not self.told:
+            self.told = True
+            hook = getattr(self.agent, "begin_deal", None)
+            if hook is not None:
+                hole = hand.hole_cards[self.seat]
+                assert hole is not None
+                hook(DealStart(self.seat, hand.seat_count, hand.button, hole, self.context))
+        answer = self.agent.act(observe(hand, self.seat, self.context))
+        assert isinstance(answer, Action)
+        return answer
+
+
+def native_opponent(spec: str) -> NativeOpponent:
+    """The native opponent of a built-in spec: :data:`NATIVE_OPPONENTS`, else its bot."""
+    native = NATIVE_OPPONENTS.get(spec)
+    return native() if native is not None else BotOpponent(spec)

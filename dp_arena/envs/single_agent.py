@@ -26,12 +26,12 @@ from typing import Any, Unpack
 import gymnasium
 import numpy as np
 
-from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
-from dp_arena.agents.spec import load_agent
 from dp_arena.engine import HandState
 from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.discrete_actions import ActionTable
+from dp_arena.envs.policy_agent import Opponent, opponent_agent
 from dp_arena.envs.session_env import TableOptions
 from dp_arena.errors import ConfigError
 
@@ -56,7 +56,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
 
     def __init__(
         self,
-        opponents: Sequence[str | Agent] = ("calling-station",),
+        opponents: Sequence[Opponent] = ("calling-station",),
         learner_seat: int = 0,
         render_mode: str | None = None,
         **options: Unpack[TableOptions],
@@ -68,7 +68,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         self.render_mode = render_mode
         self.learner_seat = learner_seat
         self.learner = self.table.agent_grid[0][learner_seat]
-        self.seats = load_opponents(opponents, learner_seat)
+        self.seats = load_opponents(opponents, learner_seat, self.table.action_table)
         self.table.deal_listeners.append(self._on_deal)
         self.observation_space = self.table.observation_space(self.learner)
         self.action_space = self.table.action_space(self.learner)
@@ -160,7 +160,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
             tell_end(self.seats, hand, contexts, self.opponent_faults)
 
 
-def check_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> int:
+def check_opponents(opponents: Sequence[Opponent], learner_seat: int) -> int:
     """The table's number of players; :class:`ConfigError` for bad opponents or seat."""
     if isinstance(opponents, str) or not opponents:
         raise ConfigError(
@@ -179,15 +179,17 @@ def check_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> int:
     return num_players
 
 
-def load_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> dict[int, InProcessSeat]:
+def load_opponents(
+    opponents: Sequence[Opponent], learner_seat: int, action_table: ActionTable
+) -> dict[int, InProcessSeat]:
     """The opponents' seats, every seat but the learner's in order, each agent loaded
-    afresh from its spec (an agent object is seated as it is)."""
+    afresh from its spec (an agent object is seated as it is, a policy over the
+    observation vectors as a :class:`~dp_arena.envs.policy_agent.PolicyAgent`)."""
     num_players = check_opponents(opponents, learner_seat)
     others = [seat for seat in range(num_players) if seat != learner_seat]
     seats: dict[int, InProcessSeat] = {}
     for seat, opponent in zip(others, opponents, strict=True):
-        name = opponent if isinstance(opponent, str) else type(opponent).__name__
-        agent = load_agent(opponent) if isinstance(opponent, str) else opponent
+        agent, name = opponent_agent(opponent, action_table)
         seats[seat] = InProcessSeat(agent, name)
     return seats
 

@@ -61,13 +61,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine import LegalActions
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.batch_tables import BatchTables, batchable
 from dp_arena.envs.discrete_actions import CALL
+from dp_arena.envs.policy_agent import Opponent
 from dp_arena.envs.session_env import TableOptions
 from dp_arena.envs.single_agent import check_opponents
 from dp_arena.envs.vector_tables import EngineTables
@@ -94,7 +94,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     def __init__(
         self,
         num_envs: int = 1,
-        opponents: Sequence[str | Agent] = ("calling-station",),
+        opponents: Sequence[Opponent] = ("calling-station",),
         learner_seat: int = 0,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         native_opponents: bool = True,
@@ -158,7 +158,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 model.deals,
                 model.action_table,
                 learner_seat,
-                [str(spec) for spec in opponents],
+                list(opponents),
                 num_envs,
             )
         else:

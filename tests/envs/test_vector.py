@@ -107,8 +107,8 @@ def test_every_step_equals_the_single_env_beside_it(
         observation_format=format_,
     )
     assert isinstance(vector, SingleAgentVectorEnv)
-    # The built-in random and calling-station opponents are played as one batch.
-    assert vector.batched == all(name in ("random", "calling-station") for name in opponents)
+    # The built-in bots but the equity bot are played as one batch.
+    assert vector.batched == all(name in batch_tables.BATCH_OPPONENTS for name in opponents)
     assert _play_side_by_side(vector, oracle, seed=17, steps=120) > 5
 
 
