@@ -52,6 +52,22 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tournament": frozenset(
         {"files", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
+    # Local best response: it plays a bot as a match seats it, with the environments'
+    # vectorised hand values and discrete actions.
+    "exploit": frozenset(
+        {
+            "envs",
+            "match",
+            "sandbox",
+            "ratings",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "frozen",
+            "results",
+        }
+    ),
     # Above the tournament: it reads what events wrote, and its luck study plays a classic
     # freezeout and a duplicate match of the same field.
     "leaderboard": frozenset(
@@ -87,6 +103,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "commands": frozenset(
         {
             "files",
+            "exploit",
             "runner",
             "tournament",
             "leaderboard",

@@ -36,7 +36,9 @@ __all__ = [
     "WITH",
     "board_values",
     "decks",
+    "draw_odds",
     "hand_values",
+    "strength_counts",
 ]
 
 _WORDS = 51  # one 64-bit word a swap, when no word is rejected
@@ -214,3 +216,61 @@ def board_values(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     on_board[np.arange(count)[:, None], boards] = True
     possible = ~(on_board[:, _FIRST] | on_board[:, _SECOND])
     return values, possible
+
+
+def strength_counts(
+    values: np.ndarray, possible: np.ndarray, holes: np.ndarray, board_sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row's board (its :func:`board_values`: ``values`` and ``possible``, shape
+    ``(rows, 1326)``, and its number of cards) and hole cards (``holes``, shape
+    ``(rows, 2)``): how many possible opponent holdings (every pair of cards in neither
+    the board nor the hand) the hand beats and ties now, and how many there are."""
+    lines = np.arange(holes.shape[0])
+    mine = values[lines, HOLDING_INDEX[holes[:, 0], holes[:, 1]]][:, None]
+    # Every possible holding, then less those that hold one of the hand's cards (its own
+    # holding, tied, is among both cards' and is added back once).
+    beaten = (possible & (values > mine)).sum(axis=1)
+    tied = (possible & (values == mine)).sum(axis=1) + 1
+    held = np.concatenate((WITH[holes[:, 0]], WITH[holes[:, 1]]), axis=1)
+    held_values = values[lines[:, None], held]
+    held_possible = possible[lines[:, None], held]
+    beaten -= (held_possible & (held_values > mine)).sum(axis=1)
+    tied -= (held_possible & (held_values == mine)).sum(axis=1)
+    left = 50 - board_sizes  # the cards in neither the hand nor the board
+    return beaten, tied, left * (left - 1) // 2
+
+
+def draw_odds(hole: np.ndarray, board: np.ndarray, street: np.ndarray) -> np.ndarray:
+    """``draw_odds``: the chance that a flush draw or an open-ended straight draw using a
+    hole card completes by the river (0 on the river)."""
+    odds = np.zeros(hole.shape[0], dtype=np.float64)
+    for current in (1, 2):  # flop and turn: 2 and 1 cards to come
+        lines = (street == current).nonzero()[0]
+        if not lines.size:
+            continue
+        size = current + 2
+        cards = np.concatenate((hole[lines], board[lines, :size]), axis=1)
+        suits = cards & 3
+        suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
+        hole_suits = (hole[lines, :, None] & 3) == np.arange(4)
+        flush_draw = ((suit_counts == 4) & hole_suits.any(axis=1)).any(axis=1)
+        ranks = np.zeros((lines.size, 13), dtype=bool)
+        ranks[np.arange(lines.size)[:, None], cards >> 2] = True
+        hole_ranks = np.zeros((lines.size, 13), dtype=bool)
+        hole_ranks[np.arange(lines.size)[:, None], hole[lines] >> 2] = True
+        straight_draw = np.zeros(lines.size, dtype=bool)
+        for low in range(1, 9):
+            run = ranks[:, low : low + 4].all(axis=1)
+            touched = hole_ranks[:, low : low + 4].any(axis=1)
+            open_below = ~ranks[:, low - 1]
+            open_above = ~ranks[:, low + 4] if low + 4 < 13 else np.ones(lines.size, dtype=bool)
+            straight_draw |= run & touched & open_below & open_above
+        outs = np.where(
+            flush_draw & straight_draw, 15, np.where(flush_draw, 9, np.where(straight_draw, 8, 0))
+        )
+        unseen = 52 - cards.shape[1]
+        miss = np.ones(lines.size, dtype=np.float64)
+        for drawn in range(5 - size):
+            miss = miss * ((unseen - drawn - outs) / (unseen - drawn))
+        odds[lines] = 1.0 - miss
+    return odds

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dp_arena.envs.batch_cards import HOLDING_INDEX, WITH, board_values
+from dp_arena.envs.batch_cards import board_values, draw_odds, strength_counts
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.batch_players import passive
 
@@ -49,9 +49,6 @@ CHEN_SCORES = np.array(
     ],
     dtype=np.int64,
 )
-# The possible opponent holdings once a board of 3, 4 or 5 cards and two hole cards are
-# known: every pair of the cards left.
-_UNSEEN_PAIRS = {size: math.comb(50 - size, 2) for size in (3, 4, 5)}
 
 
 class TagPlayer:
@@ -181,7 +178,7 @@ class TagPlayer:
         drawing = (facing & ~raising & ~calling).nonzero()[0]
         kinds = np.where(facing, FOLD, kinds)
         if drawing.size:
-            odds = _draw_odds(
+            odds = draw_odds(
                 batch.hole_cards[rows[drawing], seats[drawing]],
                 batch.board[rows[drawing]],
                 street[drawing],
@@ -212,21 +209,9 @@ class TagPlayer:
                 values, possible = board_values(batch.board[rows_read, :size])
                 self.values[rows_read], self.possible[rows_read] = values, possible
                 self.read[rows_read] = read[fresh]
-        hole = batch.hole_cards[rows, seats]
-        values = self.values[rows]
-        possible = self.possible[rows]
-        lines = np.arange(rows.size)
-        mine = values[lines, HOLDING_INDEX[hole[:, 0], hole[:, 1]]][:, None]
-        # Every possible holding, then less those that hold one of the hero's cards (its
-        # own holding, tied, is among both cards' and is added back once).
-        beaten = (possible & (values > mine)).sum(axis=1)
-        tied = (possible & (values == mine)).sum(axis=1) + 1
-        held = np.concatenate((WITH[hole[:, 0]], WITH[hole[:, 1]]), axis=1)
-        held_values = values[lines[:, None], held]
-        held_possible = possible[lines[:, None], held]
-        beaten -= (held_possible & (held_values > mine)).sum(axis=1)
-        tied -= (held_possible & (held_values == mine)).sum(axis=1)
-        pairs = np.array([_UNSEEN_PAIRS[int(s) + 2] for s in street.tolist()], dtype=np.int64)
+        beaten, tied, pairs = strength_counts(
+            self.values[rows], self.possible[rows], batch.hole_cards[rows, seats], street + 2
+        )
         strength: np.ndarray = (beaten + tied / 2) / pairs
         return strength
 
@@ -263,39 +248,3 @@ def _pot_fraction(
         (all_in_to - amount) * 3 < available, np.minimum(all_in_to, high), amount
     )
     return amounts
-
-
-def _draw_odds(hole: np.ndarray, board: np.ndarray, street: np.ndarray) -> np.ndarray:
-    """``draw_odds``: the chance that a flush draw or an open-ended straight draw using a
-    hole card completes by the river (0 on the river)."""
-    odds = np.zeros(hole.shape[0], dtype=np.float64)
-    for current in (1, 2):  # flop and turn: 2 and 1 cards to come
-        lines = (street == current).nonzero()[0]
-        if not lines.size:
-            continue
-        size = current + 2
-        cards = np.concatenate((hole[lines], board[lines, :size]), axis=1)
-        suits = cards & 3
-        suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
-        hole_suits = (hole[lines, :, None] & 3) == np.arange(4)
-        flush_draw = ((suit_counts == 4) & hole_suits.any(axis=1)).any(axis=1)
-        ranks = np.zeros((lines.size, 13), dtype=bool)
-        ranks[np.arange(lines.size)[:, None], cards >> 2] = True
-        hole_ranks = np.zeros((lines.size, 13), dtype=bool)
-        hole_ranks[np.arange(lines.size)[:, None], hole[lines] >> 2] = True
-        straight_draw = np.zeros(lines.size, dtype=bool)
-        for low in range(1, 9):
-            run = ranks[:, low : low + 4].all(axis=1)
-            touched = hole_ranks[:, low : low + 4].any(axis=1)
-            open_below = ~ranks[:, low - 1]
-            open_above = ~ranks[:, low + 4] if low + 4 < 13 else np.ones(lines.size, dtype=bool)
-            straight_draw |= run & touched & open_below & open_above
-        outs = np.where(
-            flush_draw & straight_draw, 15, np.where(flush_draw, 9, np.where(straight_draw, 8, 0))
-        )
-        unseen = 52 - cards.shape[1]
-        miss = np.ones(lines.size, dtype=np.float64)
-        for drawn in range(5 - size):
-            miss = miss * ((unseen - drawn - outs) / (unseen - drawn))
-        odds[lines] = 1.0 - miss
-    return odds
