@@ -114,64 +114,66 @@ def encode_rows(
     """The vector of ``seats[i]`` at table ``rows[i]``, for each ``i``, shape
     ``(len(rows), length)``: :func:`encode_batch` for a different seat at each row (the
     opponents of the vector environment that are policies over these vectors), given
-    each row's deal number and that seat's session net before the deal."""
+    each row's deal number and that seat's session net before the deal. (Written entry by
+    entry over all rows, in a Fortran-ordered array: every write is contiguous.)"""
     count, table_seats = rows.size, batch.seat_count
-    values = np.zeros((count, observation_length(table_seats)), dtype=np.float32)
+    columns = np.zeros((observation_length(table_seats), count), dtype=np.float32)
     lines = np.arange(count)
     scale = 1.0 / batch.cap
     hole = batch.hole_cards[rows, seats]
-    values[lines, hole[:, 0]] = 1.0
-    values[lines, hole[:, 1]] = 1.0
+    columns[hole[:, 0], lines] = 1.0
+    columns[hole[:, 1], lines] = 1.0
     street = batch.street[rows]
     visible = _BOARD_SIZES[street]
     board = batch.board[rows]
     for card in range(5):
         shown = np.flatnonzero(visible > card)
-        values[shown, _BOARD + board[shown, card]] = 1.0
+        columns[_BOARD + board[shown, card], shown] = 1.0
     playing = np.flatnonzero(street < 4)
-    values[playing, _STREET + street[playing]] = 1.0
-    values[lines, _POSITION + (seats - batch.button[rows]) % table_seats] = 1.0
+    columns[_STREET + street[playing], playing] = 1.0
+    columns[_POSITION + (seats - batch.button[rows]) % table_seats, lines] = 1.0
     to_act = batch.actor[rows] == seats
     raising = to_act & batch.can_raise[rows]
     committed = batch.committed[rows]
+    folded = batch.folded[rows]
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = table_seats - 1
     scalars = _POSITION + table_seats
-    values[:, scalars] = committed.sum(axis=1) * scale
-    values[:, scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
-    values[:, scalars + 2] = batch.current_bet[rows] * scale
-    values[:, scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
-    values[:, scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
-    values[:, scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
-    folded = batch.folded[rows]
-    values[:, scalars + 6] = (~folded).sum(axis=1) / table_seats
-    values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
-    values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
+    columns[scalars] = committed.sum(axis=1) * scale
+    columns[scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
+    columns[scalars + 2] = batch.current_bet[rows] * scale
+    columns[scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
+    columns[scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
+    columns[scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
+    columns[scalars + 6] = (~folded).sum(axis=1) / table_seats
+    columns[scalars + 7] = np.minimum(deal_numbers, deals) / deals
+    columns[scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
     # Seats relative to each observer: relative seat r of row i is seats[i] + r.
     relative = (seats[:, None] + np.arange(table_seats)) % table_seats
+    flat = (lines * table_seats)[:, None] + relative  # into a row-major (count, seats)
     first = scalars + _SCALARS
-    per_seat = values[:, first : first + _PER_SEAT * table_seats].reshape(
-        count, table_seats, _PER_SEAT
+    per_seat = columns[first : first + _PER_SEAT * table_seats].reshape(
+        table_seats, _PER_SEAT, count
     )
-    around = lines[:, None]
-    per_seat[:, :, 0] = committed[around, relative] * scale
-    per_seat[:, :, 1] = (batch.cap - committed[around, relative]) * scale
-    per_seat[:, :, 2] = batch.street_bets[rows][around, relative] * scale
-    per_seat[:, :, 3] = folded[around, relative]
+    around = committed.reshape(-1)[flat].T
+    per_seat[:, 0] = around * scale
+    per_seat[:, 1] = (batch.cap - around) * scale
+    per_seat[:, 2] = batch.street_bets[rows].reshape(-1)[flat].T * scale
+    per_seat[:, 3] = folded.reshape(-1)[flat].T
     history_base = first + _PER_SEAT * table_seats
-    history = values[:, history_base : history_base + 8 * table_seats].reshape(
-        count, 4, table_seats, 2
+    history = columns[history_base : history_base + 8 * table_seats].reshape(
+        4, table_seats, 2, count
     )
-    raises = batch.raises[rows]
-    chips = batch.action_chips[rows]
-    history[..., 0] = np.minimum(
-        raises[around[:, :, None], np.arange(4)[None, :, None], relative[:, None, :]],
-        HISTORY_RAISES_CAP,
-    ) / (HISTORY_RAISES_CAP)
-    history[..., 1] = (
-        chips[around[:, :, None], np.arange(4)[None, :, None], relative[:, None, :]] * scale
+    # (count, 4, seats) row-major: row i, street s, seat k at (4 i + s) seats + k.
+    by_street = (((lines * 4)[:, None] + np.arange(4)) * table_seats)[:, :, None] + relative[
+        :, None, :
+    ]
+    raises = batch.raises[rows].reshape(-1)[by_street]
+    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP).transpose(1, 2, 0) / (
+        HISTORY_RAISES_CAP
     )
-    return values
+    history[:, :, 1] = batch.action_chips[rows].reshape(-1)[by_street].transpose(1, 2, 0) * scale
+    return columns.T
 
 
 def row_masks(batch: TableBatch, rows: np.ndarray, actions: int) -> np.ndarray:

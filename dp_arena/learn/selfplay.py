@@ -51,7 +51,7 @@ class SelfPlayConfig:
     six_max: int = 2  # how many of them are six-handed (the others heads-up)
     builtins: tuple[str, ...] = ("tag", "aggressive", "calling-station", "random")
     snapshot_every: int = 3  # a frozen copy of the learner joins the league this often
-    capacity: int = 8  # snapshots kept (the oldest goes first)
+    capacity: int = 4  # snapshots kept (the oldest goes first)
     weighting: str = "hard"
     exploration: float = 0.1
     ridge: float = 10.0
@@ -226,11 +226,16 @@ def _collect(
         total += float(reward.sum())
         session_rewards += reward
         deal_after = np.rint(observations[:, scalars + 7] * deals)
-        # The deal of the decision ended: its chips are this step's reward (those of the
-        # deals that ended since the learner's last decision).
+        # The deal of the decision ended: this step's reward is its chips when no other
+        # deal ended since (the next decision is in the next deal, or the session ended
+        # with it); a reward that also holds deals the learner had no decision in (the
+        # blinds it won or lost when everyone folded before it acted) would credit the
+        # decision with chips it did not win, and the decision is left out of the fit.
         closed = terminated | (deal_after != deal_before)
+        exact = np.where(terminated, deal_before == deals - 1, deal_after == deal_before + 1)
         for table in np.flatnonzero(closed).tolist():
-            outcomes[table, int(serial[table])] = float(reward[table]) * big_blind
+            won = float(reward[table]) * big_blind if exact[table] else math.nan
+            outcomes[table, int(serial[table])] = won
         serial[closed] += 1
         finished = np.flatnonzero(terminated)
         if finished.size:
@@ -241,13 +246,14 @@ def _collect(
     chips = np.array(
         [outcomes.get((int(table), int(number)), math.nan) for table, number in keys_all]
     )
+    deals_closed = sum(1 for value in outcomes.values() if not math.isnan(value))
     targets = (chips + np.concatenate(committed)) / np.concatenate(scales)
     return (
         np.concatenate(feature_rows),
         np.concatenate(chosen_actions),
         targets,
         total,
-        len(outcomes),
+        deals_closed,
     )
 
 

@@ -1,0 +1,48 @@
+"""The learned bot in the vector environment's batch plays exactly as the bot at a table:
+its policy, over the features of the observation vectors, is asked about many tables at
+once in the batch and about one decision at a time by ``agents/learned.py`` in the
+single environment, and every array of every step is the same."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import SyncVectorEnv
+
+import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
+from dp_arena.agents.spec import AGENTS_DIR
+from dp_arena.envs.single_agent import ENV_ID
+from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.learn import LinearPolicy
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_the_learned_policy_plays_in_the_batch_as_the_bot_plays_at_a_table(seats: int) -> None:
+    policy = LinearPolicy.load(AGENTS_DIR / "learned_weights.json")
+    assert policy.feature_set == "vector"
+    vector = SingleAgentVectorEnv(
+        num_envs=6, opponents=[policy] * (seats - 1), deals=2 * seats, observation_format="flat"
+    )
+    assert vector.batched
+    kwargs: dict[str, Any] = {
+        "opponents": ["learned"] * (seats - 1),
+        "deals": 2 * seats,
+        "observation_format": "flat",
+    }
+    oracle = SyncVectorEnv([lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(6)])
+    observations, infos = vector.reset(seed=seats)
+    expected, expected_infos = oracle.reset(seed=seats)
+    rng = np.random.default_rng(seats)
+    for _ in range(60):
+        assert np.array_equal(observations, expected)
+        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in infos["action_mask"]])
+        observations, rewards, terminated, _, infos = vector.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(terminated, expected_terminated)
+    assert not vector.opponent_faults
+    oracle.close()

@@ -1,0 +1,96 @@
+"""Self-play: the league's prioritised sampling, frozen snapshots, and the trainer that
+plays its line-ups in the vector environment's batch (snapshots included), seeded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dp_arena.errors import ConfigError
+from dp_arena.learn import League, LinearPolicy, SelfPlayConfig, train_self_play
+from dp_arena.learn.recipe import load_recipe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_league_draws_the_members_the_learner_beats_least_most_often() -> None:
+    league = League(weighting="hard", seed=1)
+    for name in ("tag", "random", "aggressive"):
+        league.add(name)
+    league.record("random", [1.0] * 30)  # beaten every time
+    league.record("tag", [0.0] * 30)  # never beaten
+    chances = league.probabilities()
+    assert chances["tag"] > chances["aggressive"] > chances["random"]
+    assert sum(chances.values()) == pytest.approx(1.0)
+    drawn = [member.name for member in league.sample(2000)]
+    assert drawn.count("tag") > drawn.count("aggressive") > drawn.count("random")
+    for weighting, first in (("variance", "aggressive"), ("uniform", None), ("linear", "tag")):
+        other = League(weighting=weighting)
+        for name in ("tag", "random", "aggressive"):
+            other.add(name)
+        other.record("random", [1.0] * 30)
+        other.record("tag", [0.0] * 30)
+        shares = other.probabilities()
+        if first is None:
+            assert len(set(shares.values())) == 1
+        else:
+            assert max(shares, key=shares.__getitem__) == first
+    with pytest.raises(ConfigError, match="weighting"):
+        League(weighting="greedy")
+
+
+def test_snapshots_are_frozen_and_the_oldest_goes_first() -> None:
+    league = League(capacity=2)
+    league.add("tag")
+    policy = LinearPolicy.zeros(feature_set="vector")
+    names = [league.add_snapshot(policy) for _ in range(3)]
+    policy.weights += 1.0
+    assert list(league.members) == ["tag", *names[1:]]
+    snapshot = league.members[names[-1]].opponent
+    assert not snapshot.weights.any()  # training the learner never moves a snapshot
+    league.record([names[0], "tag"], [1.0])  # a member let go is skipped
+    assert league.members["tag"].sessions == 1
+
+
+def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
+    config = SelfPlayConfig(
+        iterations=3, decisions=3000, tables=32, lineups=2, six_max=1, snapshot_every=1, seed=4
+    )
+    first, league = train_self_play(config)
+    second, _ = train_self_play(config)
+    assert np.array_equal(first.weights, second.weights)
+    assert first.feature_set == "vector" and first.weights.any()
+    snapshots = [member for member in league.members.values() if member.snapshot]
+    assert [member.name for member in snapshots][-1] == "learned-3"
+    assert sum(member.sessions for member in league.members.values()) > 0
+    # The weights round-trip as a vector policy, which the batch plays.
+    assert LinearPolicy.from_json(first.to_json()).feature_set == "vector"
+
+
+def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> None:
+    recipe = load_recipe(REPO / "configs" / "learned.toml")
+    assert isinstance(recipe.train, SelfPlayConfig)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
+    with pytest.raises(ConfigError, match=r"\[self_play\] has unknown fields \['speed'\]"):
+        load_recipe(bad)
+    both = tmp_path / "both.toml"
+    both.write_text("[self_play]\n[train]\n")
+    with pytest.raises(ConfigError, match="not both"):
+        load_recipe(both)
+
+
+def test_the_self_play_example_trains_and_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    import runpy
+
+    module = runpy.run_path(str(REPO / "examples" / "self_play.py"))
+    assert (
+        module["main"](
+            ["--iterations", "2", "--decisions", "2000", "--tables", "16", "--evaluate-deals", "20"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "iteration 2:" in out and "league:" in out and "heads-up:" in out
