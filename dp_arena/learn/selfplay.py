@@ -239,8 +239,10 @@ def _collect(
         serial[closed] += 1
         finished = np.flatnonzero(terminated)
         if finished.size:
-            won = session_rewards[finished]
-            league.record(names, np.where(won > 0, 1.0, np.where(won < 0, 0.0, 0.5)).tolist())
+            sessions = session_rewards[finished]
+            league.record(
+                names, np.where(sessions > 0, 1.0, np.where(sessions < 0, 0.0, 0.5)).tolist()
+            )
             session_rewards[finished] = 0.0
     keys_all = np.concatenate(keys)
     chips = np.array(
