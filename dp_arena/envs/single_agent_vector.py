@@ -22,17 +22,21 @@ compare every array of every step. Gymnasium's three autoreset modes are support
 infos, and ``"Disabled"`` with ``reset(options={"reset_mask": ...})``).
 
 How the tables are played (``batched`` says which way): against the built-in
-``random`` and ``calling-station`` opponents, with the net reward, all tables are one
-batch (:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across
-tables (:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together,
-the showdown values read from the evaluator's tables, the observations and masks
-encoded as arrays, the opponents' decisions made for every table whose turn it is, and
-the learners' typed observations built only on request (``views()``, by replaying the
-deal on the engine). Any other line-up, the duplicate reward, or
-``native_opponents=False`` plays each table straight on the engine
+``random``, ``calling-station``, ``aggressive`` and ``tag`` bots and policies over the
+observation vectors (a learner's frozen snapshots: any callable ``policy(observations,
+masks) -> actions``), with the net reward, all tables are one batch
+(:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across tables
+(:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together, the
+showdown values read from the evaluator's tables, the observations and masks encoded as
+arrays, each opponent deciding for every table where one of its seats is to act, one call
+a step of the batch (:mod:`dp_arena.envs.batch_players`), and the learners' typed
+observations built only on request (``views()``, by replaying the deal on the engine).
+Any other line-up (the ``equity`` bot, a file's class, an agent object), the duplicate
+reward, or ``native_opponents=False`` plays each table straight on the engine
 (:mod:`dp_arena.envs.vector_tables`): no AEC bookkeeping, no typed observation for the
-learner, the built-in bots played natively (:mod:`dp_arena.envs.native_opponents`), any
-other opponent through its typed observation and hooks, as the single env plays it.
+learner, the built-in ``random`` and ``calling-station`` bots played natively
+(:mod:`dp_arena.envs.native_opponents`), any other opponent through its typed
+observation and hooks, as the single env plays it.
 ``infos`` holds ``"action_mask"``; a table whose episode just ended (its next step resets
 it under the ``NextStep`` autoreset, and ignores its action) has the mask of check/call
 alone, so every row has a legal action and a masked softmax over all rows stays finite.

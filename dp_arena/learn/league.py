@@ -105,9 +105,13 @@ class League:
     def win_rate(self, name: str) -> float:
         return self.members[name].win_rate
 
-    def probabilities(self) -> dict[str, float]:
-        """Each member's chance to be drawn now."""
-        rates = np.array([member.win_rate for member in self.members.values()])
+    def probabilities(self, *, snapshots: bool = True) -> dict[str, float]:
+        """Each member's chance to be drawn now (with ``snapshots`` false, among the
+        members that are not snapshots)."""
+        members = [m for m in self.members.values() if snapshots or not m.snapshot]
+        if not members:
+            return {}
+        rates = np.array([member.win_rate for member in members])
         if self.weighting == "hard":
             weights = (1.0 - rates) ** 2
         elif self.weighting == "linear":
@@ -118,13 +122,14 @@ class League:
             weights = np.ones_like(rates)
         total = weights.sum()
         shares = weights / total if total > 0 else np.full(len(rates), 1.0 / len(rates))
-        return {name: float(share) for name, share in zip(self.members, shares, strict=True)}
+        return {m.name: float(share) for m, share in zip(members, shares, strict=True)}
 
-    def sample(self, count: int = 1) -> list[Member]:
-        """``count`` members drawn (with replacement) by their probabilities."""
-        if not self.members:
+    def sample(self, count: int = 1, *, snapshots: bool = True) -> list[Member]:
+        """``count`` members drawn (with replacement) by their probabilities (with
+        ``snapshots`` false, among the members that are not snapshots)."""
+        probabilities = self.probabilities(snapshots=snapshots)
+        if not probabilities:
             raise ConfigError("the league has no members to draw", field="members")
-        probabilities = self.probabilities()
         names = list(probabilities)
         drawn = self.rng.choice(len(names), size=count, p=list(probabilities.values()))
         return [self.members[names[index]] for index in drawn.tolist()]

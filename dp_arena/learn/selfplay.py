@@ -10,7 +10,9 @@ the best of them, so it is deterministic, and a frozen copy of it is a policy ov
 batched observations that the batch plays as an opponent, one call for all its tables.
 
 Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.league.League`
-(heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play,
+(heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play
+(the snapshots play in the six-max line-ups, and in the heads-up ones too with
+``snapshots_in="both"``),
 plays ``decisions`` learner decisions spread over them at the tables of
 :class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
@@ -49,6 +51,10 @@ class SelfPlayConfig:
     rounds: int = 5  # rounds of the button per session
     lineups: int = 4  # line-ups drawn from the league per iteration
     six_max: int = 2  # how many of them are six-handed (the others heads-up)
+    # Where the learner's snapshots play: "six-max" (heads-up line-ups draw the built-ins
+    # alone) or "both". The features of heads-up and bigger tables are apart, so each
+    # game's weights learn from its own line-ups only.
+    snapshots_in: str = "six-max"
     builtins: tuple[str, ...] = ("tag", "aggressive", "calling-station", "random")
     snapshot_every: int = 3  # a frozen copy of the learner joins the league this often
     capacity: int = 4  # snapshots kept (the oldest goes first)
@@ -79,6 +85,10 @@ class SelfPlayConfig:
                 )
         if not 0 <= self.six_max <= self.lineups:
             raise ConfigError("self-play: six_max must be 0 to lineups", field="six_max")
+        if self.snapshots_in not in ("six-max", "both"):
+            raise ConfigError(
+                "self-play: snapshots_in must be 'six-max' or 'both'", field="snapshots_in"
+            )
         if self.weighting not in WEIGHTINGS:
             raise ConfigError(
                 f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
@@ -111,7 +121,6 @@ def train_self_play(
     league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
     for spec in config.builtins:
         league.add(spec)
-    league.add_snapshot(policy, "learned-0")
     batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for iteration in range(config.iterations):
         started = time.perf_counter()
@@ -123,7 +132,9 @@ def train_self_play(
         per_lineup = max(1, config.decisions // config.lineups)
         for index in range(config.lineups):
             six_max = index < config.six_max
-            members = league.sample(5 if six_max else 1)
+            members = league.sample(
+                5 if six_max else 1, snapshots=six_max or config.snapshots_in == "both"
+            )
             name = " ".join(member.name for member in members)
             env = SingleAgentVectorEnv(
                 num_envs=config.tables,

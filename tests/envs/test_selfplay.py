@@ -54,6 +54,27 @@ def test_snapshots_are_frozen_and_the_oldest_goes_first() -> None:
     assert league.members["tag"].sessions == 1
 
 
+def test_the_league_draws_among_the_members_that_are_not_snapshots_on_request() -> None:
+    league = League(seed=2)
+    league.add("tag")
+    league.add("random")
+    snapshot = league.add_snapshot(LinearPolicy.zeros(feature_set="vector"))
+    league.record("tag", [1.0] * 8)  # the snapshot and random are drawn more than tag
+    assert set(league.probabilities()) == {"tag", "random", snapshot}
+    without = league.probabilities(snapshots=False)
+    assert set(without) == {"tag", "random"} and sum(without.values()) == pytest.approx(1.0)
+    # Among the two left, the shares keep their ratio.
+    every = league.probabilities()
+    assert without["random"] / without["tag"] == pytest.approx(every["random"] / every["tag"])
+    assert {member.name for member in league.sample(200, snapshots=False)} == {"tag", "random"}
+    alone = League()
+    alone.add_snapshot(LinearPolicy.zeros(feature_set="vector"))
+    with pytest.raises(ConfigError, match="no members"):
+        alone.sample(snapshots=False)
+    with pytest.raises(ConfigError, match="snapshots_in"):
+        SelfPlayConfig(snapshots_in="heads-up")
+
+
 def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
     config = SelfPlayConfig(
         iterations=3, decisions=3000, tables=32, lineups=2, six_max=1, snapshot_every=1, seed=4
@@ -94,3 +115,21 @@ def test_the_self_play_example_trains_and_scores(capsys: pytest.CaptureFixture[s
     )
     out = capsys.readouterr().out
     assert "iteration 2:" in out and "league:" in out and "heads-up:" in out
+
+
+def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path) -> None:
+    from dp_arena.cli import main
+
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text(
+        "[self_play]\niterations = 2\ndecisions = 800\ntables = 8\nlineups = 2\n"
+        "six_max = 1\nsnapshot_every = 1\n[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
+    )
+    output, card = tmp_path / "weights.json", tmp_path / "card.md"
+    assert (
+        main(["train", "--config", str(recipe), "--output", str(output), "--card", str(card)]) == 0
+    )
+    policy = LinearPolicy.load(output)
+    assert policy.feature_set == "vector" and policy.metadata["iterations"] == 2
+    text = card.read_text()
+    assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
