@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: run test test-slow test-rl test-native native bench bench-scale lint leaderboard luck clean
+.PHONY: run test test-slow test-rl test-native native bench bench-scale lint leaderboard luck dist clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -51,8 +51,8 @@ bench-scale: $(STAMP)
 	$(BIN)/python -m bench scale
 
 lint: $(STAMP)
-	$(BIN)/ruff check dp_arena agents tests bench examples scripts
-	$(BIN)/ruff format --check dp_arena agents tests bench examples scripts
+	$(BIN)/ruff check dp_arena agents tests bench examples scripts setup.py
+	$(BIN)/ruff format --check dp_arena agents tests bench examples scripts setup.py
 	$(BIN)/mypy
 
 leaderboard: $(STAMP)  ## rebuild the committed leaderboard of the built-in bots
@@ -61,5 +61,12 @@ leaderboard: $(STAMP)  ## rebuild the committed leaderboard of the built-in bots
 luck: $(STAMP)  ## the luck meter's figure for the README (about 12 minutes)
 	$(BIN)/dp-arena luck --freezeouts 1,4,16 --plot docs/img/luck.png --json docs/img/luck.json
 
+# The wheel and sdist of dp-arena in dist/: `pip install dist/dp_arena-*.whl` gives the whole
+# tool (built-in bots included) to anyone, without a clone.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --no-isolation --outdir dist . 2>&1 | grep -E "^Successfully|rror" || true
+	@ls dist/*.whl dist/*.tar.gz
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results dp_arena/engine/_native
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache bench/results dp_arena/engine/_native dist build

@@ -1,17 +1,27 @@
-"""A bounded load test of the competition server on loopback: 50 authors upload a bot
-each at the same moment while 50 readers fetch the leaderboard 10 times each, with the
-upload checker and the ladder running; then how long the 50 sandboxed checks take.
+"""A bounded load test of the competition server on loopback, while its ladder plays: for
+``SECONDS`` seconds, ``READERS`` clients read its pages and API as fast as they are
+answered (the leaderboard, the front page, the matches, a match's page, its hand
+histories), ``UPLOADS`` authors each upload a bot at a random moment (checked in the
+sandbox meanwhile), and ``SLOW`` clients hold connections open by sending their request
+heads a byte at a time (cut at the server's head deadline, then opening again).
 
-Everything goes to 127.0.0.1 and stops by itself: a fixed number of requests, each with
-a timeout. Figures: each kind of request's latency (median, 95th percentile, largest),
-the requests per second while both ran, and every answer's status.
+The ladder is three-handed, of house bots (tag, calling-station, random) and the bots
+uploaded as they are accepted. Figures: requests answered per second, their latency
+(median, 95th and 99th percentile, largest), every answer's status, the slow clients'
+connections cut by the server, the ladder's finished matches per minute during the load
+and, for comparison, without it.
+
+Everything goes to 127.0.0.1 and stops by itself: a fixed duration, each request with a
+timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import os
+import random
 import signal
 import socket
 import statistics
@@ -23,9 +33,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-UPLOADS = 50
-READERS = 50
-READS_EACH = 10
+SECONDS = 30.0
+READERS = 40
+UPLOADS = 20
+SLOW = 50
+HEADER_TIMEOUT = 5.0
+QUIET_SECONDS = 20.0  # the ladder alone, before the load, for its pace without it
 
 BOT = """from dp_arena.engine import Action, ActionKind
 
@@ -52,79 +65,131 @@ def _port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _percentile(ordered: list[float], share: float) -> float:
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
 def _summary(times: list[float]) -> dict[str, float]:
+    if not times:
+        return {}
     ordered = sorted(times)
     return {
         "median_ms": round(1000 * statistics.median(ordered), 1),
-        "p95_ms": round(1000 * ordered[int(0.95 * (len(ordered) - 1))], 1),
+        "p95_ms": round(1000 * _percentile(ordered, 0.95), 1),
+        "p99_ms": round(1000 * _percentile(ordered, 0.99), 1),
         "max_ms": round(1000 * ordered[-1], 1),
     }
 
 
-async def _load(url: str, tokens: list[str]) -> dict[str, Any]:
+async def _finished(client: Any) -> int:
+    answer = await client.get("/api/leaderboard")
+    return int(answer.json()["matches"])
+
+
+async def _slow_client(port: int, until: float, cut: list[int]) -> None:
+    """A connection that sends its head a byte a second; opened again when cut."""
+    head = b"GET /api/leaderboard HTTP/1.1\r\nHost: bench\r\nX-Padding: " + b"x" * 200
+    while time.monotonic() < until:
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.5)
+            continue
+        try:
+            for byte in head:
+                if time.monotonic() >= until:
+                    break
+                writer.write(bytes([byte]))
+                await writer.drain()
+                await asyncio.sleep(1.0)
+                if reader.at_eof():
+                    cut[0] += 1
+                    break
+        except (ConnectionError, OSError):
+            cut[0] += 1
+        finally:
+            writer.close()
+            with contextlib.suppress(ConnectionError, OSError):
+                await writer.wait_closed()
+
+
+async def _load(url: str, port: int, tokens: list[str]) -> dict[str, Any]:
     import httpx
 
-    limits = httpx.Limits(max_connections=UPLOADS + READERS)
+    limits = httpx.Limits(max_connections=READERS + UPLOADS + 10)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-        uploads: list[float] = []
-        reads: list[float] = []
+        quiet_from = time.monotonic()
+        quiet_start = await _finished(client)
+        await asyncio.sleep(QUIET_SECONDS)
+        quiet = (await _finished(client) - quiet_start) / ((time.monotonic() - quiet_from) / 60)
+        matches = (await client.get("/api/matches?limit=20")).json()["matches"]
+        shown = [match["id"] for match in matches if match["status"] == "finished"][:5]
+        paths = ["/api/leaderboard", "/", "/matches", "/api/matches?limit=20"]
+        paths += [f"/matches/{number}" for number in shown]
+        paths += [f"/api/matches/{number}/hands" for number in shown]
+        latencies: list[float] = []
         statuses: dict[str, int] = {}
+        cut = [0]
+        started = time.monotonic()
+        until = started + SECONDS
+        first_count = await _finished(client)
 
-        async def upload(index: int) -> int:
-            started = time.perf_counter()
-            answer = await client.post(
-                "/api/bots",
-                content=_archive(index),
-                headers={
-                    "Authorization": f"Bearer {tokens[index]}",
-                    "Content-Type": "application/zip",
-                },
-            )
-            uploads.append(time.perf_counter() - started)
-            key = f"upload {answer.status_code}"
-            statuses[key] = statuses.get(key, 0) + 1
-            return int(answer.json().get("id", 0))
-
-        async def reader() -> None:
-            for _ in range(READS_EACH):
-                started = time.perf_counter()
-                answer = await client.get("/api/leaderboard")
-                reads.append(time.perf_counter() - started)
-                key = f"leaderboard {answer.status_code}"
+        async def reader(seed: int) -> None:
+            chooser = random.Random(seed)
+            while time.monotonic() < until:
+                path = chooser.choice(paths)
+                began = time.perf_counter()
+                try:
+                    answer = await client.get(path)
+                    key = str(answer.status_code)
+                except httpx.HTTPError as error:
+                    key = type(error).__name__
+                latencies.append(time.perf_counter() - began)
                 statuses[key] = statuses.get(key, 0) + 1
 
-        started = time.perf_counter()
-        results = await asyncio.gather(
-            *(upload(index) for index in range(UPLOADS)), *(reader() for _ in range(READERS))
+        async def upload(index: int) -> None:
+            await asyncio.sleep(random.Random(index).uniform(0, SECONDS * 0.8))
+            began = time.perf_counter()
+            try:
+                answer = await client.post(
+                    "/api/bots",
+                    content=_archive(index),
+                    headers={
+                        "Authorization": f"Bearer {tokens[index]}",
+                        "Content-Type": "application/zip",
+                    },
+                )
+                key = f"upload {answer.status_code}"
+            except httpx.HTTPError as error:
+                key = f"upload {type(error).__name__}"
+            latencies.append(time.perf_counter() - began)
+            statuses[key] = statuses.get(key, 0) + 1
+
+        await asyncio.gather(
+            *(reader(seed) for seed in range(READERS)),
+            *(upload(index) for index in range(UPLOADS)),
+            *(_slow_client(port, until, cut) for _ in range(SLOW)),
         )
-        burst = time.perf_counter() - started
-        ids = [result for result in results[:UPLOADS] if isinstance(result, int) and result]
-        checked_from = time.perf_counter()
-        deadline = checked_from + 900
-        remaining = set(ids)
-        while remaining and time.perf_counter() < deadline:
-            for submission in sorted(remaining):
-                answer = await client.get(f"/api/bots/{submission}")
-                if answer.json().get("status") != "checking":
-                    remaining.discard(submission)
-            await asyncio.sleep(1.0)
-        checks = time.perf_counter() - checked_from
-        accepted = 0
-        for submission in ids:
-            answer = await client.get(f"/api/bots/{submission}")
-            accepted += answer.json().get("status") == "accepted"
-        board = (await client.get("/api/leaderboard")).json()
+        elapsed = time.monotonic() - started
+        played = await _finished(client) - first_count
+        accepted = sum(
+            1
+            for line in (await client.get("/api/leaderboard")).json()["bots"]
+            if line["name"].startswith("load-")
+        )
     return {
-        "uploads": _summary(uploads),
-        "leaderboard_reads": _summary(reads),
-        "requests": UPLOADS + READERS * READS_EACH,
-        "burst_seconds": round(burst, 2),
-        "requests_per_second": round((UPLOADS + READERS * READS_EACH) / burst, 1),
+        "seconds": round(elapsed, 1),
+        "readers": READERS,
+        "uploads": UPLOADS,
+        "slow_clients": SLOW,
+        "requests": len(latencies),
+        "requests_per_second": round(len(latencies) / elapsed, 1),
+        "latency": _summary(latencies),
         "statuses": dict(sorted(statuses.items())),
-        "checks_seconds": round(checks, 1),
-        "checks_left": len(remaining),
-        "accepted": accepted,
-        "matches_by_then": board.get("matches"),
+        "slow_connections_cut": cut[0],
+        "matches_per_minute": round(played / (elapsed / 60), 1),
+        "matches_per_minute_without_load": round(quiet, 1),
+        "uploads_accepted_by_the_end": accepted,
     }
 
 
@@ -153,18 +218,28 @@ def run() -> dict[str, Any]:
                 db,
                 "--port",
                 str(port),
+                "--table-size",
+                "3",
+                "--house-bots",
+                "tag,calling-station,random",
                 "--ladder-deals",
-                "20",
+                "50",
                 "--check-states",
                 "50",
+                "--resamples",
+                "200",
                 "--uploads-per-hour",
                 "100",
-                # 100 clients on one loopback address: the per-address limits would
-                # answer most of them 429, which is not what this measures.
+                "--header-timeout",
+                str(HEADER_TIMEOUT),
+                # Every client is one loopback address: the per-address limits would
+                # answer most of them 429 or 503, which is not what this measures.
                 "--requests-per-minute",
                 "0",
                 "--writes-per-minute",
                 "0",
+                "--max-connections-per-client",
+                "1000",
             ],
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -180,12 +255,16 @@ def run() -> dict[str, Any]:
                         break
                 except httpx.HTTPError:
                     time.sleep(0.1)
-            figures = asyncio.run(_load(url, tokens))
-        finally:
+            figures = asyncio.run(_load(url, port, tokens))
+            stopped = time.monotonic()
             os.killpg(server.pid, signal.SIGTERM)
             server.wait(60)
+            figures["stop_seconds"] = round(time.monotonic() - stopped, 2)
+        finally:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGKILL)
+                server.wait()
             log.close()
-    figures["check_states"] = 50
     for name, value in figures.items():
         print(f"{name}: {value}")
     return figures

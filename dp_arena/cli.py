@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo", "play a short duplicate demo of built-in bots and print the comparison"),
     "replay": ("replay", "replay PHH hand histories through the engine"),
     "match": ("match", "play a duplicate match between agents with full seat rotation"),
+    "new-bot": ("new_bot", "write a bot folder to start from, in Python, C, Node.js or Perl"),
     "check-agent": ("check_agent", "run the conformance check a bot author runs before submitting"),
     "submit": ("submit", "submit a bot folder or archive to the bot registry"),
     "plan": ("plan", "print the whole plan of an event format before any card is dealt"),
@@ -38,7 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("train", "train the built-in learning bot"),
     "exploit": ("exploit", "measure how much a bot can be beaten: local best response (LBR)"),
     "serve": (SERVER, "run the competition server: uploads, the duplicate ladder, the pages"),
-    "server": (SERVER, "manage a competition server: authors, tokens, tournaments"),
+    "server": (
+        SERVER,
+        "manage a competition server: authors, tokens, organisers, moderation, tournaments",
+    ),
 }
 
 

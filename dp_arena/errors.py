@@ -38,11 +38,16 @@ class DPArenaError(Exception):
 
 
 class ConfigError(DPArenaError, ValueError):
-    """A configuration value is invalid; ``field`` names it (dotted path) when known."""
+    """A configuration value is invalid; ``field`` names it (dotted path) when known, and
+    ``absent_players`` the entrants whose bots are all that is wrong with them (their
+    files, classes or programs are not there): an event can seat them as absent."""
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, field: str | None = None, absent_players: tuple[str, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.field = field
+        self.absent_players = absent_players
 
 
 class IllegalReason(enum.StrEnum):

@@ -18,7 +18,8 @@ milli-big-blinds per deal with a 95% Student-t interval over blocks
 nets, so two copies of the same deterministic bot score exactly zero, and the block
 scores of all agents sum to zero. Heads-up, an agent's score is simply its mean net
 per hand played. Beside it, the **adjusted** score is the same computed from the nets
-with the luck of the board taken out (:mod:`dp_arena.ratings.board_luck`): unbiased,
+with the luck of the board and of the dealer's draws from bots' mixed strategies taken
+out (:mod:`dp_arena.ratings.board_luck`, :mod:`dp_arena.ratings.action_luck`): unbiased,
 and it needs fewer deals for the same interval.
 
 Clairvoyance. Each agent's play is tested against the cards it could not see
@@ -53,12 +54,12 @@ from dp_arena.agents import (
     parse_spec,
     play_table_session,
 )
-from dp_arena.agents.spec import class_problem, module_problem
+from dp_arena.agents.spec import class_problem, missing_file, module_problem
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
-from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
@@ -68,6 +69,7 @@ __all__ = [
     "MatchConfig",
     "MatchResult",
     "SeatFactory",
+    "betting_problem",
     "block_scores",
     "check_spec",
     "match_clairvoyance",
@@ -152,9 +154,9 @@ class MatchConfig:
 @dataclass(frozen=True, slots=True)
 class AgentScore:
     """One agent's result: its duplicate score in mbb per deal over ``summary.count``
-    deal blocks, the same with the luck of the board taken out (``adjusted``; ``None``
-    when it was not computed), its total net in chips over all its hands, and its faults
-    by kind."""
+    deal blocks, the same with the luck of the board and of the dealer's draws taken out
+    (``adjusted``; ``None`` when it was not computed), its total net in chips over all
+    its hands, and its faults by kind."""
 
     index: int
     name: str
@@ -218,7 +220,8 @@ class MatchResult:
                 **config.event_key.reveal(),
                 "unit": "mbb/deal",
                 "confidence": 0.95,
-                "adjusted": "board-luck" if self.adjusted_block_scores else None,
+                # The terms taken out: the board's luck and the dealer's draws'.
+                "adjusted": "board+action" if self.adjusted_block_scores else None,
                 "clairvoyance_flag_below": FLAG_BELOW,
             },
             "agents": [score.to_json() for score in self.scores],
@@ -338,11 +341,11 @@ def sandbox_available() -> bool:
 def check_spec(spec: str, *, registry: Path | None = None) -> str:
     """The spec to seat (a registry bot pinned to the registry and version found now), or
     an :class:`AgentError` saying why the spec names nothing that exists: an unknown
-    built-in file, a missing file or class, a module or class that cannot be found (by
-    path: nothing of a bot is imported here), a program that is not
-    on ``PATH`` (so a typo is not mistaken for a command line), or a
-    ``registry:NAME[@VERSION]`` the bot registry (``registry``, else the default one) does
-    not hold."""
+    built-in file, a missing file (with the closest files beside it) or class, a module
+    or class that cannot be found (by path: nothing of a bot is imported here), a bot
+    folder without a usable ``bot.toml``, a program that is not on ``PATH`` (so a typo is
+    not mistaken for a command line), or a ``registry:NAME[@VERSION]`` the bot registry
+    (``registry``, else the default one) does not hold."""
     parsed = parse_spec(spec)
     if parsed.kind is SpecKind.REGISTRY:
         from dp_arena.errors import SubmissionError
@@ -354,12 +357,18 @@ def check_spec(spec: str, *, registry: Path | None = None) -> str:
             return pinned_spec(held.root, held.resolve(reference))
         except SubmissionError as error:
             raise AgentError(f"agent {spec!r}: {error}") from None
-    if parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
+    if parsed.kind is SpecKind.FOLDER:
+        from dp_arena.sandbox.seats import folder_problem
+
+        problem = folder_problem(spec)
+        if problem is not None:
+            raise AgentError(f"agent {spec!r}: {problem}")
+    elif parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
         path = Path(str(parsed.target)).expanduser()
         if not path.is_file():
             if parsed.kind is SpecKind.BUILTIN:
                 raise AgentError(f"agent {spec!r}: the built-in bot is not available (no {path})")
-            raise AgentError(f"agent {spec!r}: no such file {path}")
+            raise AgentError(f"agent {spec!r}: {missing_file(path, parsed.class_name)}")
         problem = class_problem(path, parsed) if parsed.kind is SpecKind.FILE else None
         if problem is not None:
             raise AgentError(f"agent {spec!r}: {problem}")
@@ -372,9 +381,36 @@ def check_spec(spec: str, *, registry: Path | None = None) -> str:
         if shutil.which(program) is None and not Path(program).is_file():
             raise AgentError(
                 f"agent {spec!r} is not a built-in ({', '.join(BUILTINS)}), a file.py:Class, a"
-                f" package.module:Class, or a command line whose program {program!r} exists"
+                " package.module:Class, a bot folder (with a bot.toml), or a command line"
+                f" whose program {program!r} exists" + _folder_hint(program)
             )
     return spec
+
+
+def _folder_hint(word: str) -> str:
+    """A hint when a word that was meant as a bot folder names none here."""
+    import difflib
+
+    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / "bot.toml").is_file()]
+    close = difflib.get_close_matches(word.rstrip("/") + "/", folders, n=3)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
+def betting_problem(specs: Sequence[str], betting: Betting) -> str | None:
+    """Why ``specs`` cannot play ``betting``: an ACPC agent plays no-limit hold'em only
+    (its game definition has no pot limit); ``None`` when they can."""
+    if betting is Betting.NO_LIMIT:
+        return None
+    from dp_arena.sandbox import is_acpc
+
+    agents = [spec for spec in specs if is_acpc(spec)]
+    if not agents:
+        return None
+    return (
+        f"{', '.join(agents)} {'is an ACPC agent' if len(agents) == 1 else 'are ACPC agents'},"
+        f" which play no-limit hold'em only (an ACPC game definition has no pot limit), not"
+        f" {betting.value}"
+    )
 
 
 def agent_names(specs: Sequence[str]) -> tuple[str, ...]:
@@ -475,7 +511,7 @@ def score_match(
     per_agent_adjusted: tuple[tuple[float, ...], ...] = ()
     if adjusted:
         rules = config.rules()
-        corrected = [[corrected_nets(rules, deal) for deal in table.deals] for table in tables]
+        corrected = [[board_action_nets(rules, deal) for deal in table.deals] for table in tables]
         per_agent_adjusted = tuple(
             tuple(float(score) for score in scores)
             for scores in block_scores(tables, seating, config.big_blind, corrected)

@@ -7,6 +7,7 @@ manifest, ``bot.toml``::
     version = "1.2"              # the author's label, kept as is
     entry = "bot.py:MyBot"       # a Python class ...
     # command = "node bot.js"    # ... or a command line run in the bot's folder
+    # protocol = "acpc"          # with a command: an ACPC agent (docs/protocol.md)
 
 :func:`intake` refuses what is unsafe or broken with a :class:`~dp_arena.errors.SubmissionError`
 whose ``reason`` is a short code: ``too_large``, ``too_many_files``, ``zip_bomb``,
@@ -44,18 +45,21 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from dp_arena.errors import SubmissionError
-from dp_arena.text import printable
+from dp_arena.text import did_you_mean, printable
 
 __all__ = [
     "MANIFEST",
+    "PROTOCOLS",
     "REGISTRY_PREFIX",
     "Manifest",
     "Registry",
     "StoredBot",
     "SubmissionLimits",
+    "bot_folder",
     "content_hash",
     "intake",
     "pinned_spec",
+    "read_manifest",
     "registry_location",
     "split_spec",
 ]
@@ -91,6 +95,11 @@ def pinned_spec(root: Path, stored: StoredBot) -> str:
 MANIFEST = "bot.toml"
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _ENTRY = re.compile(r"^(?P<file>[^:\s]+\.py):(?P<cls>[A-Za-z_]\w*)$")
+# How a command bot talks to the dealer: the pipe protocol of docs/protocol.md, or the
+# ACPC dealer protocol, served to the agent by dp-arena's shim (dp_arena.sandbox.acpc).
+PROTOCOLS = ("pipe", "acpc")
+# The placeholders of an ACPC agent's command line, as ACPC agents take their arguments.
+ACPC_PLACEHOLDERS = ("game", "host", "port")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,10 +119,23 @@ class Manifest:
     version: str
     entry: str | None  # "file.py:Class"
     command: str | None
+    protocol: str = "pipe"  # a command's: "pipe" or "acpc"
 
     @property
     def is_python(self) -> bool:
         return self.entry is not None
+
+    def seat_spec(self, folder: Path) -> str:
+        """The agent spec that seats this bot from ``folder`` (a command runs there)."""
+        return _seat_spec(folder, self.entry, self.command, self.protocol)
+
+
+def _seat_spec(folder: Path, entry: str | None, command: str | None, protocol: str) -> str:
+    if entry is not None:
+        file, class_name = entry.split(":")
+        return f"{folder / file}:{class_name}"
+    assert command is not None
+    return f"{'acpc' if protocol == 'acpc' else 'cmd'}:{command}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +152,7 @@ class StoredBot:
     entry: str | None
     command: str | None
     submitted: str
+    protocol: str = "pipe"
 
     @property
     def is_python(self) -> bool:
@@ -142,6 +165,12 @@ class StoredBot:
             return f"{self.folder / file}:{class_name}"
         assert self.command is not None
         return self.command
+
+    @property
+    def seat_spec(self) -> str:
+        """The agent spec that seats this bot (a command, ``cmd:`` or ``acpc:``, runs in
+        :attr:`folder`)."""
+        return _seat_spec(self.folder, self.entry, self.command, self.protocol)
 
     @property
     def ref(self) -> str:
@@ -373,17 +402,29 @@ def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
         _safe_relative(match["file"], MANIFEST)
         if not (folder / match["file"]).is_file():
             raise SubmissionError(
-                "bad_manifest", f"{MANIFEST}: entry file {match['file']!r} is not in the submission"
+                "bad_manifest",
+                f"{MANIFEST}: entry file {match['file']!r} is not in the bot's folder"
+                + did_you_mean(match["file"], _python_files(folder)),
             )
     if command is not None and (not isinstance(command, str) or not command.strip()):
         raise SubmissionError(
             "bad_manifest", f"{MANIFEST}: command must be a non-empty string, not {command!r}"
         )
+    protocol = data.get("protocol", "pipe")
+    if protocol not in PROTOCOLS:
+        raise SubmissionError(
+            "bad_manifest",
+            f"{MANIFEST}: protocol must be one of {', '.join(map(repr, PROTOCOLS))},"
+            f" not {printable(repr(protocol), 80)}",
+        )
+    if protocol == "acpc":
+        _check_acpc_command(command)
     unknown = set(data) - {
         "name",
         "version",
         "entry",
         "command",
+        "protocol",
         "description",
         "language",
         "author",
@@ -392,7 +433,55 @@ def read_manifest(folder: Path, *, name: str | None = None) -> Manifest:
         raise SubmissionError(
             "bad_manifest", f"{MANIFEST}: unknown field(s) {', '.join(sorted(unknown))}"
         )
-    return Manifest(bot_name, version.strip(), entry, command)
+    return Manifest(bot_name, version.strip(), entry, command, protocol)
+
+
+def _check_acpc_command(command: str | None) -> None:
+    """An ACPC agent is a command that names the port it connects to (``{port}``), and
+    no placeholder but ``{game}``, ``{host}`` and ``{port}``."""
+    if command is None:
+        raise SubmissionError(
+            "bad_manifest",
+            f'{MANIFEST}: protocol = "acpc" needs a command, such as'
+            ' command = "./player {game} {host} {port}", not an entry',
+        )
+    named = set(re.findall(r"\{([^{}]*)\}", command))
+    unknown = named - set(ACPC_PLACEHOLDERS)
+    leftover = re.sub(r"\{[^{}]*\}", "", command)
+    if unknown or "port" not in named or "{" in leftover or "}" in leftover:
+        what = (
+            f"unknown placeholder(s) {', '.join('{' + name + '}' for name in sorted(unknown))}"
+            if unknown
+            else "no {port}"
+            if "port" not in named
+            else "an unmatched brace"
+        )
+        raise SubmissionError(
+            "bad_manifest",
+            f"{MANIFEST}: an ACPC agent's command names the game definition, host and port"
+            f" it is given as {{game}}, {{host}} and {{port}} (such as"
+            f' "./player {{game}} {{host}} {{port}}"): {printable(repr(command), 80)} has {what}',
+        )
+
+
+def bot_folder(folder: Path) -> tuple[str, Manifest]:
+    """The agent spec that seats the bot folder ``folder`` (its ``bot.toml`` says what to
+    run: a class, a command or an ACPC agent) and its manifest;
+    :class:`~dp_arena.errors.SubmissionError` (``no_manifest``, ``bad_manifest``) says
+    what is wrong with it."""
+    manifest = read_manifest(folder)
+    return manifest.seat_spec(folder.absolute()), manifest
+
+
+def _python_files(folder: Path) -> list[str]:
+    """The Python files of a bot's folder, by their paths in it (the first thousand)."""
+    found = []
+    for path in folder.rglob("*.py"):
+        if "__pycache__" not in path.parts:
+            found.append(path.relative_to(folder).as_posix())
+        if len(found) >= 1000:
+            break
+    return sorted(found)
 
 
 def unpack(path: Path, destination: Path, limits: SubmissionLimits = SubmissionLimits()) -> None:
@@ -448,6 +537,7 @@ CREATE TABLE IF NOT EXISTS bots (
     entry TEXT,
     command TEXT,
     submitted TEXT NOT NULL,
+    protocol TEXT NOT NULL DEFAULT 'pipe',
     PRIMARY KEY (name, version),
     UNIQUE (name, sha256)
 )
@@ -465,6 +555,11 @@ class Registry:
         self.database = root / "registry.sqlite"
         with self._connect() as connection:
             connection.execute(_SCHEMA)
+            columns = {row["name"] for row in connection.execute("PRAGMA table_info(bots)")}
+            if "protocol" not in columns:  # a registry made before ACPC agents could enter
+                connection.execute(
+                    "ALTER TABLE bots ADD COLUMN protocol TEXT NOT NULL DEFAULT 'pipe'"
+                )
 
     @classmethod
     def default(cls) -> Registry:
@@ -513,6 +608,7 @@ class Registry:
             row["entry"],
             row["command"],
             row["submitted"],
+            row["protocol"],
         )
 
     def add(self, folder: Path, manifest: Manifest, *, owner: str = "") -> tuple[StoredBot, bool]:
@@ -538,7 +634,8 @@ class Registry:
             ).fetchone()
             submitted = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")  # bookkeeping only
             connection.execute(
-                "INSERT INTO bots VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO bots (name, version, sha256, label, owner, entry, command,"
+                " submitted, protocol) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     manifest.name,
                     latest + 1,
@@ -548,6 +645,7 @@ class Registry:
                     manifest.entry,
                     manifest.command,
                     submitted,
+                    manifest.protocol,
                 ),
             )
             row = connection.execute(

@@ -13,11 +13,17 @@ escape, and the result is one line. :func:`excerpt` does the same for raw bytes.
 red \\x1b[31mtext\\rover\\u202eesrever\\n
 >>> print(excerpt(b"debug: \\xff\\x00 hand 3", limit=15))
 debug: \\xff\\x00...
+
+Refusals that name a file, a class or a bot that is not there end with
+:func:`did_you_mean`, the closest names that are.
 """
 
 from __future__ import annotations
 
-__all__ = ["excerpt", "printable"]
+import difflib
+from collections.abc import Iterable
+
+__all__ = ["did_you_mean", "excerpt", "printable"]
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
@@ -64,3 +70,16 @@ def excerpt(data: bytes, limit: int = 80) -> str:
     if len(data) > limit * 4 and not text.endswith("..."):
         text += "..."
     return text
+
+
+def did_you_mean(name: str, candidates: Iterable[str], *, cutoff: float = 0.6) -> str:
+    """ "; did you mean 'x'?" naming up to three of ``candidates`` closest to ``name``,
+    or nothing when none is close.
+
+    >>> did_you_mean("bott.py", ["bot.py", "helpers.py"])
+    "; did you mean 'bot.py'?"
+    >>> did_you_mean("zzz.py", ["bot.py"])
+    ''
+    """
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=cutoff)
+    return f"; did you mean {' or '.join(repr(match) for match in close)}?" if close else ""

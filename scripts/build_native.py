@@ -46,6 +46,8 @@ def main() -> int:
         setup(
             name="dp_arena_native",
             ext_modules=extensions,
+            packages=[],  # the extensions alone: no package discovery in the repository
+            py_modules=[],
             script_args=[
                 "--quiet",
                 "build_ext",

@@ -50,4 +50,4 @@ def test_check_agent_refuses_a_number_out_of_range(
     option: str, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["check-agent", "random", option, value]) == 2
-    assert capsys.readouterr().out.startswith(f"dp-arena check-agent: {option} must be from ")
+    assert capsys.readouterr().err.startswith(f"dp-arena check-agent: {option} must be from ")

@@ -46,6 +46,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "match": frozenset(
         {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
+    # The bot skeletons of new-bot: templates, and the names and programs they must avoid.
+    "skeletons": frozenset({"sandbox", "agents", "errors"}),
     "learn": frozenset(
         {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "lazy", "results"}
     ),
@@ -102,6 +104,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     ),
     "commands": frozenset(
         {
+            "skeletons",
             "files",
             "exploit",
             "runner",

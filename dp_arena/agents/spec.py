@@ -3,12 +3,19 @@
 A spec is one of:
 
 - a built-in name: ``random``, ``calling-station``, ``aggressive``, ``tag``, ``equity``,
-  ``learned`` (the bots in the repository's ``agents/`` folder);
+  ``learned`` (the bots of :data:`AGENTS_DIR`: the repository's ``agents/`` folder, which
+  an installed dp-arena carries as ``dp_arena/builtin_bots``);
 - ``path/to/file.py:ClassName``: a class in a Python file; the file's folder is put on
   ``sys.path`` first, so a bot may be several modules (sandboxed, only when the folder
   is a bot folder with a ``bot.toml``: otherwise the bot sees its own file alone);
 - ``package.module:ClassName``: a class in an importable module;
 - ``registry:NAME[@VERSION]``: a bot submitted to the bot registry (:mod:`dp_arena.registry`);
+- ``path/to/folder/`` (or its ``bot.toml``, or a bare name of a folder that exists): a bot
+  folder, as ``dp-arena submit`` takes it, whose ``bot.toml`` says what to run (a class, a
+  command or an ACPC agent; the sandbox resolves it, :mod:`dp_arena.registry`);
+- ``acpc:COMMAND``: an ACPC agent, a program speaking the ACPC dealer protocol, started by
+  dp-arena's shim with ``{game}``, ``{host}`` and ``{port}`` in its command line filled in
+  (``docs/protocol.md``);
 - anything else is a command line (``node bot.js``, ``./mybot --fast``) for an external
   program speaking the pipe protocol of ``docs/protocol.md``; ``cmd:`` forces this
   reading (``cmd:bot.py:Main`` runs a program called ``bot.py:Main``). A lone
@@ -51,14 +58,25 @@ __all__ = [
     "SpecKind",
     "class_problem",
     "load_agent",
+    "local_imports",
+    "missing_file",
     "module_problem",
     "parse_spec",
     "precompile",
     "python_classes",
 ]
 
-# The repository's built-in bots, next to the package.
-AGENTS_DIR = Path(__file__).resolve().parents[2] / "agents"
+
+def _builtin_folder() -> Path:
+    """The built-in bots' folder: ``builtin_bots`` inside an installed package (a wheel
+    carries the repository's ``agents/`` there), else ``agents/`` beside the package (a
+    clone, or an editable install of one)."""
+    package = Path(__file__).resolve().parents[1]
+    installed = package / "builtin_bots"
+    return installed if installed.is_dir() else package.parent / "agents"
+
+
+AGENTS_DIR = _builtin_folder()
 
 BUILTINS: dict[str, str] = {
     "random": "random_bot.py:RandomBot",
@@ -69,6 +87,9 @@ BUILTINS: dict[str, str] = {
     "learned": "learned.py:LearnedBot",
 }
 
+# The manifest that makes a folder a bot folder (dp_arena.registry reads it).
+BOT_MANIFEST = "bot.toml"
+
 _FILE_SPEC = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<name>[A-Za-z_]\w*)$")
 _MODULE_SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*)$")
 
@@ -78,12 +99,15 @@ class SpecKind(enum.StrEnum):
     FILE = "file"
     MODULE = "module"
     REGISTRY = "registry"
+    FOLDER = "folder"
     COMMAND = "command"
+    ACPC = "acpc"
 
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
-    """A parsed spec. ``target`` is a file path, a module name or the command's argv."""
+    """A parsed spec. ``target`` is a file path, a module name, a bot folder's path, a
+    registry reference, or the command's argv."""
 
     text: str
     kind: SpecKind
@@ -102,6 +126,8 @@ class AgentSpec:
             return self.text
         if self.kind is SpecKind.REGISTRY:
             return str(self.target).partition("@")[0]
+        if self.kind is SpecKind.FOLDER:
+            return os.path.basename(os.path.abspath(os.path.expanduser(str(self.target))))
         if self.class_name:
             return self.class_name
         return Path(self.target[0]).name if isinstance(self.target, tuple) else str(self.target)
@@ -122,6 +148,9 @@ def parse_spec(text: str) -> AgentSpec:
     if text.startswith("cmd:"):
         argv = _split_command(text[4:], text)
         return AgentSpec(text, SpecKind.COMMAND, argv)
+    if text.startswith("acpc:"):
+        argv = _split_command(text[5:], text)
+        return AgentSpec(text, SpecKind.ACPC, argv)
     if text in BUILTINS:
         return _builtin_spec(text)
     if text.startswith("registry:"):
@@ -130,6 +159,9 @@ def parse_spec(text: str) -> AgentSpec:
         if not reference or reference.startswith("@"):
             raise AgentError(f"agent spec {text!r} names no bot: write registry:NAME[@VERSION]")
         return AgentSpec(text, SpecKind.REGISTRY, reference)
+    folder = _bot_folder(text)
+    if folder is not None:
+        return AgentSpec(text, SpecKind.FOLDER, folder)
     match = _FILE_SPEC.match(text)
     if match:
         return AgentSpec(text, SpecKind.FILE, match["path"], match["name"])
@@ -152,6 +184,19 @@ def parse_spec(text: str) -> AgentSpec:
             " protocol"
         )
     return AgentSpec(text, SpecKind.COMMAND, argv)
+
+
+def _bot_folder(text: str) -> str | None:
+    """The folder a spec names as a bot folder: written with a final ``/`` (``mybot/``),
+    as its manifest (``mybot/bot.toml``), or as the bare name of a folder that exists (a
+    folder cannot be run as a program); ``None`` otherwise."""
+    if text.endswith("/"):
+        return text.rstrip("/") or "/"
+    if text == BOT_MANIFEST or text.endswith("/" + BOT_MANIFEST):
+        return str(Path(text).parent)
+    if not any(character.isspace() for character in text) and Path(text).expanduser().is_dir():
+        return text
+    return None
 
 
 def _executable_path(program: str) -> bool:
@@ -220,6 +265,11 @@ def load_agent(spec: AgentSpec | str, **kwargs: Any) -> Agent:
     """Import a Python bot's class and instantiate it (``kwargs`` go to its constructor)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
+    if spec.kind in (SpecKind.FOLDER, SpecKind.REGISTRY):
+        raise AgentError(
+            f"{spec.text!r} is a bot folder: its bot.toml says what to run, which a seat"
+            " finds (dp_arena.sandbox.open_seat)"
+        )
     if not spec.is_python or spec.class_name is None:
         raise AgentError(
             f"{spec.text!r} is an external program, not a Python class; run it in a seat"
@@ -303,6 +353,53 @@ def project_imports(path: Path) -> list[str]:
     return list(dict.fromkeys(project))
 
 
+# How many of its neighbours a file bot's imports are followed through (a bot folder
+# bigger than this is hashed whole).
+MAX_LOCAL_IMPORTS = 1000
+
+
+def local_imports(path: Path) -> list[Path]:
+    """The files of ``path``'s own folder that the Python file at ``path`` imports,
+    directly or through one another (``import helpers``, ``from strategy.tables import
+    X``: a module ``helpers.py`` beside it, or every Python file of a package folder
+    ``strategy/``), read from their syntax (none of it runs, within the bounds of
+    :mod:`dp_arena.agents.source`), in path order; ``path`` itself is not among them."""
+    path = path.expanduser().resolve()
+    folder = path.parent
+    found: set[Path] = set()
+    pending = [path]
+    while pending and len(found) < MAX_LOCAL_IMPORTS:
+        current = pending.pop()
+        for name in _imported_names(current):
+            top = name.split(".")[0]
+            module = folder / f"{top}.py"
+            package = folder / top
+            files = [module] if module.is_file() else []
+            if not files and package.is_dir():
+                files = sorted(package.rglob("*.py"))
+            for file in files:
+                file = file.resolve()
+                if file != path and file not in found and "__pycache__" not in file.parts:
+                    found.add(file)
+                    pending.append(file)
+    return sorted(found, key=lambda file: file.relative_to(folder).as_posix())
+
+
+def _imported_names(path: Path) -> list[str]:
+    """The absolute module names a Python file imports (none when it cannot be read)."""
+    try:
+        tree = parse_source(read_source(path), path)
+    except (AgentError, OSError, SyntaxError, ValueError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.append(node.module)
+    return names
+
+
 class _BotFileLoader(importlib.machinery.SourceFileLoader):
     """A bot file's loader: its precompiled code when the source is the one compiled."""
 
@@ -369,6 +466,27 @@ def module_problem(spec: AgentSpec) -> str | None:
             f" it holds no class {spec.class_name}"
         )
     return class_problem(found.file, spec) if found.is_source else None
+
+
+def missing_file(path: Path, class_name: str | None = None) -> str:
+    """Why a bot file is not there, with the Python files beside it that come closest (a
+    typo is the usual reason; with ``class_name``, each suggested as a whole spec), or
+    the folder that is missing."""
+    import difflib
+
+    folder = path.parent
+    if not folder.is_dir():
+        return f"no such file {path} (there is no folder {folder})"
+    try:
+        neighbours = sorted(item.name for item in folder.iterdir() if item.suffix == ".py")[:1000]
+    except OSError:
+        neighbours = []
+    close = difflib.get_close_matches(path.name, neighbours, n=3, cutoff=0.6)
+    if not close:
+        return f"no such file {path}"
+    suffix = f":{class_name}" if class_name else ""
+    meant = " or ".join(f"{folder / name}{suffix}" for name in close)
+    return f"no such file {path}; did you mean {meant}?"
 
 
 def class_problem(path: Path, spec: AgentSpec) -> str | None:

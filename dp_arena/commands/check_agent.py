@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from dp_arena.commands import FAILED, NOT_LOADED, USAGE
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.sandbox.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
@@ -17,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "spec",
         metavar="SPEC",
-        help="the bot: FILE.py:Class, package.module:Class, a command line,"
-        " or registry:NAME[@VERSION]",
+        help="the bot: a bot folder with a bot.toml (mybot/, as submit takes it),"
+        " FILE.py:Class, package.module:Class, a command line, or registry:NAME[@VERSION]",
     )
     parser.add_argument(
         "--states",
@@ -58,22 +59,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit status 0 (the check passed); 1 (it failed); 2 (bad arguments, or a spec that
+    names nothing); 3 (the bot did not load); see :mod:`dp_arena.commands`."""
     problem = _out_of_range(args)
     if problem is not None:
-        print(f"dp-arena check-agent: {problem}")
-        return 2
+        print(f"dp-arena check-agent: {problem}", file=sys.stderr)
+        return USAGE
     try:
         limits = Limits(action_timeout=args.action_timeout, load_timeout=args.load_timeout)
     except ConfigError as error:
-        print(f"dp-arena check-agent: {error}")
-        return 2
+        print(f"dp-arena check-agent: {error}", file=sys.stderr)
+        return USAGE
     from dp_arena.match import check_spec
 
     try:  # a spec that names nothing is refused before anything starts
         spec = check_spec(args.spec, registry=args.registry)
     except AgentError as error:
         print(f"dp-arena check-agent: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     report = check_agent(
         spec,
         limits=limits,
@@ -87,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print("\n".join(report.lines()))
-    return 0 if report.passed else 1
+    if report.passed:
+        return 0
+    return FAILED if report.loaded else NOT_LOADED
 
 
 def _out_of_range(args: argparse.Namespace) -> str | None:

@@ -15,14 +15,23 @@ from pathlib import Path
 from typing import TextIO
 
 from dp_arena.agents import BUILTINS
+from dp_arena.commands import NOT_LOADED, USAGE
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
-from dp_arena.match import MatchConfig, MatchResult, check_spec, play_match, sandbox_available
+from dp_arena.match import (
+    MatchConfig,
+    MatchResult,
+    betting_problem,
+    check_spec,
+    play_match,
+    sandbox_available,
+)
 from dp_arena.ratings.blocks import BlockSummary
 from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind
+from dp_arena.sandbox import load_hint
 from dp_arena.text import printable
 
 # Deals of a match, each played at every table: far more than any comparison needs, and
@@ -35,8 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "specs",
         nargs="+",
         metavar="SPEC",
-        help="2 to 10 agents: a built-in name (random, calling-station, aggressive, tag, equity),"
-        " path/to/file.py:Class, package.module:Class, or a command line (see docs/agents.md)",
+        help="2 to 10 agents: a built-in name (random, calling-station, aggressive, tag, equity,"
+        " learned), a bot folder with a bot.toml (mybot/), path/to/file.py:Class,"
+        " package.module:Class, registry:NAME[@VERSION], or a command line (see docs/agents.md)",
     )
     parser.add_argument(
         "--deals",
@@ -81,8 +91,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Exit status 0; 2 for bad arguments or specs; 1 when an agent could not be loaded
-    (the match is still played and printed, the agent as an absent player)."""
+    """Exit status 0; 2 for bad arguments or specs that name nothing; 3 when an agent
+    could not be loaded (the match is still played and printed, the agent as an absent
+    player); see :mod:`dp_arena.commands`."""
     try:
         if args.deals > MAX_DEALS:
             raise ConfigError(
@@ -105,9 +116,12 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             key=key,
         )
+        problem = betting_problem(config.specs, config.betting)
+        if problem is not None:
+            raise ConfigError(f"{problem}: play --betting no-limit", field="betting")
     except (AgentError, ConfigError) as error:
         print(f"dp-arena match: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     if not args.quiet:
         print(f"dp-arena match: {config.event_key.describe()}", file=sys.stderr)
     progress = None if args.quiet or not sys.stderr.isatty() else Progress(sys.stderr)
@@ -122,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.clear()
         print(f"dp-arena match: {error}", file=sys.stderr)
-        return 2
+        return USAGE
     if progress is not None:
         progress.clear()
     if args.json:
@@ -136,13 +150,15 @@ def run(args: argparse.Namespace) -> int:
         if fault.kind in (FaultKind.LOAD_ERROR, FaultKind.LOAD_TIMEOUT):
             unloaded.setdefault(result.names[result.seatings[table][fault.seat]], fault)
     for name, fault in unloaded.items():
+        spec = config.specs[result.names.index(name)]
         print(
             printable(
                 f"dp-arena match: {name} was not loaded ({fault.kind.value}): {fault.detail}"
+                + load_hint(spec, fault.detail)
             ),
             file=sys.stderr,
         )
-    return 1 if unloaded else 0
+    return NOT_LOADED if unloaded else 0
 
 
 class Progress:
@@ -187,7 +203,8 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         (
             "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same"
             " seat with the same cards), 95% CI over deal blocks; luck-adjusted: the same"
-            " with the luck of every board card taken out of the nets:"
+            " with the luck of every board card, and of every action the dealer drew from a"
+            " bot's mixed strategy, taken out of the nets:"
         ),
         "",
     ]

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+from dp_arena.commands import NOT_LOADED
 from dp_arena.errors import ConfigError
 
 
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
 
     # The same preflight as `dp-arena run`: a bot that cannot load is reported now.
     if check_entrants(config, quiet=args.json, allow_absent=False, command="plan") is None:
-        return 1
+        return NOT_LOADED
     if not args.json:
         print(f"every entrant's bot loads ({len(config.entrants)} entrants)")
     return 0

@@ -48,7 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         metavar="OUT",
         help="also write OUT, a self-contained page replaying every hand street by street"
-        " (step through, jump to the big pots), as the server's match pages do",
+        " (step through, jump to the big pots), as the server's match pages do; the hands"
+        " of one deal at mirrored tables (dp-arena's histories of one section, given"
+        " together) are shown side by side",
     )
 
 
@@ -62,9 +64,16 @@ def run(args: argparse.Namespace) -> int:
         from dp_arena.leaderboard.replay import render_replay_page
 
         title = f"Hands of {', '.join(Path(name).name for name in args.files)}"
-        args.html.write_text(render_replay_page(views, title=title), encoding="utf-8")
-        print(f"wrote {args.html}: {len(views)} hand(s) to replay", file=sys.stderr)
+        deals = _deals(views)
+        args.html.write_text(render_replay_page(deals, title=title), encoding="utf-8")
+        print(
+            f"wrote {args.html}: {len(views)} hand(s) of {len(deals)} deal(s) to replay",
+            file=sys.stderr,
+        )
     return 1 if failed else 0
+
+
+_WHERE = ("_session", "_section", "_table", "_deal")
 
 
 def _view(result: Any, hand: Any) -> dict[str, Any]:
@@ -74,7 +83,36 @@ def _view(result: Any, hand: Any) -> dict[str, Any]:
     names = hand.fields.get("players")
     if not (isinstance(names, list) and len(names) == count):
         names = [f"p{index + 1}" for index in range(count)]
-    return hand_view(result.state, [str(name) for name in names], title=hand.where)
+    view = hand_view(result.state, [str(name) for name in names], title=hand.where)
+    values = [hand.fields.get(name) for name in _WHERE]
+    if all(type(value) is int for value in values):
+        view["where"] = values  # where dp-arena dealt it: session, section, table, deal
+    return view
+
+
+def _deals(views: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The hands grouped by deal: those dealt by dp-arena in one deal of one section (at
+    its mirrored tables) together, tables in order; any other hand alone."""
+    from dp_arena.leaderboard.replay import deal_views
+
+    keys: list[tuple[int, ...]] = []
+    places: list[tuple[int, ...]] = []
+    titles: dict[Any, str] = {}
+    for number, view in enumerate(views):
+        where = view.pop("where", None)
+        if where is None:  # alone, after dp-arena's, in the order given
+            key: tuple[int, ...] = (1, number)
+            titles[key] = view["title"]
+            places.append(key)
+        else:
+            session, section, table, deal = where
+            key = (0, session, section, deal)
+            titles[key] = f"deal {deal + 1}, session {session}, section {section}"
+            view["title"] = f"table {table}"
+            places.append((*key, table))
+        keys.append(key)
+    order = sorted(range(len(views)), key=lambda index: (places[index], index))
+    return deal_views([views[index] for index in order], [keys[index] for index in order], titles)
 
 
 def _paths(arguments: list[str]) -> Iterator[Path]:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dp_arena.commands import NOT_LOADED, USAGE
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.tournament.config import EventConfig
 
@@ -36,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-absent",
         action="store_true",
-        help="play even when some entrants cannot load: they sit out as absent players,"
-        " and the results, summary and pages say so (default: refuse to start)",
+        help="play even when some entrants' bots are not there or cannot load: they sit out"
+        " as absent players, and the results, summary and pages say so (default: refuse to"
+        " start)",
     )
     from dp_arena.runner.launch import add_executor_arguments
 
@@ -88,10 +90,15 @@ def run(args: argparse.Namespace) -> int:
     from dp_arena.tournament.loading import load_config
 
     try:
-        config = load_config(args.config, registry=args.registry)
+        config = load_config(args.config, registry=args.registry, allow_absent=args.allow_absent)
     except ConfigError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
-        return 2
+        if error.absent_players:
+            print(
+                f"fix the config, or play without them: dp-arena run {args.config} --allow-absent",
+                file=sys.stderr,
+            )
+        return USAGE
     quiet = is_quiet(args)
     checked = check_entrants(config, quiet=quiet, allow_absent=args.allow_absent)
     if checked is None:
@@ -100,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             f" dp-arena run {args.config} --allow-absent",
             file=sys.stderr,
         )
-        return 2
+        return NOT_LOADED
     config = checked
     run_dir = args.run_dir or default_run_dir(config)
     try:  # before a key is announced for a directory in use, or for bad options
@@ -131,8 +138,10 @@ def check_entrants(
     config: EventConfig, *, quiet: bool, allow_absent: bool, command: str = "run"
 ) -> EventConfig | None:
     """Load every entrant once (the preflight); the config to play (entrants that failed
-    marked absent when ``allow_absent``), or ``None`` after printing why it cannot play."""
-    from dp_arena.tournament.preflight import describe_problems, mark_absent, preflight
+    marked absent when ``allow_absent``, beside those whose bots the config's check did
+    not find), or ``None`` after printing why it cannot play."""
+    from dp_arena.results import FaultKind
+    from dp_arena.tournament.preflight import LoadProblem, describe_problems, mark_absent, preflight
 
     live = not quiet and sys.stderr.isatty()
 
@@ -141,7 +150,17 @@ def check_entrants(
             sys.stderr.write(f"\rloading the entrants' bots: {done}/{total}")
             sys.stderr.flush()
 
-    problems = preflight(config, on_loaded=progress)
+    specs = {entrant.player: entrant.spec for entrant in config.entrants}
+    problems = [
+        LoadProblem(
+            (player,),
+            specs.get(player, "?"),
+            FaultKind.LOAD_ERROR,
+            reason.removeprefix("LOAD_ERROR: "),
+        )
+        for player, reason in config.absent
+    ]
+    problems += preflight(config, on_loaded=progress)
     if live:
         sys.stderr.write("\r\033[K")
     if not problems:

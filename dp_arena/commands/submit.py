@@ -13,10 +13,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from dp_arena.agents.spec import class_problem, parse_spec
+from dp_arena.commands import FAILED, USAGE
 from dp_arena.errors import AgentError, SubmissionError
 from dp_arena.registry import Manifest, Registry, StoredBot, content_hash, intake
 from dp_arena.sandbox.conformance import DEFAULT_STATES, CheckReport, check_agent
@@ -98,8 +100,8 @@ def submit(
                 raise SubmissionError(
                     "failed_check", f"{manifest.name}: {problem.replace(str(folder), '.')}"
                 )
-        else:
-            spec = f"cmd:{manifest.command}"  # run in the bot's folder, as a seat runs it
+        else:  # a command line or an ACPC agent, run in the bot's folder as a seat runs it
+            spec = manifest.seat_spec(folder)
         report = check_agent(spec, states=states, limits=limits, bot_dir=folder)
         if on_report is not None:
             on_report(report, folder)
@@ -128,6 +130,19 @@ def _outcome(stored: StoredBot, new: bool, registry: Registry) -> dict[str, obje
 
 
 def run(args: argparse.Namespace) -> int:
+    """Exit status 0 (accepted, or unchanged), 1 (refused, with its reason), 2 (bad
+    arguments, or a path that is not there); see :mod:`dp_arena.commands`."""
+    if not args.path.exists():
+        import difflib
+
+        parent = args.path.parent
+        names = [path.name for path in parent.iterdir()] if parent.is_dir() else []
+        close = difflib.get_close_matches(args.path.name, names, n=3)
+        hint = (
+            f"; did you mean {' or '.join(str(parent / name) for name in close)}?" if close else ""
+        )
+        print(f"dp-arena submit: no such folder or archive {args.path}{hint}", file=sys.stderr)
+        return USAGE
     if args.server:
         from dp_arena.commands.upload import upload
 
@@ -142,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"accepted": False, "reason": error.reason, "error": str(error)}))
         else:
             print(printable(f"dp-arena submit: refused ({error.reason}): {error}"))
-        return 1
+        return FAILED
     if args.json:
         print(json.dumps({"accepted": True, **outcome}, indent=2))
     elif outcome["new"]:

@@ -23,6 +23,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from dp_arena.commands import FAILED, USAGE
 from dp_arena.errors import SubmissionError
 from dp_arena.registry import unpack
 from dp_arena.text import printable
@@ -93,6 +94,16 @@ def upload(args: argparse.Namespace) -> int:
     except (urllib.error.URLError, OSError, ValueError) as error:
         print(printable(f"dp-arena submit: cannot reach {base}: {error}"), file=sys.stderr)
         return 2
+    if status == 401:
+        where = "--token" if args.token else "$DP_ARENA_TOKEN"
+        print(
+            printable(
+                f"dp-arena submit: {base} does not accept the token given by {where}:"
+                f" {data.get('message')}"
+            ),
+            file=sys.stderr,
+        )
+        return USAGE
     if status != 202:
         print(
             printable(
@@ -100,7 +111,7 @@ def upload(args: argparse.Namespace) -> int:
                 f" {data.get('error')}): {data.get('message')}"
             )
         )
-        return 1
+        return FAILED
     submission = data["id"]
     print(f"uploaded: submission {submission}; its check runs on the server ({base}{data['page']})")
     if args.no_wait:

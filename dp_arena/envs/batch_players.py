@@ -3,15 +3,19 @@ turn it is at one of its seats, with array operations, exactly as its bot decide
 table (the tests play each beside its bot, decision for decision).
 
 - ``calling-station`` calls any bet and checks otherwise.
-- ``random`` (``agents/random_bot.py``) draws a legal kind and a raise amount from the
-  counter-based draws of :mod:`dp_arena.agents.draws`, for all tables at once.
+- ``random`` (``agents/random_bot.py``) answers its mix, which the batch draws from as a
+  dealer draws it, for all tables at once.
 - ``aggressive`` (``agents/aggressive.py``) raises by a drawn share of the pot while it
   may; its draws come from a Mersenne Twister per table and seat, seeded from the deal's
   text as the bot seeds it, at the first raise of the deal (a Python loop over the raises).
 - ``tag`` (``agents/tag.py``): :mod:`dp_arena.envs.batch_tag`.
+- ``learned`` (``agents/learned.py``): its policy over the observation vectors, a mixed
+  policy (below) whose softmax the batch draws from as a dealer draws it.
 - A **policy** over the observation vectors: any callable ``policy(observations, masks)
   -> actions`` (a frozen snapshot of a learner, say), called once per step of the batch
-  with the vectors and masks of every table where one of its seats is to act.
+  with the vectors and masks of every table where one of its seats is to act; a mixed
+  policy answers probabilities instead (:mod:`dp_arena.envs.policy_agent`), each row's
+  mix drawn as a dealer draws it.
 
 A player whose decisions depend only on the deal in play (not on the session's nets)
 lets the batch leave a deal the learner folded out of unplayed (``leaves``); a policy
@@ -20,17 +24,21 @@ sees its session net in its observation, so the deals go on where one plays.
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from dp_arena.agents.draws import GAMMA, session_key
 from dp_arena.agents.seat import SeatFault
+from dp_arena.agents.spec import load_agent
+from dp_arena.agents.uniform import RAISE_SIZES
+from dp_arena.engine.actions import Action, ActionKind
+from dp_arena.engine.mixes import UNIT, draw_number, mix_material
 from dp_arena.envs.batch_encoding import encode_rows, row_masks
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
-from dp_arena.envs.policy_agent import is_policy
+from dp_arena.envs.policy_agent import discrete_mix, is_policy, policy_distribution
 from dp_arena.results import FaultKind
 
 if TYPE_CHECKING:
@@ -48,11 +56,6 @@ __all__ = [
 # A policy over batched observations: (observations, masks) -> one action index per row.
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 
-_U64 = np.uint64
-_MIX_1 = _U64(0xBF58476D1CE4E5B9)
-_MIX_2 = _U64(0x94D049BB133111EB)
-_GAMMA = _U64(GAMMA)
-_UNIT = 2.0**-53
 # The legal kinds for each permission pattern (fold 8, check 4, call 2, raise 1), in the
 # order of LegalActions.kinds, padded, and how many there are.
 _KIND_LISTS = np.zeros((16, 4), dtype=np.int64)
@@ -61,6 +64,15 @@ for _bits in range(16):
     _kinds = [code for code, bit in ((FOLD, 8), (CHECK, 4), (CALL, 2), (RAISE, 1)) if _bits & bit]
     _KIND_LISTS[_bits, : len(_kinds)] = _kinds
     _KIND_COUNTS[_bits] = len(_kinds)
+
+
+_ACTION_KINDS = {
+    FOLD: ActionKind.FOLD,
+    CHECK: ActionKind.CHECK,
+    CALL: ActionKind.CALL,
+    RAISE: ActionKind.RAISE,
+}
+_ACTION_CODES = {kind: code for code, kind in _ACTION_KINDS.items()}
 
 
 class BatchPlayer(Protocol):
@@ -109,61 +121,71 @@ class CallingStationPlayer:
         return calls(tables, rows), np.zeros(rows.size, dtype=np.int64)
 
 
-def _mix(values: np.ndarray) -> np.ndarray:
-    """:func:`dp_arena.agents.draws.mix` of every element (uint64, wrapping)."""
-    values = (values ^ (values >> _U64(30))) * _MIX_1
-    values = (values ^ (values >> _U64(27))) * _MIX_2
-    mixed: np.ndarray = values ^ (values >> _U64(31))
-    return mixed
-
-
-def _below(values: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """:func:`dp_arena.agents.draws.below` of every element."""
-    chosen: np.ndarray = ((values >> _U64(11)).astype(np.float64) * _UNIT * counts).astype(np.int64)
-    return chosen
-
-
 class RandomPlayer:
-    """``agents/random_bot.py`` with its default seed, at every table and seat at once."""
+    """``agents/random_bot.py`` at every table and seat at once: its mix
+    (:func:`~dp_arena.agents.uniform.uniform_mix`: every legal kind alike, a raise's share
+    spread over :data:`~dp_arena.agents.uniform.RAISE_SIZES` amounts from the minimum to
+    the maximum), drawn as a dealer draws it. The mixes' weights and the entries drawn are
+    arrays; the number each decision draws is read from its own stream
+    (:func:`~dp_arena.engine.mixes.draw_number`, one hash a decision)."""
 
     leaves = True
 
     def __init__(self, tables: int, seats: int) -> None:
-        self.session_keys = np.zeros(tables, dtype=_U64)
-        self.keys = np.zeros((tables, seats), dtype=_U64)
-        self.counters = np.zeros((tables, seats), dtype=_U64)
-        self._seat_codes = np.arange(seats, dtype=_U64)
+        return None
 
     def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None:
-        for row in rows.tolist():
-            self.session_keys[row] = session_key(
-                f"random:0:capped_holdem_v0:{tables.event_seeds[row]}:0:{int(tables.session[row])}"
-            )
+        return None
 
     def start_deals(self, tables: BatchTables, rows: np.ndarray) -> None:
-        # deal_key for every seat: mix(session + ((deal << 4 | seat) + 1) x GAMMA).
-        codes = (tables.deal[rows].astype(_U64)[:, None] << _U64(4)) | self._seat_codes
-        self.keys[rows] = _mix(self.session_keys[rows][:, None] + (codes + _U64(1)) * _GAMMA)
-        self.counters[rows] = 0
+        return None
 
     def decide(
         self, tables: BatchTables, rows: np.ndarray, seats: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
         batch = tables.batch
-        keys = self.keys[rows, seats]
-        counters = self.counters[rows, seats]
-        self.counters[rows, seats] = counters + _U64(2)
         permissions = batch.permissions[rows]
-        kind_draws = _mix(keys + (counters + _U64(1)) * _GAMMA)
-        kinds = _KIND_LISTS[permissions, _below(kind_draws, _KIND_COUNTS[permissions])]
+        counts = _KIND_COUNTS[permissions]
+        raising = permissions & 1
+        low, high = batch.min_raise_to[rows], batch.max_raise_to[rows]
+        # raise_amounts: low + (2 i (high - low) + steps) // (2 steps), i = 0 .. steps,
+        # nondecreasing; the distinct ones, in order, are the mix's raises.
+        steps = RAISE_SIZES - 1
+        grid = low[:, None] + (2 * np.arange(RAISE_SIZES) * (high - low)[:, None] + steps) // (
+            2 * steps
+        )
+        first = np.ones(grid.shape, dtype=bool)
+        first[:, 1:] = grid[:, 1:] != grid[:, :-1]
+        distinct = np.where(raising == 1, first.sum(axis=1), 0)
+        # A kind's probability is 1/k and a raise's 1/(k n), each kept in billionths
+        # rounded to the nearest (never a half: k n < 2**10 never leaves one).
+        plain = counts - raising
+        kind_weight = (2 * UNIT + counts) // (2 * counts)
+        shares = counts * np.maximum(distinct, 1)
+        raise_weight = (2 * UNIT + shares) // (2 * shares)
+        totals = plain * kind_weight + distinct * raise_weight
+        numbers = np.zeros(rows.size, dtype=np.int64)
+        sessions = tables.session[rows].tolist()
+        deals = tables.deal[rows].tolist()
+        decisions = batch.log_length[rows].tolist()
+        seeds = tables.event_seeds
+        # A mix of one action is that action, without a draw.
+        for index in ((plain + distinct) > 1).nonzero()[0].tolist():
+            material = mix_material(
+                seeds[int(rows[index])] or 0, 0, sessions[index], 0, deals[index], decisions[index]
+            )
+            numbers[index] = draw_number(int(totals[index]), material)
+        plain_total = plain * kind_weight
+        kinds = _KIND_LISTS[permissions, np.minimum(numbers // kind_weight, 3)]
         amounts = np.zeros(rows.size, dtype=np.int64)
-        raising = (kinds == RAISE).nonzero()[0]
-        if raising.size:
-            raised = rows[raising]
-            low = batch.min_raise_to[raised]
-            span = batch.max_raise_to[raised] - low + 1
-            amount_draws = _mix(keys[raising] + (counters[raising] + _U64(2)) * _GAMMA)
-            amounts[raising] = low + _below(amount_draws, span)
+        raised = (numbers >= plain_total).nonzero()[0]
+        if raised.size:
+            kinds[raised] = RAISE
+            place = (numbers[raised] - plain_total[raised]) // raise_weight[raised]
+            # The place-th distinct amount of the row's grid.
+            rank = np.cumsum(first[raised], axis=1) - 1
+            column = (first[raised] & (rank == place[:, None])).argmax(axis=1)
+            amounts[raised] = grid[raised, column]
         return kinds, amounts
 
 
@@ -222,13 +244,18 @@ class AggressivePlayer:
 class PolicyPlayer:
     """A policy over batched observations (see the module docstring). A masked answer, or
     one that is not an action index, is a fault of that table's seat, played as
-    check-or-fold, as a table plays a bot's illegal answer."""
+    check-or-fold, as a table plays a bot's illegal answer. A mixed policy (one with a
+    ``distribution`` method: :func:`~dp_arena.envs.policy_agent.policy_distribution`)
+    answers each row with its probabilities, which become the row's mix
+    (:func:`~dp_arena.envs.policy_agent.discrete_mix`, as the bot makes it at one table)
+    and are drawn as a dealer draws them."""
 
     leaves = False  # its observation holds its session net: every deal is played out
 
     def __init__(self, policy: Policy, name: str) -> None:
         self.policy = policy
         self.name = name
+        self.distribution = policy_distribution(policy)
 
     def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None:
         return None
@@ -245,6 +272,8 @@ class PolicyPlayer:
             batch, rows, seats, tables.deal[rows], tables.deals, tables.nets[rows, seats]
         )
         masks = row_masks(batch, rows, action_table.size)
+        if self.distribution is not None:
+            return self._draw(tables, rows, seats, self.distribution(vectors, masks), masks)
         answer = np.asarray(self.policy(vectors, masks))
         if answer.shape != (rows.size,) or not np.issubdtype(answer.dtype, np.integer):
             raise TypeError(
@@ -271,3 +300,61 @@ class PolicyPlayer:
                     ),
                 )
         return kinds, amounts
+
+    def _draw(
+        self,
+        tables: BatchTables,
+        rows: np.ndarray,
+        seats: np.ndarray,
+        answer: object,
+        masks: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The actions drawn from a mixed policy's probabilities at ``rows``."""
+        size = tables.action_table.size
+        probabilities = np.asarray(answer, dtype=np.float64)
+        if probabilities.shape != (rows.size, size):
+            raise TypeError(
+                f"policy opponent {self.name}: expected probabilities of shape"
+                f" {(rows.size, size)}, got {probabilities.shape}"
+            )
+        # Every legal discrete action's engine action at every row, found at once.
+        codes = np.zeros((rows.size, size), dtype=np.int64)
+        raise_to = np.zeros((rows.size, size), dtype=np.int64)
+        for action in range(size):
+            lines = (masks[:, action] == 1).nonzero()[0]
+            if lines.size:
+                codes[lines, action], raise_to[lines, action] = tables.discrete(
+                    rows[lines], np.full(lines.size, action, dtype=np.int64)
+                )
+        kinds = passive(tables, rows)
+        amounts = np.zeros(rows.size, dtype=np.int64)
+        decisions = tables.batch.log_length[rows].tolist()
+        for index, row in enumerate(rows.tolist()):
+            to_action = functools.partial(
+                _engine_action, codes[index].tolist(), raise_to[index].tolist()
+            )
+            try:
+                mix = discrete_mix(probabilities[index], masks[index], to_action)
+            except ValueError as error:
+                fault = SeatFault(FaultKind.ERROR, f"policy {self.name}: {error}")
+                tables.fault(row, int(seats[index]), fault)
+                continue
+            drawn = tables.draws[row].action(mix, int(tables.deal[row]), decisions[index])
+            kinds[index] = _ACTION_CODES[drawn.kind]
+            amounts[index] = drawn.amount or 0
+        return kinds, amounts
+
+
+def _engine_action(codes: list[int], raise_to: list[int], action: int) -> Action:
+    """The engine action of discrete ``action`` from a row's codes and raise-to amounts."""
+    code = codes[action]
+    return Action(_ACTION_KINDS[code], raise_to[action] if code == RAISE else None)
+
+
+class LearnedPlayer(PolicyPlayer):
+    """The built-in ``learned`` bot (``agents/learned.py``): the policy over the
+    observation vectors it plays, mixed at its temperature, as the bot plays it."""
+
+    def __init__(self, tables: int, seats: int) -> None:
+        bot: Any = load_agent("learned")
+        super().__init__(bot.batch_policy(), "learned")

@@ -1,15 +1,17 @@
 """The tables of the vector environment played as one batch: sessions of deals on a
 :class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, opponents that
 decide for many tables at once at the others (:mod:`dp_arena.envs.batch_players`: the
-built-in ``calling-station``, ``random``, ``aggressive`` and ``tag`` bots, and policies
-over the observation vectors, such as a learner's frozen snapshots).
+built-in ``calling-station``, ``random``, ``aggressive``, ``tag`` and ``learned`` bots,
+and policies over the observation vectors, such as a learner's frozen snapshots).
 
 :class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
 time (and the single environment one step at a time), with the same decks, the same
 opponents' decisions, the same rewards and observations, in arrays: the learners'
 discrete actions are translated for every table at once, each opponent decides for
 every table where one of its seats is to act (one call per step of the batch: a policy
-gets the observation vectors and masks of all of them), and the deals that end are paid
+gets the observation vectors and masks of all of them; a mixed answer, the random bot's
+or the learned bot's, is drawn as a dealer draws it, from the table's event seed,
+session, deal and the decision's place in the deal), and the deals that end are paid
 and the next ones dealt together, until each table's learner is to act again. The decks
 of up to :data:`DECK_CHUNK` deals of a session are shuffled together
 (:func:`~dp_arena.envs.batch_cards.decks`).
@@ -34,7 +36,9 @@ import numpy as np
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
+from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
@@ -43,6 +47,7 @@ from dp_arena.envs.batch_players import (
     AggressivePlayer,
     BatchPlayer,
     CallingStationPlayer,
+    LearnedPlayer,
     PolicyPlayer,
     RandomPlayer,
     is_policy,
@@ -56,12 +61,13 @@ __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
 # The built-in bots a batch plays, and what plays them.
 BATCH_OPPONENTS: dict[
-    str, type[CallingStationPlayer | RandomPlayer | AggressivePlayer | TagPlayer]
+    str, type[CallingStationPlayer | RandomPlayer | AggressivePlayer | TagPlayer | LearnedPlayer]
 ] = {
     "calling-station": CallingStationPlayer,
     "random": RandomPlayer,
     "aggressive": AggressivePlayer,
     "tag": TagPlayer,
+    "learned": LearnedPlayer,
 }
 _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
@@ -133,6 +139,7 @@ class BatchTables:
             self.seat_players[seat] = keys.index(key)
         self.leaves = all(player.leaves for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
+        self.draws = [MixDraws()] * count  # each table's draws of mixed answers
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -169,6 +176,8 @@ class BatchTables:
         for row, (event_seed, session) in zip(rows, following, strict=True):
             self.event_seeds[row], self.session[row] = event_seed, session
         chosen = np.array(rows, dtype=np.intp)
+        for row in chosen.tolist():
+            self.draws[row] = MixDraws(self.event_seeds[row] or 0, 0, int(self.session[row]), 0)
         for player in self.players:
             player.start_sessions(self, chosen)
         self.deal[chosen] = 0
@@ -295,16 +304,25 @@ class BatchTables:
             )
             for seat, player in players.items():
                 player.begin_deal(event, session, deal, seat)
+            draws = MixDraws(seed, 0, session, 0)
+
+            def answer(
+                actor: int, hand: HandState = hand, deal: int = deal, draws: MixDraws = draws
+            ) -> Action:
+                return played(
+                    players[actor].act(hand), hand.legal_actions(), draws, deal, len(hand.history)
+                )
+
             for kind, amount in zip(kinds, amounts, strict=True):
                 action = Action(_KINDS[kind], amount if kind == RAISE else None)
                 actor = hand.actor
                 assert actor is not None
                 # The opponents decide again, so that the random bot draws as it drew.
-                if actor != learner and players[actor].act(hand) != action:
+                if actor != learner and answer(actor) != action:
                     raise AssertionError(f"table {row}: deal {deal} does not replay")
                 hand.apply(action)
             while (actor := hand.actor) is not None:
-                hand.apply(players[actor].act(hand))
+                hand.apply(answer(actor))
             assert hand.payoffs is not None
             for seat in players:
                 self.nets[row, seat] += hand.payoffs[seat]

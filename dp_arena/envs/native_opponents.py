@@ -2,22 +2,22 @@
 ``calling-station`` bots played straight from the engine's hand, without building the
 typed observation (most of the cost of an opponent's decision).
 
-Each makes exactly the decisions of its bot in ``agents/`` given the same seat, deal and
-event: the random one keys its draws from the same text and deal and draws the same
-kinds and amounts in the same order (``tests/envs`` plays both side by side). Any other
-opponent is played through its typed observation (:class:`BotOpponent` plays ``tag`` and
-``aggressive`` so for the batch's replays).
+Each answers exactly as its bot in ``agents/`` does given the same decision: the random
+one with the same mixed strategy (:func:`dp_arena.agents.uniform.uniform_mix`), which the
+environment draws from as a dealer would (``tests/envs`` plays both side by side). Any
+other opponent is played through its typed observation (:class:`BotOpponent` plays
+``tag``, ``aggressive`` and ``learned`` so for the batch's replays).
 """
 
 from __future__ import annotations
 
 from typing import Protocol
 
-from dp_arena.agents.draws import below, deal_key, draw, session_key
 from dp_arena.agents.observation import DealStart, SessionContext
 from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import observe
-from dp_arena.engine import Action, ActionKind, HandState
+from dp_arena.agents.uniform import uniform_mix
+from dp_arena.engine import Action, HandState, Mix
 
 __all__ = [
     "NATIVE_OPPONENTS",
@@ -32,7 +32,7 @@ __all__ = [
 class NativeOpponent(Protocol):
     def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None: ...
 
-    def act(self, hand: HandState) -> Action: ...
+    def act(self, hand: HandState) -> Action | Mix: ...
 
 
 class NativeCallingStation:
@@ -46,35 +46,14 @@ class NativeCallingStation:
 
 
 class NativeRandom:
-    """``agents/random_bot.py`` with its default seed: a uniform legal kind, a raise to a
-    uniform amount between the minimum and the maximum, from the same counter-based draws
-    (:mod:`dp_arena.agents.draws`)."""
-
-    def __init__(self) -> None:
-        self.session: tuple[str, int] | None = None
-        self.session_key = 0
-        self.key = 0
-        self.counter = 0
+    """``agents/random_bot.py``: every legal kind equally likely, a raise spread over
+    amounts from the minimum to the maximum, answered as a mix."""
 
     def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None:
-        # RandomBot's text: its seed, event, section (0 in the environments), session.
-        if self.session != (event, session):
-            self.session = (event, session)
-            self.session_key = session_key(f"random:0:{event}:0:{session}")
-        self.key = deal_key(self.session_key, deal=deal, seat=seat)
-        self.counter = 0
+        return None
 
-    def act(self, hand: HandState) -> Action:
-        legal = hand.legal_actions()
-        kinds = legal.kinds
-        kind = kinds[below(draw(self.key, self.counter), len(kinds))]
-        amount = draw(self.key, self.counter + 1)
-        self.counter += 2
-        if kind is ActionKind.RAISE:
-            low, high = legal.min_raise_to, legal.max_raise_to
-            assert low is not None and high is not None
-            return Action.raise_to(low + below(amount, high - low + 1))
-        return Action(kind)
+    def act(self, hand: HandState) -> Action | Mix:
+        return uniform_mix(hand.legal_actions())
 
 
 # Built-in specs with a native equivalent, and what builds it.
@@ -102,7 +81,7 @@ class BotOpponent:
         self.seat = seat
         self.told = False
 
-    def act(self, hand: HandState) -> Action:
+    def act(self, hand: HandState) -> Action | Mix:
         if not self.told:
             self.told = True
             hook = getattr(self.agent, "begin_deal", None)
@@ -111,7 +90,7 @@ class BotOpponent:
                 assert hole is not None
                 hook(DealStart(self.seat, hand.seat_count, hand.button, hole, self.context))
         answer = self.agent.act(observe(hand, self.seat, self.context))
-        assert isinstance(answer, Action)
+        assert isinstance(answer, Action | Mix)
         return answer
 
 

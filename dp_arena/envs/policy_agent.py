@@ -10,6 +10,11 @@ the answer one discrete action index per row (:mod:`dp_arena.envs.discrete_actio
 must keep no state between calls: the batch asks it about many tables at once, in an
 order of its own. Here it is asked about one decision at a time.
 
+A **mixed** policy also has a method ``distribution(observations, masks)`` answering each
+row's probabilities of the discrete actions, shape ``(rows, actions)`` (the learned
+bot's softmax, say): it is played by them, as a mixed strategy the dealer draws from
+(:func:`discrete_mix` makes a row's mix, the same way at one table and in the batch).
+
 >>> import numpy as np
 >>> from dp_arena.envs.discrete_actions import ActionTable
 >>> def checks_or_calls(observations, masks):
@@ -33,10 +38,18 @@ from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import Observation
 from dp_arena.agents.spec import load_agent
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode
 
-__all__ = ["Opponent", "PolicyAgent", "is_policy", "opponent_agent"]
+__all__ = [
+    "Opponent",
+    "PolicyAgent",
+    "discrete_mix",
+    "is_policy",
+    "opponent_agent",
+    "policy_distribution",
+]
 
 # An opponent of the Gymnasium environments: an agent spec, an agent object, or a policy.
 Opponent = str | Agent | Callable[[np.ndarray, np.ndarray], Any]
@@ -55,18 +68,60 @@ class PolicyAgent:
     def __deepcopy__(self, memo: dict[int, Any]) -> PolicyAgent:
         return self  # a policy keeps no state: every table may ask the same one
 
-    def act(self, observation: Observation) -> Action:
+    def act(self, observation: Observation) -> Action | Mix:
         legal = observation.legal()
         mask = self.action_table.mask_array(legal)
+        pot, current_bet = observation.pot, observation.current_bet
+        distribution = policy_distribution(self.policy)
+        if distribution is not None:
+            probabilities = np.asarray(
+                distribution(encode(observation)[None, :], mask[None, :]), dtype=np.float64
+            )
+            if probabilities.shape != (1, self.action_table.size):
+                raise TypeError(
+                    f"policy {self.name}: expected probabilities of shape"
+                    f" {(1, self.action_table.size)}, got {probabilities.shape}"
+                )
+            return discrete_mix(
+                probabilities[0],
+                mask,
+                lambda index: self.action_table.to_action(
+                    index, legal, pot=pot, current_bet=current_bet
+                ),
+            )
         answer = np.asarray(self.policy(encode(observation)[None, :], mask[None, :]))
         if answer.shape != (1,) or not np.issubdtype(answer.dtype, np.integer):
             raise TypeError(
                 f"policy {self.name}: expected 1 integer action, got {answer.dtype} of shape"
                 f" {answer.shape}"
             )
-        return self.action_table.to_action(
-            int(answer[0]), legal, pot=observation.pot, current_bet=observation.current_bet
-        )
+        return self.action_table.to_action(int(answer[0]), legal, pot=pot, current_bet=current_bet)
+
+
+def policy_distribution(policy: object) -> Callable[[np.ndarray, np.ndarray], Any] | None:
+    """A mixed policy's ``distribution`` method, or ``None`` for a policy of actions."""
+    distribution = getattr(policy, "distribution", None)
+    return distribution if callable(distribution) else None
+
+
+def discrete_mix(
+    probabilities: np.ndarray, mask: np.ndarray, to_action: Callable[[int], Action]
+) -> Mix:
+    """The mix of one decision from its discrete actions' probabilities: each action with a
+    positive probability, in index order, adds it to the engine action it comes to
+    (``to_action``; two raise sizes clipped to the same amount are one action). A
+    probability on an action the mask refuses, or probabilities that are not a
+    distribution, raise :class:`ValueError` naming it."""
+    entries: dict[Action, float] = {}
+    for index in np.flatnonzero(probabilities).tolist():
+        if not mask[index]:
+            raise ValueError(
+                f"probability {float(probabilities[index]):g} on action {index}, which is not"
+                f" legal now; action_mask is {mask.tolist()}"
+            )
+        action = to_action(index)
+        entries[action] = entries.get(action, 0.0) + float(probabilities[index])
+    return Mix(entries)
 
 
 def is_policy(opponent: object) -> bool:

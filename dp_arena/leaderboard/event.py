@@ -16,11 +16,11 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from dp_arena.ratings.runs import EventRecord
+from dp_arena.ratings.runs import DealBlock, EventRecord
 from dp_arena.tournament.benching import benchings
 from dp_arena.tournament.code import code_label, entrant_code
 
-__all__ = ["MAX_FAULTS_LISTED", "event_codes", "event_json"]
+__all__ = ["MAX_FAULTS_LISTED", "event_codes", "event_json", "table_deals"]
 
 MAX_FAULTS_LISTED = 200  # per event; the counts by entrant and kind are always complete
 
@@ -31,6 +31,11 @@ def event_codes(event: EventRecord) -> dict[str, dict[str, Any]]:
         player: dict(event.codes.get(player) or entrant_code(spec))
         for player, spec in event.entrants
     }
+
+
+def table_deals(blocks: Sequence[DealBlock]) -> int:
+    """How many table-deals ``blocks`` hold: each deal at every table it was dealt at."""
+    return sum(len({play.table for play in block.plays}) for block in blocks)
 
 
 def event_json(event: EventRecord) -> dict[str, Any]:
@@ -58,6 +63,7 @@ def event_json(event: EventRecord) -> dict[str, Any]:
         "commitment": event_data.get("commitment"),
         "results_sha256": event.digest,
         "deals": len(event.blocks),
+        "table_deals": table_deals(event.blocks),
         "entrants": entrants,
         "clairvoyance": document.get("clairvoyance"),
         "standings": [_standing(standing, marks) for standing in document.get("standings", ())],

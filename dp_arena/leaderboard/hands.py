@@ -1,13 +1,16 @@
-"""Hand replay pages beside a published leaderboard: one page per table-session's hand
-history (``hands/RUN/sS-xX-tT.html``: the viewer of ``dp-arena replay --html``, which
-needs nothing beside it), listed on the event's page, and every fault listed there
-linked to the hand it happened in (``...html#hand-N``).
+"""Hand replay pages beside a published leaderboard: one page per section of a session
+(``hands/RUN/sS-xX.html``: the viewer of ``dp-arena replay --html``, which needs nothing
+beside it), where each deal is shown at all the section's mirrored tables side by side;
+listed on the event's page by table-session, and every fault listed there linked to the
+deal it happened in (``...html#hand-N``).
 
 :func:`add_hand_pages` writes the pages and records them in the leaderboard's data
-(``events[].hands``, ``events[].faults[].hand``), so that the page and
-``leaderboard.json`` both say where they are. At most ``max_hands`` hands are rendered
-for one publication (a large event has millions); the table-sessions past the limit are
-listed without a page, and ``dp-arena replay --html`` renders any of them.
+(``events[].hands``: each table-session's history with the page its hands are on and
+how many; ``events[].faults[].hand``), so that the page and ``leaderboard.json`` both say
+where they are. At most ``max_hands`` hands (a deal at k tables counts k) are rendered
+for one publication (a large event has millions): the deals past the limit are left out,
+the table-sessions with none rendered are listed without a page, and ``dp-arena replay
+--html`` renders any of them.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 from dp_arena.engine.phh import load_histories, read_text, replay_hand
 from dp_arena.errors import HandHistoryError
 from dp_arena.files import write_atomic
-from dp_arena.leaderboard.replay import hand_view, render_replay_page
+from dp_arena.leaderboard.replay import deal_view, hand_view, render_replay_page
 
 __all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages", "history_stem"]
 
@@ -51,39 +54,97 @@ def add_hand_pages(
         for stale in (out / HANDS_FOLDER / event["label"]).glob("*.html"):
             stale.unlink()
         listed = _histories(run_dir)
-        pages: list[dict[str, Any]] = []
+        entries: dict[str, dict[str, Any]] = {
+            relative: {"history": relative, "file": None, "hands": None} for relative in listed
+        }
         links: dict[tuple[Any, ...], str] = {}
-        for relative in listed:
-            entry: dict[str, Any] = {"history": relative, "file": None, "hands": None}
-            pages.append(entry)
+        for stem, histories in _sections(listed).items():
             if budget <= 0 or run_dir is None:
+                break
+            deals, counts, where = _section_deals(run_dir, histories, budget)
+            if not deals:
                 continue
-            views, where = _views(run_dir / relative)
-            if not views:
-                continue
-            views, where = views[:budget], where[:budget]
-            budget -= len(views)
-            stem = history_stem(relative)
+            budget -= sum(counts.values())
             target = f"{HANDS_FOLDER}/{event['label']}/{stem}.html"
-            title = f"{event['name']}: hands of {stem}"
+            title = f"{event['name']}: hands of {_section_title(stem)}"
             path = out / target
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, render_replay_page(views, title=title))
+            write_atomic(path, render_replay_page(deals, title=title))
             path.chmod(0o644)  # published to be read by anyone
             written.append(path)
-            entry |= {"file": target, "hands": len(views)}
-            for number, key in enumerate(where, start=1):
-                if key is not None:
+            for relative, count in counts.items():
+                if count:
+                    entries[relative] |= {"file": target, "hands": count}
+            for number, keys in enumerate(where, start=1):
+                for key in keys:
                     links.setdefault(key, f"{target}#hand-{number}")
         for fault in event["faults"]:
             key = tuple(fault.get(name) for name in ("session", "section", "table", "deal"))
             fault["hand"] = links.get(key)
+        pages = list(entries.values())
         event["hands"] = {
             "pages": pages,
             "rendered": sum(1 for page in pages if page["file"] is not None),
             "max_hands": max_hands,
         }
     return tuple(written)
+
+
+def _sections(listed: Sequence[str]) -> dict[str, list[str]]:
+    """The histories of each section of a session (``s01-x02``), tables in order."""
+    sections: dict[str, list[str]] = {}
+    for relative in listed:
+        stem = history_stem(relative)
+        section, dash, table = stem.rpartition("-")
+        key = section if dash and table.startswith("t") else stem
+        sections.setdefault(key, []).append(relative)
+    return sections
+
+
+def _section_title(stem: str) -> str:
+    """``s01-x02`` -> ``session 1, section 2`` (else the stem as it is)."""
+    found = re.fullmatch(r"s(\d+)-x(\d+)", stem)
+    if found is None:
+        return stem
+    return f"session {int(found.group(1))}, section {int(found.group(2))}"
+
+
+def _section_deals(
+    run_dir: Path, histories: Sequence[str], budget: int
+) -> tuple[list[dict[str, Any]], dict[str, int], list[list[tuple[int, ...]]]]:
+    """A section's deals at all its tables, as many as ``budget`` hands hold: the deals,
+    how many hands of each history they show, and where each deal was dealt (session,
+    section, table, deal of each of its tables)."""
+    by_deal: dict[Any, list[tuple[str, dict[str, Any], tuple[int, ...] | None]]] = {}
+    titles: dict[Any, str] = {}
+    for relative in histories:
+        views, where = _views(run_dir / relative)
+        for number, (view, key) in enumerate(zip(views, where, strict=True)):
+            deal_key: Any = (relative, number) if key is None else key[3]
+            by_deal.setdefault(deal_key, []).append((relative, view, key))
+            if deal_key not in titles:
+                titles[deal_key] = (
+                    view["title"] if key is None else f"deal {key[3] + 1}, {_where(key)}"
+                )
+    deals: list[dict[str, Any]] = []
+    counts = dict.fromkeys(histories, 0)
+    keys: list[list[tuple[int, ...]]] = []
+    for deal_key, tables in by_deal.items():
+        if len(tables) > budget:
+            break
+        budget -= len(tables)
+        for relative, view, key in tables:
+            counts[relative] += 1
+            if key is not None:
+                view["title"] = f"table {key[2]}"
+        deals.append(deal_view(titles[deal_key], [view for _, view, _ in tables]))
+        keys.append([key for _, _, key in tables if key is not None])
+    return deals, counts, keys
+
+
+def _where(key: tuple[int, ...]) -> str:
+    session, section, _, _ = key
+    return f"session {session}, section {section}"
 
 
 def history_stem(history: str) -> str:

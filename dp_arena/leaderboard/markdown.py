@@ -127,6 +127,13 @@ def _clairvoyance_lines(event: dict[str, Any]) -> list[str]:
     ]
 
 
+def _deals(data: dict[str, Any]) -> str:
+    """``175 deals (648 table-deals)``: each deal at every table it was dealt at."""
+    table_deals = data.get("table_deals")
+    deals = f"{data['deals']:,} deal{'s' * (data['deals'] != 1)}"
+    return deals if table_deals is None else f"{deals} ({table_deals:,} table-deals)"
+
+
 def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     """The Markdown page of leaderboard ``data``; ``links`` to the other published files
     (``index.html``, ``leaderboard.json``), when they are written beside it."""
@@ -137,9 +144,12 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     lines = [f"# {cell(data['title'])}", ""]
     if len(events) == 1:
         event = events[0]
-        played = sum(1 for entrant in event["entrants"] if entrant["status"] != "absent")
+        absent = sum(1 for entrant in event["entrants"] if entrant["status"] == "absent")
+        who = f"{len(event['entrants'])} entrants" + (
+            f", {absent} of them absent (did not load)" if absent else ""
+        )
         lines += [
-            f"{cell(event['format_title'])}, {played} entrants, {event['deals']:,} deals.",
+            f"{cell(event['format_title'])}, {who}, {_deals(event)}.",
             "",
             "## Final standings",
             "",
@@ -156,7 +166,7 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
     count = len(events)
     lines += [
         (
-            f"{count} event{'s' if count != 1 else ''}, {data['deals']:,} deals. Duplicate score"
+            f"{count} event{'s' if count != 1 else ''}, {_deals(data)}. Duplicate score"
             " in milli-big-blinds per deal against the seat position (mbb/deal), with"
             f" {settings['confidence']:.0%} bootstrap intervals over whole deal blocks"
             f" ({settings['resamples']:,} resamples, seed {settings['bootstrap_seed']}); rank"
@@ -212,6 +222,16 @@ def render_markdown(data: dict[str, Any], *, links: bool = True) -> str:
             line.append(_clairvoyance(row["clairvoyance"]))
         rows.append(line)
     lines += _table(headers, rows, ["r", "l", "l"] + ["r"] * (len(headers) - 3))
+    if data.get("unranked"):
+        lines += [
+            "",
+            (
+                "Not ranked (they never played, so they have no score, rating or head-to-head"
+                " row; the event's standings place them by its rules):"
+            ),
+            "",
+            *(f"- {cell(row['name'])}: {cell(row['reason'])}" for row in data["unranked"]),
+        ]
     labels = {row["name"]: row["label"] for row in data["ranking"]}
     lines += [
         "",

@@ -17,14 +17,14 @@ entrants. The adjusted score beside the raw one is an option
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dp_arena.leaderboard.adjusted import BOARD_LUCK, AdjustedScore
-from dp_arena.leaderboard.event import event_codes, event_json
-from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.leaderboard.adjusted import BOARD_ACTION, AdjustedScore
+from dp_arena.leaderboard.event import event_codes, event_json, table_deals
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.ratings.runs import EventRecord, NetAdjustment, load_run
 from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
@@ -62,7 +62,7 @@ class LeaderboardOptions:
     resamples: int = 1000
     confidence: float = 0.95
     margin: float = 50.0
-    adjusted: AdjustedScore | None = BOARD_LUCK
+    adjusted: AdjustedScore | None = BOARD_ACTION
     not_adjusted: str = "no adjusted score was asked for"
     rating: RatingSettings = field(default_factory=RatingSettings)
 
@@ -78,7 +78,7 @@ class LeaderboardOptions:
 def load_runs(
     run_dirs: Sequence[Path],
     *,
-    adjust: NetAdjustment | None = corrected_nets,
+    adjust: NetAdjustment | None = board_action_nets,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[EventRecord]:
     """The events of ``run_dirs``, in rating order (:func:`order_events`), each entrant
@@ -127,8 +127,14 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
     if not events:
         raise ValueError("a leaderboard needs at least one finished run")
     competitor = _competitor(events, options.by)
+    results = [event_json(event) for event in events]
+    # An entrant that never played (it could not load, and sat out as an absent player)
+    # has no skill to rank: it is left out of the scores, the ratings and the
+    # head-to-head tables (the others' scores still count the seats it sat out), and
+    # listed apart with why. The event's standings and prizes follow the rules as played.
+    unranked = _never_played(results, competitor)
     blocks = [block for event in events for block in event.blocks]
-    matrix = score_matrix(blocks, competitor)
+    matrix = _without(score_matrix(blocks, competitor), unranked)
     if not matrix.names:
         raise ValueError(
             "these runs have no duplicate deals to score (a classic freezeout has no seat"
@@ -144,13 +150,14 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
     adjusted_ranking = None
     if adjusted is not None and reason is None:
         adjusted_ranking = rank_with_uncertainty(
-            adjusted.scores(blocks, competitor),
+            _without(adjusted.scores(blocks, competitor), unranked),
             seed=options.seed,
             resamples=options.resamples,
             confidence=options.confidence,
         )
-    ratings = rate_events(events, options.rating)
-    results = [event_json(event) for event in events]
+    ratings = rate_events(
+        [_without_players(event, unranked, competitor) for event in events], options.rating
+    )
     return {
         "leaderboard_version": LEADERBOARD_VERSION,
         "title": options.title or default_title(events),
@@ -163,6 +170,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             "margin_mbb": options.margin,
             "adjusted": {
                 "key": None if adjusted is None else adjusted.key,
+                "terms": [] if adjusted is None else list(adjusted.terms),
                 "label": None if adjusted is None else adjusted.label,
                 "about": None if adjusted is None else adjusted.about,
                 "applied": adjusted_ranking is not None,
@@ -177,6 +185,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             },
         },
         "deals": len(matrix.blocks),
+        "table_deals": table_deals(blocks),
         "events": [{**result, "adjusted": adjusted_ranking is not None} for result in results],
         "ranking": _ranking_json(
             events, results, ranking, adjusted_ranking, ratings, options, competitor
@@ -189,7 +198,59 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
         "ratings": _ratings_json(ratings),
         "distributions": _distributions_json(matrix, ranking.names),
         "competitors": _competitors_json(events, results, ranking.names, competitor),
+        "unranked": [{"name": name, "reason": reason} for name, reason in sorted(unranked.items())],
     }
+
+
+def _never_played(results: Sequence[dict[str, Any]], competitor: Any) -> dict[str, str]:
+    """competitor -> why, for each whose every entrant was absent from every event (it
+    never played a decision)."""
+    absent: dict[str, str] = {}
+    played: set[str] = set()
+    for result in results:
+        for entrant in result["entrants"]:
+            name = competitor(entrant["player"])
+            if entrant["status"] == "absent":
+                reason = entrant.get("absent_reason") or "no reason given"
+                absent.setdefault(name, f"absent: {reason}")
+            else:
+                played.add(name)
+    return {name: reason for name, reason in absent.items() if name not in played}
+
+
+def _without(matrix: ScoreMatrix, names: Mapping[str, str]) -> ScoreMatrix:
+    """``matrix`` without the columns of ``names``."""
+    if not names:
+        return matrix
+    kept = [index for index, name in enumerate(matrix.names) if name not in names]
+    return ScoreMatrix(
+        names=tuple(matrix.names[index] for index in kept),
+        blocks=matrix.blocks,
+        scores=tuple(matrix.scores[index] for index in kept),
+        plays=tuple(matrix.plays[index] for index in kept),
+        sums=tuple(matrix.sums[index] for index in kept),
+    )
+
+
+def _without_players(event: EventRecord, names: Mapping[str, str], competitor: Any) -> EventRecord:
+    """``event`` with the players of ``names`` left out of its seat-position comparisons
+    (the others keep their order; places are counted again among them)."""
+    if not names:
+        return event
+    comparisons = []
+    for comparison in event.comparisons:
+        kept = [
+            (player, place)
+            for player, place in zip(comparison.players, comparison.places, strict=True)
+            if competitor(player) not in names
+        ]
+        if len(kept) < 2:
+            continue
+        places = tuple(1 + sum(other < place for _, other in kept) for _, place in kept)
+        comparisons.append(
+            replace(comparison, players=tuple(player for player, _ in kept), places=places)
+        )
+    return replace(event, comparisons=tuple(comparisons))
 
 
 def _competitor(events: Sequence[EventRecord], by: str) -> Any:

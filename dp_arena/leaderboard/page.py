@@ -64,7 +64,7 @@ table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; }
 .prize { font-weight: 600; }
 .absent, .loss { color: #a40000; }
 .advanced { color: #1b6e2a; }
-table.standings tbody tr:nth-child(-n+3) td { background: #fbf6e6; }
+table.standings tbody tr:has(td.prize) td { background: #fbf6e6; }
 .chart { max-width: 100%; height: auto; background: #fff; border: 1px solid #e3e3e3; }
 .small { max-width: 100%; height: auto; background: #fff; border: 1px solid #e3e3e3;
   margin: 4px; }
@@ -350,7 +350,7 @@ def _score_lead(data: dict[str, Any]) -> str:
         adjustment = f"No {adjusted['label'].lower()} score: {adjusted['reason']}."
     unit = "entrant" if data["ranked_by"] == "player" else "bot (its entrants pooled)"
     return (
-        f"{data['deals']:,} deals. Each {unit} is scored against the entrants that held the"
+        f"{_deals(data)}. Each {unit} is scored against the entrants that held the"
         " same cards in the same seat at the mirrored tables: its duplicate score in"
         " milli-big-blinds per deal (mbb/deal). Intervals are"
         f" {settings['confidence']:.0%} percentile bootstrap intervals over whole deal blocks"
@@ -358,6 +358,27 @@ def _score_lead(data: dict[str, Any]) -> str:
         f" range and P(1st) come from the same resamples. {adjustment} Ratings: OpenSkill"
         f" Plackett-Luce (τ = {settings['rating']['tau']}) from every seat-position"
         " comparison, ordered by μ − 3σ."
+    )
+
+
+def _deals(data: dict[str, Any]) -> str:
+    """``175 deals (648 table-deals)``: each deal at every table it was dealt at."""
+    table_deals = data.get("table_deals")
+    deals = f"{data['deals']:,} deal{'s' * (data['deals'] != 1)}"
+    return deals if table_deals is None else f"{deals} ({table_deals:,} table-deals)"
+
+
+def _unranked_note(data: dict[str, Any]) -> str:
+    """Who is not in the skill rankings, the ratings and the head-to-head tables: those
+    that never played, with why."""
+    unranked = data.get("unranked") or []
+    if not unranked:
+        return ""
+    items = "".join(f"<li>{text(row['name'])}: {text(row['reason'])}</li>" for row in unranked)
+    return (
+        '<p class="muted">Not ranked: these never played (they sit out as absent players,'
+        " and the event's standings place them by its rules), so they have no score, rating"
+        f' or head-to-head row:</p><ul class="unranked">{items}</ul>'
     )
 
 
@@ -370,8 +391,10 @@ def _event_lead(event: dict[str, Any]) -> str:
         else "dealt from a secret key, committed to before the first deal and revealed in"
         " results.json (dp-arena verify checks every deck)"
     )
-    who = f"{played} entrants" + (f" ({absent} absent)" if absent else "")
-    return f"{event['format_title']}: {who}, {event['deals']:,} deals; {deck}."
+    who = f"{len(event['entrants'])} entrants" + (
+        f", {absent} of them absent (did not load)" if absent else ""
+    )
+    return f"{event['format_title']}: {who}, {_deals(event)}; {deck}."
 
 
 def _event_story(event: dict[str, Any], *, level: str) -> str:
@@ -457,7 +480,7 @@ def render_page(data: dict[str, Any]) -> str:
     adjusted_label = (adjusted["label"] or "adjusted").lower()
     scores = f"""<h2 id="scores">Duplicate scores</h2>
 <p class="lead">{text(_score_lead(data))}</p>
-{_flagged_note(data)}{_ranking_table(data)}
+{_flagged_note(data)}{_ranking_table(data)}{_unranked_note(data)}
 {ci_chart(ci_rows, title="Duplicate score with 95% interval", adjusted_label=adjusted_label)}"""
     if single:
         event = events[0]
@@ -465,7 +488,7 @@ def render_page(data: dict[str, Any]) -> str:
         story = f"{_event_story(event, level='h2')}\n{scores}"
     else:
         names = len(events)
-        lead = f"{names} events, {data['deals']:,} deals."
+        lead = f"{names} events, {_deals(data)}."
         story = f"{scores}\n<h2>The events</h2>\n{_events_part(events)}"
     body = f"""<main>
 <h1>{text(data["title"])}</h1>

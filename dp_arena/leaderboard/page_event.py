@@ -47,7 +47,7 @@ def standings_part(event: Mapping[str, Any]) -> str:
             ]
         )
     headers: list[str | tuple[str, str]] = ["Place", ("Entrant", "name"), ("Code", "name")]
-    headers += ["Prize", ("", "detail")]
+    headers += ["Prize", ("Note", "detail")]
     prizes = event["prizes"]
     entry = ""
     if prizes.get("buy_in_cents") is not None:
@@ -72,7 +72,7 @@ def _section_table(session: Mapping[str, Any], section: Mapping[str, Any]) -> st
             absent_seat = row["player"] is None
             went_on = "✓ advanced" if row["advanced"] else ""
             cells = [
-                Cell(position["seat"]),
+                Cell(position["seat"] + 1, position["seat"]),
                 Cell(row["rank"]),
                 Cell(
                     "(absent seat)" if absent_seat else row["player"],
@@ -108,7 +108,7 @@ def _went_on_table(session: Mapping[str, Any], section: Mapping[str, Any]) -> st
         out = [str(row["player"]) for row in players if not row["advanced"]]
         rows.append(
             [
-                Cell(position["seat"]),
+                Cell(position["seat"] + 1, position["seat"]),
                 Cell(", ".join(went_on) or "–", css="detail advanced"),
                 Cell(", ".join(out) or "–", css="detail"),
             ]
@@ -270,8 +270,8 @@ def _where(fault: Mapping[str, Any]) -> str:
 
 
 def hands_part(hands: Mapping[str, Any] | None) -> str:
-    """The replay pages of the event's hands, one per table-session (empty when none
-    were written)."""
+    """The replay pages of the event's hands, listed by table-session (each section's
+    tables share a page; empty when none were written)."""
     if not hands or not hands["pages"]:
         return ""
     rows = [
@@ -282,9 +282,10 @@ def hands_part(hands: Mapping[str, Any] | None) -> str:
         for page in hands["pages"]
     ]
     about = (
-        "Every hand, street by street: each table-session's hands in the replay viewer"
-        " (step with the arrow keys, hand to hand with Page Up and Page Down, or jump to"
-        " the biggest pots). A fault's deal above opens its hand."
+        "Every hand, street by street: each deal at all the mirrored tables of its section"
+        " side by side, the same cards in the same row, stepping together (arrow keys;"
+        " Home and End for the blinds and the result; deal to deal with Page Up and Page"
+        " Down; or jump to the biggest pots). A fault's deal above opens it."
     )
     missing = len(hands["pages"]) - hands["rendered"]
     more = ""

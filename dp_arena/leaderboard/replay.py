@@ -1,15 +1,18 @@
-"""The hand replay viewer: hands as data a page can step through, street by street, and
-the self-contained page that shows them (``dp-arena replay --html``, the server's match
-pages).
+"""The duplicate hand viewer: hands as data a page can step through, street by street, and
+the self-contained page that shows them (``dp-arena replay --html``, published events'
+hand pages, the server's match pages).
 
 :func:`hand_view` replays a finished hand through the engine again and keeps a frame
 after the blinds and after every action: the street, who acted and how, the pot, every
 seat's bet on the street, the chips each has left this deal, who has folded and the
-board cards shown so far. The page (``replay_assets/replay.js``) draws one frame at a
-time: step forward and back with the buttons or the arrow keys, go from hand to hand,
-or jump to the biggest pots. Every name is text the page puts in with
-``textContent``, never markup, and the hands' JSON is embedded so that no ``<`` of a
-name can close its script element.
+board cards shown so far. :func:`deal_views` puts the hands of one deal at its mirrored
+tables together. The page (``replay_assets/replay.js``) shows a deal at all its tables
+side by side, seat by seat in the same rows (the same cards), and steps them together:
+it opens at the deal's end, with every table's action log and result in view, steps
+back and forth with the buttons or the arrow keys (Home: the blinds, End: the result),
+goes from deal to deal, or jumps to the biggest pots. Every name is text the page puts
+in with ``textContent``, never markup, and the hands' JSON is embedded so that no ``<``
+of a name can close its script element.
 """
 
 from __future__ import annotations
@@ -29,7 +32,15 @@ from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.results import DealRecord
 from dp_arena.text import printable
 
-__all__ = ["ASSETS", "hand_view", "record_view", "render_replay_page", "viewer_parts"]
+__all__ = [
+    "ASSETS",
+    "deal_view",
+    "deal_views",
+    "hand_view",
+    "record_view",
+    "render_replay_page",
+    "viewer_parts",
+]
 
 ASSETS = Path(__file__).resolve().parent / "replay_assets"
 
@@ -106,6 +117,36 @@ def record_view(record: DealRecord, rules: TableRules, *, title: str) -> dict[st
     return hand_view(replay(rules, **recorded_hand(record)), record.players, title=title)
 
 
+def deal_view(
+    title: str, tables: Sequence[dict[str, Any]], *, result: bool = True
+) -> dict[str, Any]:
+    """One deal at its mirrored tables (``tables``: each table's :func:`hand_view`, in
+    table order), with (``result``) each player's net over its seats at all of them: the
+    deal's duplicate result, when the same players sit at every table (a match; in an
+    event's section each seat position is compared at the tables' rows instead)."""
+    data: dict[str, Any] = {"title": printable(title, 120), "tables": list(tables)}
+    same = len({frozenset(hand["players"]) for hand in tables}) == 1
+    if result and len(tables) > 1 and same:
+        chips: dict[str, int] = {}
+        for hand in tables:
+            for name, net in zip(hand["players"], hand["nets"], strict=True):
+                chips[name] = chips.get(name, 0) + net
+        data["result"] = [{"player": name, "chips": net} for name, net in chips.items()]
+    return data
+
+
+def deal_views(
+    hands: Sequence[dict[str, Any]], keys: Sequence[Any], titles: dict[Any, str]
+) -> list[dict[str, Any]]:
+    """Hand views grouped by deal: ``keys[i]`` names the deal of ``hands[i]`` (hands of
+    one key are its tables, in the order given), ``titles[key]`` its title; deals in the
+    order their first hand comes."""
+    grouped: dict[Any, list[dict[str, Any]]] = {}
+    for hand, key in zip(hands, keys, strict=True):
+        grouped.setdefault(key, []).append(hand)
+    return [deal_view(titles[key], tables) for key, tables in grouped.items()]
+
+
 def _asset(name: str) -> str:
     return (ASSETS / name).read_text(encoding="utf-8")
 
@@ -127,21 +168,19 @@ def viewer_parts() -> tuple[str, str]:
 
 VIEWER_BODY = """<div class="replay" id="replay">
 <div class="replay-bar">
-<button type="button" data-go="prev-hand" title="previous hand (Page Up)">&laquo; hand</button>
+<button type="button" data-go="prev-hand" title="previous deal (Page Up)">&laquo; deal</button>
+<button type="button" data-go="start" title="the blinds (Home)">&#x25C0;&#x25C0; start</button>
 <button type="button" data-go="back" title="step back (left arrow)">&#x25C0; step</button>
 <button type="button" data-go="step" title="step forward (right arrow)">step &#x25B6;</button>
-<button type="button" data-go="next-hand" title="next hand (Page Down)">hand &raquo;</button>
-<label>hand <select data-role="hands"></select></label>
+<button type="button" data-go="end" title="every table's result (End)">end &#x25B6;&#x25B6;</button>
+<button type="button" data-go="next-hand" title="next deal (Page Down)">deal &raquo;</button>
+<label>deal <select data-role="hands"></select></label>
 <label>big pots <select data-role="big"></select></label>
 </div>
 <p class="replay-title" data-role="title"></p>
-<div class="replay-table">
-<div class="replay-board"><span data-role="board"></span>
-<span class="replay-pot" data-role="pot"></span></div>
-<ol class="replay-seats" data-role="seats"></ol>
-</div>
+<p class="replay-summary" data-role="summary"></p>
 <p class="replay-step" data-role="step"></p>
-<ol class="replay-log" data-role="log"></ol>
+<div class="replay-tables" data-role="tables"></div>
 </div>
 """
 
@@ -149,12 +188,13 @@ VIEWER_BODY = """<div class="replay" id="replay">
 # The page around the viewer when it stands alone (a published hand page, replay --html).
 _PAGE_STYLE = (
     "body{font:15px/1.4 system-ui,sans-serif;color:#1a1a1a;background:#fafafa;"
-    "max-width:62rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:0 0 1rem}"
+    "max-width:90rem;margin:1.5rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:0 0 1rem}"
 )
 
 
 def render_replay_page(hands: Sequence[dict[str, Any]], *, title: str) -> str:
-    """A self-contained page (no network, no file beside it) replaying ``hands``."""
+    """A self-contained page (no network, no file beside it) replaying ``hands``: deals
+    (:func:`deal_view`), or lone hands (:func:`hand_view`, each a deal of one table)."""
     style, script = viewer_parts()
     style = _PAGE_STYLE + style
     policy = (

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from dp_arena.learn.bot import PolicyBot
     from dp_arena.learn.evaluate import DuplicateScore, duplicate_score
     from dp_arena.learn.league import League
-    from dp_arena.learn.policy import LinearPolicy
+    from dp_arena.learn.policy import LinearPolicy, SoftmaxPolicy
     from dp_arena.learn.selfplay import SelfPlayConfig, train_self_play
     from dp_arena.learn.train import EpisodeReport, TrainConfig, train
 
@@ -31,6 +31,7 @@ __all__ = [
     "LinearPolicy",
     "PolicyBot",
     "SelfPlayConfig",
+    "SoftmaxPolicy",
     "TrainConfig",
     "duplicate_score",
     "train",
@@ -46,6 +47,7 @@ lazy_names(
         "LinearPolicy": "policy",
         "PolicyBot": "bot",
         "SelfPlayConfig": "selfplay",
+        "SoftmaxPolicy": "policy",
         "TrainConfig": "train",
         "duplicate_score": "evaluate",
         "train": "train",

@@ -31,7 +31,7 @@ from dp_arena.errors import AgentError
 from dp_arena.learn import vector_features
 from dp_arena.learn.features import FEATURE_NAMES
 
-__all__ = ["FEATURE_SETS", "FORMAT", "LinearPolicy"]
+__all__ = ["FEATURE_SETS", "FORMAT", "LinearPolicy", "SoftmaxPolicy"]
 
 # The feature sets a policy may weigh, by name: their features' names, in order.
 FEATURE_SETS: dict[str, tuple[str, ...]] = {
@@ -106,6 +106,17 @@ class LinearPolicy:
         logits = self.logits(vector_features.features(observations))
         chosen: np.ndarray = np.where(masks.astype(bool), logits, -np.inf).argmax(axis=1)
         return chosen
+
+    def softmax(self, rows: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+        """Each row's softmax of its logits over ``temperature`` among the actions of its
+        mask, shape ``(rows, actions)``: every operation is done row by row alike, so a
+        row's probabilities do not depend on the other rows of its batch."""
+        logits = self.logits(rows)
+        legal = masks.astype(bool)
+        best = np.where(legal, logits, -np.inf).max(axis=1, keepdims=True)
+        exponentials = np.exp(np.where(legal, (logits - best) / temperature, -np.inf))
+        shares: np.ndarray = exponentials / exponentials.sum(axis=1, keepdims=True)
+        return shares
 
     def probabilities(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The softmax over the legal actions (``mask`` 1) of the logits ``weights @ features``."""
@@ -200,3 +211,25 @@ class LinearPolicy:
         except RecursionError:
             raise AgentError(f"{path}: cannot read the policy: JSON nested too deeply") from None
         return cls.from_json(data, source=str(path))
+
+
+class SoftmaxPolicy:
+    """A policy over vector features played as a mixed strategy: a mixed policy over
+    batched observations (:mod:`dp_arena.envs.policy_agent`) whose ``distribution`` is the
+    softmax of the logits at ``temperature`` (:meth:`LinearPolicy.softmax`); called, it
+    answers the greedy actions."""
+
+    def __init__(self, policy: LinearPolicy, temperature: float) -> None:
+        if policy.feature_set != "vector":
+            raise TypeError("only a policy over vector features plays observation vectors")
+        if not temperature > 0:
+            raise ValueError(f"a temperature must be positive, not {temperature!r}")
+        self.policy = policy
+        self.temperature = temperature
+        self.__name__ = f"softmax-{temperature:g}"
+
+    def distribution(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.policy.softmax(vector_features.features(observations), masks, self.temperature)
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.policy(observations, masks)

@@ -8,10 +8,14 @@ bots' content hashes, and the event config as plain data.
 - The **code version** is a SHA-256 over the source of the installed ``dp_arena``
   package (every ``.py`` file, by relative path), so a resume refuses to mix results of
   two versions of the engine.
-- A **bot's content hash** covers the files it is made of: its folder for a Python file
-  or a built-in (the bot may import its neighbours or read data beside it), the
-  package or module for ``package.module:Class``, the registry's own hash for a
-  submitted bot, and the files named on a command line.
+- A **bot's content hash** covers the files it is made of: for a Python file, the file
+  and the modules of its folder it imports (:func:`~dp_arena.agents.spec.local_imports`;
+  two bots in one folder hash apart), or its whole folder when that is a bot folder (a
+  ``bot.toml`` beside it: the bot sees all of it, data included), as for a bot folder
+  named as such; for a built-in, its file, its imports and the built-in folder's data (the
+  learned bot's policy); the package or module for ``package.module:Class``; the
+  registry's own hash for a submitted bot; a command line's words and the files it
+  names. A bot whose files are not there has no hash (``missing:...``).
 
 Nothing here uses :func:`hash`, clocks or randomness.
 """
@@ -26,7 +30,9 @@ from typing import Any
 
 from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.agents.locate import locate_module
+from dp_arena.agents.spec import local_imports
 from dp_arena.errors import AgentError, DPArenaError, RunError
+from dp_arena.registry import MANIFEST
 from dp_arena.results import to_json
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, without_key
@@ -39,7 +45,9 @@ __all__ = [
     "code_version",
     "config_from_json",
     "config_to_json",
+    "file_imports",
     "folder_hash",
+    "legacy_fingerprint",
     "package_folder",
     "unit_id",
 ]
@@ -135,11 +143,22 @@ def _bot_fingerprint(spec_text: str) -> str:
         spec = parse_spec(spec_text)
     except AgentError:
         return "missing:spec"
+    if spec.kind is SpecKind.FOLDER:
+        folder = Path(str(spec.target)).expanduser()
+        if not (folder / MANIFEST).is_file():
+            return "missing:folder"
+        return f"folder:{folder_hash(folder.resolve())}"
     if spec.kind in (SpecKind.BUILTIN, SpecKind.FILE):
         path = Path(str(spec.target)).expanduser()
         if not path.is_file():
             return "missing:file"
-        return f"folder:{folder_hash(path.resolve().parent)}"
+        path = path.resolve()
+        if spec.kind is SpecKind.FILE and (path.parent / MANIFEST).is_file():
+            return f"folder:{folder_hash(path.parent)}"  # a bot folder: all of it is the bot's
+        files = [path, *local_imports(path)]
+        if spec.kind is SpecKind.BUILTIN:  # and the data of the built-ins (a policy's weights)
+            files += sorted(item for item in path.parent.iterdir() if _is_data(item))
+        return f"{spec.kind.value}:{_files_hash(path.parent, files)}"
     if spec.kind is SpecKind.MODULE:
         try:  # by path: importing it would run the bot's code here
             found = locate_module(str(spec.target))
@@ -148,14 +167,74 @@ def _bot_fingerprint(spec_text: str) -> str:
         if found.top.is_dir():
             return f"package:{folder_hash(found.top)}"
         return f"module:{_file_hash(found.top)}"
-    # A command line: the files it names (relative to the working directory, where the
-    # sandbox runs it), each with its content; the program itself when it is a file.
-    parts = []
-    for argument in spec.target:
+    # A command line: its words and the files it names (relative to the working directory,
+    # where the sandbox runs it), each with its content; the program itself when it is a
+    # file. A word that names a file of the bot's that is not there leaves it no hash.
+    parts = [f"{spec.kind.value}\0{canonical_json(list(spec.target))}"]
+    for index, argument in enumerate(spec.target):
         path = Path(argument).expanduser()
         if path.is_file():
             parts.append(f"{argument}\0{_file_hash(path)}")
+        elif _names_a_file(argument, first=index == 0):
+            return "missing:file"
     return "command:" + hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _is_data(path: Path) -> bool:
+    return path.is_file() and path.suffix not in (".py", ".pyc") and not path.name.startswith(".")
+
+
+def _names_a_file(argument: str, *, first: bool) -> bool:
+    """Whether a command line's word is written as a file of the bot's (a path with a
+    folder in it, ``./bot``, or a script's name, ``bot.js``), not an option or a word."""
+    if argument.startswith("-") or "{" in argument:
+        return False
+    if "/" in argument:
+        return True
+    return not first and Path(argument).suffix in SCRIPT_SUFFIXES
+
+
+# Script files a command line names by their bare names (``node bot.js``, ``perl bot.pl``).
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".lua", ".sh", ".jar", ".R")
+
+
+def _files_hash(folder: Path, files: Iterable[Path]) -> str:
+    """SHA-256 over files (each one's path relative to ``folder``, and its content)."""
+    digest = hashlib.sha256(b"dp-arena/files/v1\n")
+    for path in files:
+        content = hashlib.sha256(path.read_bytes()).hexdigest()
+        digest.update(f"{path.relative_to(folder).as_posix()}\0{content}\n".encode())
+    return digest.hexdigest()
+
+
+def legacy_fingerprint(spec_text: str) -> str | None:
+    """The content hash runs recorded before a file bot's hash was its file's: its whole
+    folder's, for a Python file or a built-in (``None`` for anything else). A replay of
+    such a run checks its bots against it."""
+    try:
+        spec = parse_spec(spec_text)
+    except AgentError:
+        return None
+    if spec.kind not in (SpecKind.BUILTIN, SpecKind.FILE):
+        return None
+    path = Path(str(spec.target)).expanduser()
+    return f"folder:{folder_hash(path.resolve().parent)}" if path.is_file() else None
+
+
+def file_imports(spec_text: str) -> list[str] | None:
+    """What a lone Python file bot imports from its folder, by path in that folder (the
+    files its hash covers beside its own); ``None`` for any other bot."""
+    try:
+        spec = parse_spec(spec_text)
+    except AgentError:
+        return None
+    path = Path(str(spec.target)).expanduser()
+    if spec.kind is not SpecKind.FILE or not path.is_file():
+        return None
+    path = path.resolve()
+    if (path.parent / MANIFEST).is_file():
+        return None
+    return [item.relative_to(path.parent).as_posix() for item in local_imports(path)]
 
 
 def bot_fingerprints(entrants: Iterable[Entrant]) -> dict[str, str]:
@@ -185,7 +264,10 @@ def bot_codes(
                 versions[entrant.resolved] = _registry_version(entrant.resolved)
             version = versions[entrant.resolved]
         codes[entrant.player] = entrant_code(
-            entrant.resolved, sha256=None if kind == "missing" else digest, version=version
+            entrant.resolved,
+            sha256=None if kind == "missing" else digest,
+            version=version,
+            imports=file_imports(entrant.resolved) if kind == "file" else None,
         )
     return codes
 

@@ -172,6 +172,7 @@ class RunOutcome:
     # node lacked their files at the driver's paths).
     copied_bots: dict[str, list[str]] = field(default_factory=dict)
     placement: Placement = SERIAL
+    absent: int = 0  # entrants that did not load and sat out as absent players
 
     @property
     def deals_per_second(self) -> float | None:
@@ -189,15 +190,20 @@ class RunOutcome:
                 f"{played} played in this process in {format_duration(self.seconds)}"
                 " (this format's tables are coupled hand by hand, so it does not use the executor)"
             )
+        plan = self.event.plan
+        table_deals = self.deals_played + self.deals_from_store
+        absent = f", {self.absent:,} of them absent (did not load)" if self.absent else ""
+        deals = f"{plan.deals:,} deal{'s' * (plan.deals != 1)} ({table_deals:,} table-deals)"
         lines = [
+            f"the event: {plan.entrants:,} entrants{absent}, {deals}",
             f"{self.deals_played:,} table-deals played in {format_duration(self.seconds)}"
-            + (f" ({rate:,.0f} deals/s)" if rate else "")
+            + (f" ({rate:,.0f} table-deals/s)" if rate else "")
             + f" on {self.executor}"
             + (
                 f" after a {self.startup_seconds:.1f} s start-up"
                 if self.startup_seconds >= 0.05
                 else ""
-            )
+            ),
         ]
         if self.executor_choice.startswith("auto"):
             lines.append(f"executor {self.executor_choice}")
@@ -569,6 +575,7 @@ def continue_run(
         worker_peaks_kib=worker_peaks,
         copied_bots=copied,
         placement=placement,
+        absent=len(config.absent),
     )
     log.write(outcome.report())
     log.write("finished: results.json written")

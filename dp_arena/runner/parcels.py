@@ -18,11 +18,11 @@ seats need (:meth:`Parcel.descriptor`). A worker, before it seats anyone
   one of theirs.
 
 What travels: a Python file bot (``file.py:Class``) as its bot folder when a
-``bot.toml`` is beside it, else as the file alone (what its sandbox shows it); a
-registry bot as its stored folder. Built-ins, and files of dp-arena's own ``agents``
-folder, are part of dp-arena; a module bot (``package.module:Class``) and a command
-line outside the registry are software the node must have installed, so they do not
-travel. Caches (``__pycache__``) and symbolic links stay behind.
+``bot.toml`` is beside it, else as the file alone (what its sandbox shows it); a bot
+folder named as such (``mybot/``) and a registry bot as their folders. Built-ins, and
+files of dp-arena's own ``agents`` folder, are part of dp-arena; a module bot
+(``package.module:Class``) and a command line outside the registry are software the node
+must have installed, so they do not travel. Caches (``__pycache__``) and symbolic links stay behind.
 """
 
 from __future__ import annotations
@@ -65,7 +65,9 @@ File = tuple[str, bool, bytes]
 @dataclass(frozen=True, slots=True)
 class Parcel:
     """One bot's files and how to seat them from the folder they are unpacked into:
-    ``entry`` (``file.py:Class``) for a Python bot, ``command`` for a command bot.
+    ``entry`` (``file.py:Class``) for a Python bot, ``command`` for a command bot (an
+    ACPC agent's when ``protocol`` is ``acpc``), neither for a bot folder (its
+    ``bot.toml`` says).
     ``origin`` is the folder the files came from on the driver; ``whole`` says whether
     they are all of it (else only the files listed); a registry bot's spec is resolved
     in its registry's ``database``, which a node must have too to seat it from there."""
@@ -77,6 +79,7 @@ class Parcel:
     command: str | None
     files: tuple[File, ...]
     database: str | None = None  # a registry bot's: its spec is resolved there
+    protocol: str = "pipe"
 
     def descriptor(self, reference: Any) -> dict[str, Any]:
         """What a batch carries: everything but the files, and the object store's
@@ -87,6 +90,7 @@ class Parcel:
             "names": None if self.whole else [name for name, _, _ in self.files],
             "entry": self.entry,
             "command": self.command,
+            "protocol": self.protocol,
             "database": self.database,
             "files": reference,
         }
@@ -118,11 +122,23 @@ def pack(spec: str) -> Parcel | None:
             folder = stored.folder.resolve()
             files = tuple(_read(folder, _walk(folder)))
             return _parcel(
-                spec, folder, True, stored.entry, stored.command, files, registry.database
+                spec,
+                folder,
+                True,
+                stored.entry,
+                stored.command,
+                files,
+                registry.database,
+                stored.protocol,
             )
         parsed = parse_spec(spec)
     except (DPArenaError, OSError, ValueError):
         return None
+    if parsed.kind is SpecKind.FOLDER:
+        folder = Path(str(parsed.target)).expanduser().resolve()
+        if not (folder / MANIFEST).is_file():
+            return None
+        return _parcel(spec, folder, True, None, None, tuple(_read(folder, _walk(folder))))
     if parsed.kind is not SpecKind.FILE:
         return None
     path = Path(str(parsed.target)).expanduser().resolve()
@@ -143,6 +159,7 @@ def _parcel(
     command: str | None,
     files: tuple[File, ...],
     database: Path | None = None,
+    protocol: str = "pipe",
 ) -> Parcel:
     size = sum(len(data) for _, _, data in files)
     if len(files) > MAX_FILES or size > MAX_BYTES:
@@ -159,6 +176,7 @@ def _parcel(
         command,
         files,
         None if database is None else str(database),
+        protocol,
     )
 
 
@@ -199,8 +217,11 @@ def locate(parcels: Mapping[str, Mapping[str, Any]], fetch: Callable[[Any], Any]
         folder = _cached(parcel, fetch)
         if parcel["entry"] is not None:
             located[spec] = (f"{folder / parcel['entry']}", None)
-        else:
-            located[spec] = (f"cmd:{parcel['command']}", str(folder))
+        elif parcel["command"] is not None:
+            prefix = "acpc" if parcel.get("protocol") == "acpc" else "cmd"
+            located[spec] = (f"{prefix}:{parcel['command']}", str(folder))
+        else:  # a bot folder: its bot.toml travelled with it
+            located[spec] = (f"{folder}/", None)
     return located
 
 

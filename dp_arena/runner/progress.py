@@ -3,7 +3,7 @@
 :class:`RunProgress` knows the plan's totals (sessions, table-sessions, table-deals)
 and is told of every finished unit, so it can show, rewritten in place on stderr::
 
-    session 3/9 | table-sessions 41/170 (event 381/1,392) | 9,118 deals | 1,204 deals/s
+    session 3/9 | table-sessions 41/170 (event 381/1,392) | 9,118 table-deals | 1,204 table-deals/s
     | ETA 0:00:14      (one line)
 
 It writes nothing when the stream is not a terminal (CI, a pipe) or when ``live`` is
@@ -147,12 +147,12 @@ class RunProgress:
                 f"table-sessions {self.session_done}/{self.session_units}"
                 f" (event {self.units_done:,}/{self.totals.table_sessions:,})"
             ),
-            f"{self.deals_done:,} deals",
+            f"{self.deals_done:,} table-deals",
         ]
         if self.units_stored:
             parts.append(f"{self.units_stored:,} from the store")
         rate = self.deals_per_second
-        parts.append(f"{rate:,.0f} deals/s" if rate is not None else "- deals/s")
+        parts.append(f"{rate:,.0f} table-deals/s" if rate is not None else "- table-deals/s")
         eta = self.eta_seconds
         parts.append(f"ETA {format_duration(eta)}" if eta is not None else "ETA -")
         return " | ".join(parts)

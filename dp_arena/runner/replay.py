@@ -30,8 +30,9 @@ from pathlib import Path
 from dp_arena.agents import Seat, SpecKind, parse_spec
 from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
-from dp_arena.results import FaultKind, TableSessionResult, to_json
-from dp_arena.runner.fingerprint import bot_fingerprints, unit_id
+from dp_arena.registry import MANIFEST
+from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
+from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
 from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import Entrant
 from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
@@ -188,7 +189,7 @@ class FreePlay:
 
 
 def _replay_unit(replay: Replay, unit: TableUnit, record: TableSessionResult) -> None:
-    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    where = place_text(unit.session, unit.section, unit.table)
     left: list[str] = []
 
     def wrap(index: int, seat: Seat) -> Seat:
@@ -249,7 +250,8 @@ def _played(result: TableSessionResult) -> tuple[object, ...]:
 
 def _faults(result: TableSessionResult, *, hooks: bool = False) -> str:
     shown = [
-        f"{fault.player} {fault.kind}" + ("" if fault.deal is None else f" at deal {fault.deal}")
+        f"{fault.player} {fault.kind}"
+        + ("" if fault.deal is None else f" at deal {fault.deal + 1}")
         for fault in result.faults
         if not hooks or fault.substituted is None
     ]
@@ -282,7 +284,7 @@ def code_problems(
                 f"{entrant.player}: its code cannot be found now ({after});"
                 f" the run recorded {before}"
             )
-        elif after != before:
+        elif after != before and before != legacy_fingerprint(entrant.resolved):
             problems.append(
                 f"{entrant.player}: its code hashes to {after} now, the run recorded {before}:"
                 " it changed after the run, and a replay from other code proves nothing"
@@ -294,15 +296,16 @@ def code_problems(
 
 
 def _inside(run_dir: Path | None, spec_text: str) -> str:
-    """A note when ``run_dir`` lies in the folder a file bot's hash covers."""
+    """A note when ``run_dir`` lies in the bot folder a bot's hash covers."""
     try:
         spec = parse_spec(spec_text)
     except DPArenaError:
         return ""
-    if run_dir is None or spec.kind not in (SpecKind.FILE, SpecKind.BUILTIN):
+    if run_dir is None or spec.kind not in (SpecKind.FILE, SpecKind.FOLDER):
         return ""
-    folder = Path(str(spec.target)).expanduser().resolve().parent
-    if not run_dir.resolve().is_relative_to(folder):
+    path = Path(str(spec.target)).expanduser().resolve()
+    folder = path if spec.kind is SpecKind.FOLDER else path.parent
+    if not (folder / MANIFEST).is_file() or not run_dir.resolve().is_relative_to(folder):
         return ""
     return (
         f" (the run directory lies in the bot's folder {folder}, which the hash covers:"

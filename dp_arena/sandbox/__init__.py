@@ -6,6 +6,7 @@
     seat = open_seat("tag", name="tag")                         # built-in: in-process
     seat = open_seat("node bots/bot.js", name="js", log_dir=run / "logs")
     seat = open_seat("registry:mybot@2", name="mybot")          # a submitted bot
+    seat = open_seat("bots/mybot/", name="mybot")               # a bot folder (bot.toml)
 
 Built-in bots, and Python specs when ``trusted=True``, run in-process
 (:class:`~dp_arena.agents.InProcessSeat`). Everything else runs in a fresh process
@@ -31,10 +32,14 @@ if TYPE_CHECKING:
         BotLaunch,
         FailedSeat,
         close_seats,
+        folder_problem,
+        is_acpc,
         launch_for,
         load_fault,
+        load_hint,
         open_seat,
         prepare,
+        resolve,
     )
 
 __all__ = [
@@ -45,11 +50,15 @@ __all__ = [
     "Limits",
     "ProcessSeat",
     "close_seats",
+    "folder_problem",
+    "is_acpc",
     "isolation",
     "launch_for",
     "load_fault",
+    "load_hint",
     "open_seat",
     "prepare",
+    "resolve",
 ]
 
 
@@ -73,10 +82,14 @@ lazy_names(
         "Limits": "limits",
         "ProcessSeat": "process",
         "close_seats": "seats",
+        "folder_problem": "seats",
+        "is_acpc": "seats",
         "launch_for": "seats",
         "load_fault": "seats",
+        "load_hint": "seats",
         "open_seat": "seats",
         "prepare": "seats",
+        "resolve": "seats",
     },
     keep=("isolation",),  # the function above, not the submodule of that name
 )

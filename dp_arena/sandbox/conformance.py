@@ -5,7 +5,8 @@ The bot is seated exactly as in an event (sandboxed unless trusted) and must:
 
 1. load within the load timeout and say hello;
 2. answer a legal action within the time limit in many random states: heads-up and
-   multi-way tables, no-limit and pot-limit, every street. Each state is reached by
+   multi-way tables, no-limit and pot-limit (no-limit alone for an ACPC agent, which
+   plays nothing else), every street. Each state is reached by
    random play from a seeded deck; the bot is told of the deal (``begin_deal``) as the
    seat to act, asked once, and told the deal's end, so states reach every street
    whatever the bot's own style;
@@ -47,7 +48,8 @@ from dp_arena.agents import (
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
-from dp_arena.sandbox import isolation, open_seat
+from dp_arena.engine.mixes import Mix, MixDraws
+from dp_arena.sandbox import isolation, load_hint, open_seat
 from dp_arena.sandbox.limits import Limits
 from dp_arena.text import printable
 
@@ -176,7 +178,7 @@ class _Timed(Seat):
             self.seat.begin_deal(start), f"begin_deal of deal {start.context.deal_number}"
         )
 
-    def decide(self, observation: Any) -> Action | SeatFault:
+    def decide(self, observation: Any) -> Action | Mix | SeatFault:
         started = time.monotonic()
         answer = self.seat.decide(observation)
         self.report.decision_seconds.append(time.monotonic() - started)
@@ -184,6 +186,13 @@ class _Timed(Seat):
             self._keep(
                 answer, f"deal {observation.context.deal_number} {observation.street.name.lower()}"
             )
+        elif isinstance(answer, Mix):
+            refused = answer.refusal(observation.legal())
+            if refused is not None:
+                self.report.problems.append(
+                    f"ILLEGAL in {self.where}, deal {observation.context.deal_number}"
+                    f" {observation.street.name.lower()}: {refused}"
+                )
         elif not observation.legal().allows(answer):
             self.report.problems.append(
                 f"ILLEGAL in {self.where}, deal {observation.context.deal_number}"
@@ -211,7 +220,9 @@ def _random_action(state: HandState, rng: random.Random) -> Action:
     return Action.call() if legal.can_call else Action.check()
 
 
-def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) -> None:
+def _random_states(
+    seat: _Timed, report: CheckReport, *, count: int, seed: int, no_limit_only: bool = False
+) -> None:
     rng = random.Random(seed)
     context = SessionContext(
         event="check-agent", deals_in_session=count, session_chips=1000 * count
@@ -220,7 +231,7 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         return
     for index in range(count):
         seat_count = 2 if index % 3 == 0 else rng.randint(3, 9)
-        betting = Betting.NO_LIMIT if index % 2 == 0 else Betting.POT_LIMIT
+        betting = Betting.NO_LIMIT if index % 2 == 0 or no_limit_only else Betting.POT_LIMIT
         target = STREETS[(index // 2) % 4]
         rules = TableRules(
             seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
@@ -256,7 +267,10 @@ def _random_states(seat: _Timed, report: CheckReport, *, count: int, seed: int) 
         report.coverage[betting.value] += 1
         report.coverage[target.name.lower()] += 1
         legal = state.legal_actions()
-        state.apply(legal.or_passive(answer))
+        if isinstance(answer, Mix) and answer.refusal(legal) is None:
+            state.apply(MixDraws(seed, 1, index).action(answer, 0, len(state.history)))
+        else:
+            state.apply(legal.or_passive(answer))
         while state.actor is not None:
             state.apply(_random_action(state, rng))
         assert state.payoffs is not None
@@ -290,12 +304,16 @@ def check_agent(
     """Run the conformance check of ``spec`` and return its report (``bot_dir``: the
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
-    from dp_arena.agents.spec import SpecKind, parse_spec
+    from dp_arena.agents.spec import SpecKind
+    from dp_arena.sandbox.seats import resolve
 
-    in_process = False
+    in_process = no_limit_only = False
     try:
-        parsed = parse_spec(spec)  # a registry bot's is its own kind: never in-process
+        # As the seat will: a bot folder's or a registry bot's spec resolved by its manifest.
+        parsed = resolve(spec)[0]
         in_process = parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
+        # An ACPC agent plays no-limit hold'em only: it is checked on that alone.
+        no_limit_only = parsed.kind is SpecKind.ACPC
     except Exception:  # open_seat reports a bad spec as a load error
         pass
     report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())
@@ -320,18 +338,19 @@ def check_agent(
         load_fault = seat.wait_loaded()
         report.load_seconds = round(time.monotonic() - started, 3)
         if load_fault is not None:
-            report.problems.append(f"{load_fault.kind.value}: {load_fault.detail}")
+            hint = load_hint(spec, load_fault.detail)
+            report.problems.append(f"{load_fault.kind.value}: {load_fault.detail}{hint}")
             return report
         report.loaded = True
         report.bot_name = seat.bot_name
-        _random_states(seat, report, count=states, seed=seed)
+        _random_states(seat, report, count=states, seed=seed, no_limit_only=no_limit_only)
         if not report.problems and seat.active:
             # The same process plays on, as it would through the sessions of an event.
-            _table_sessions(seat, report, deals=deals, seed=seed)
+            _table_sessions(seat, report, deals=deals, seed=seed, no_limit_only=no_limit_only)
     finally:
         seat.close()
     if report.passed:
-        _check_repeatable(report, fresh_seat, states=states, seed=seed)
+        _check_repeatable(report, fresh_seat, states=states, seed=seed, no_limit_only=no_limit_only)
     return report
 
 
@@ -341,6 +360,7 @@ def _check_repeatable(
     *,
     states: int,
     seed: int,
+    no_limit_only: bool = False,
 ) -> None:
     """The same random states again in a fresh process: the same answers, or a problem
     naming the first state answered differently."""
@@ -348,7 +368,7 @@ def _check_repeatable(
     seat = fresh_seat(again, "random states, in a fresh process")
     try:
         if seat.wait_loaded() is None:
-            _random_states(seat, again, count=states, seed=seed)
+            _random_states(seat, again, count=states, seed=seed, no_limit_only=no_limit_only)
     finally:
         seat.close()
     report.problems += again.problems
@@ -370,17 +390,18 @@ def _check_repeatable(
     report.repeatable = not again.problems
 
 
-def _table_sessions(seat: _Timed, report: CheckReport, *, deals: int, seed: int) -> None:
+def _table_sessions(
+    seat: _Timed, report: CheckReport, *, deals: int, seed: int, no_limit_only: bool = False
+) -> None:
     opponent_spec = f"{AGENTS_DIR / 'random_bot.py'}:RandomBot"
-    for session, (seat_count, betting) in enumerate(
-        [(2, Betting.NO_LIMIT), (3, Betting.POT_LIMIT)]
-    ):
+    multiway = Betting.NO_LIMIT if no_limit_only else Betting.POT_LIMIT
+    for session, (seat_count, betting) in enumerate([(2, Betting.NO_LIMIT), (3, multiway)]):
         rules = TableRules(
             seat_count=seat_count, small_blind=10, big_blind=20, betting=betting, cap=1000
         )
         seat.where = f"table-session {session + 1} ({seat_count} seats, {betting.value})"
         seats: list[Any] = [
-            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}")
+            InProcessSeat(load_agent(opponent_spec), f"random{index}")
             for index in range(seat_count)
         ]
         seats[session % seat_count] = seat

@@ -765,6 +765,9 @@ def _unshare_script(
         "PATH=/usr/sbin:/usr/bin:/sbin:/bin",
         f"R={quote(root)}",
         'mount -t tmpfs -o mode=0755 dp-arena-root "$R"',
+        # The network namespace's own loopback, up as bubblewrap leaves it (an ACPC agent
+        # talks to its shim over it); it reaches nothing but itself.
+        "ip link set lo up 2>/dev/null || true",
     ]
 
     def bind(source: str, path: str) -> None:

@@ -23,6 +23,7 @@ from dp_arena.agents.agent import HOOKS
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.isolation import SandboxCommand
@@ -33,7 +34,7 @@ from dp_arena.sandbox.spawn import BotProcess, spawn
 from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["ProcessSeat", "log_path"]
+__all__ = ["ProcessSeat", "log_path", "log_path_stem"]
 
 # How long a bot may take to exit after its goodbye before it is killed.
 EXIT_GRACE = 0.5
@@ -50,7 +51,7 @@ def log_path(log_dir: Path | None, name: str) -> Path | None:
     if log_dir is None:
         return None
     log_dir.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
+    stem = log_path_stem(name)
     key = (str(log_dir), stem)
     first = _next_log.get(key, 1)
     for index in range(first, first + 10_000):
@@ -62,6 +63,11 @@ def log_path(log_dir: Path | None, name: str) -> Path | None:
         except FileExistsError:
             continue
     raise OSError(f"no free log file name for {name!r} in {log_dir}")
+
+
+def log_path_stem(name: str) -> str:
+    """What a bot called ``name``'s log files are named by (before ``.log``)."""
+    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
 
 
 # The index after the last log name each (folder, bot) got in this process.
@@ -139,7 +145,7 @@ class ProcessSeat:
     def end_deal(self, end: DealEnd) -> SeatFault | None:
         return self._notify("end_deal", protocol.deal_end, end)
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         fault = self._ready()
         if fault is not None:
             return fault
@@ -273,7 +279,7 @@ class ProcessSeat:
                 return fault
         return self._pending_fault()
 
-    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
+    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | Mix | SeatFault:
         """Send ``act`` and take its answer: the action, or the fault it is."""
         self._send(request, deadline)
         answer = self._receive(request_id, deadline, stray_limit=self.limits.message_bytes)

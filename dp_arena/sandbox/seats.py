@@ -3,6 +3,7 @@ sandbox (what :mod:`dp_arena.sandbox` makes public; see its docstring)."""
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from dp_arena.agents.observation import DealEnd, DealStart, Observation, Session
 from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
 from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
 from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
@@ -26,10 +28,14 @@ __all__ = [
     "BotLaunch",
     "FailedSeat",
     "close_seats",
+    "folder_problem",
+    "is_acpc",
     "launch_for",
     "load_fault",
+    "load_hint",
     "open_seat",
     "prepare",
+    "resolve",
 ]
 
 
@@ -74,7 +80,7 @@ class FailedSeat(Seat):
     def begin_deal(self, start: DealStart) -> SeatFault | None:
         return self._report()
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         return self._report()
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:
@@ -106,24 +112,39 @@ def _module_location(module: str) -> tuple[Path, Path]:
 
 
 def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaunch:
-    """How to run ``spec`` sandboxed (``bot_dir``: the folder a command runs in, by
-    default the folder of the first file its command line names). Raises
-    :class:`ForbiddenProgram` for a command whose program the sandbox may not show
+    """How to run ``spec`` sandboxed (``bot_dir``: the bot's folder, as a bot folder or
+    the registry gives it: a command runs there, and a Python bot sees all of it; by
+    default a command runs in the folder of the first file its command line names).
+    Raises :class:`ForbiddenProgram` for a command whose program the sandbox may not show
     (see :mod:`dp_arena.sandbox.mounts`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
+    if spec.kind in (SpecKind.FOLDER, SpecKind.REGISTRY):
+        inner, _, folder = resolve(spec.text)
+        return launch_for(inner, bot_dir=folder)
     if spec.kind in (SpecKind.FILE, SpecKind.BUILTIN):
         path = Path(str(spec.target)).expanduser().resolve()
         if not path.is_file():
             raise AgentError(f"agent {spec.text!r}: no such file {path}")
         args = _runner_args(f"{path}:{spec.class_name}")
-        return BotLaunch(_runner_argv(args), path.parent, python_view(), own_files(path), args)
+        own = bot_dir.resolve() if bot_dir is not None else own_files(path)
+        return BotLaunch(_runner_argv(args), path.parent, python_view(), own, args)
     if spec.kind is SpecKind.MODULE:
         entry, location = _module_location(str(spec.target))
         visible = location if location.is_dir() else location.parent
         args = _runner_args(f"{spec.target}:{spec.class_name}", (str(entry),))
         return BotLaunch(_runner_argv(args), visible, python_view(), visible, args)
-    argv = list(spec.target)
+    command = _command_launch(list(spec.target), bot_dir)
+    if spec.kind is SpecKind.COMMAND:
+        return command
+    # An ACPC agent: dp-arena's shim is the bot's program, the agent its child, both in
+    # the sandbox; the shim needs the Python view, the agent its own program's.
+    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.acpc_shim", "--", *command.argv)
+    return BotLaunch(shim, command.bot_dir, python_view() | command.runtime, command.own)
+
+
+def _command_launch(argv: list[str], bot_dir: Path | None) -> BotLaunch:
+    """How to run a command line sandboxed (see :func:`launch_for`)."""
     base = bot_dir.resolve() if bot_dir is not None else Path.cwd()
     # Paths on the command line are made absolute: inside the sandbox the working
     # directory is the bot's folder, not the dealer's.
@@ -215,8 +236,23 @@ def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -
 
 
 def _parsed(spec: str) -> tuple[AgentSpec, str, Path | None]:
-    """The spec parsed, a registry bot's resolved to its stored spec and folder."""
+    return resolve(spec)
+
+
+def resolve(spec: str) -> tuple[AgentSpec, str, Path | None]:
+    """The spec parsed; a bot folder's or a registry bot's resolved to what its manifest
+    says to run (a class, ``cmd:`` a command line or ``acpc:`` an ACPC agent), with its
+    folder. :class:`~dp_arena.errors.DPArenaError` says why it names nothing."""
     parsed = parse_spec(spec)
+    if parsed.kind is SpecKind.FOLDER:
+        from dp_arena.registry import bot_folder
+
+        folder = Path(str(parsed.target)).expanduser().absolute()
+        try:
+            seat, _ = bot_folder(folder)
+        except DPArenaError as error:
+            raise AgentError(f"agent {spec!r}: {_folder_problem(folder, error)}") from None
+        return parse_spec(seat), seat, folder
     if parsed.kind is not SpecKind.REGISTRY:
         return parsed, spec, None
     from dp_arena.registry import Registry
@@ -224,8 +260,115 @@ def _parsed(spec: str) -> tuple[AgentSpec, str, Path | None]:
     registry, reference = Registry.for_spec(parsed.text)
     stored = registry.resolve(reference)
     # The stored spec is what the bot's manifest says to run: a class, or a command line.
-    parsed = parse_spec(stored.spec if stored.is_python else f"cmd:{stored.spec}")
-    return parsed, stored.spec, stored.folder
+    return parse_spec(stored.seat_spec), stored.seat_spec, stored.folder
+
+
+def _folder_problem(folder: Path, error: DPArenaError) -> str:
+    """Why a bot folder names no bot, in words that say what to do."""
+    if not folder.is_dir():
+        import difflib
+
+        parent = folder.parent
+        if not parent.is_dir():
+            return f"no such folder {folder}"
+        siblings = [f"{path.name}/" for path in parent.iterdir() if path.is_dir()]
+        close = difflib.get_close_matches(f"{folder.name}/", siblings, n=3)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        return f"no such folder {folder}{hint}"
+    if getattr(error, "reason", None) == "no_manifest":
+        return (
+            f"{folder} is a folder without a bot.toml, so it names no bot: a bot folder's"
+            " bot.toml says what to run (dp-arena new-bot makes one; see docs/sandbox.md)"
+        )
+    return str(error)
+
+
+def folder_problem(spec: str) -> str | None:
+    """Why the bot folder ``spec`` names no bot that can start, found before anything
+    starts: no folder (with a "did you mean"), no or a broken ``bot.toml``, an entry file
+    or class it does not hold, a command's program the sandbox may not show; ``None``
+    when it may load."""
+    from dp_arena.agents.spec import class_problem
+
+    try:
+        inner, _, folder = resolve(spec)
+        assert folder is not None
+        if inner.kind is SpecKind.FILE:
+            return class_problem(Path(str(inner.target)), inner)
+        program = str(inner.target[0])
+        if "/" in program and not (folder / program).exists():
+            return _missing_program(program, folder)
+        program_runtime(program, folder)
+    except DPArenaError as error:
+        return str(error).removeprefix(f"agent {spec!r}: ")
+    return None
+
+
+def _missing_program(program: str, folder: Path) -> str:
+    """A bot folder's program that is not there: perhaps misspelled, perhaps not built."""
+    from dp_arena.text import did_you_mean
+
+    files = [path.name for path in folder.iterdir() if path.is_file()]
+    built = any(name == "Makefile" or name.endswith((".c", ".cc", ".cpp")) for name in files)
+    return (
+        f"its bot.toml runs {program!r}, which is not in {folder}"
+        + did_you_mean(Path(program).name, files)
+        + ("; build it first (its README says how: make, or cc)" if built else "")
+    )
+
+
+_NO_MODULE = re.compile(r"No module named '([\w.]+)'")
+
+
+def load_hint(spec: str, detail: str) -> str:
+    """A sentence to add to a load fault's ``detail`` that says what to do, or ``""``:
+    for an import that failed in the sandbox, whether the module is the bot's own
+    neighbour (a lone file bot sees its file alone: a ``bot.toml`` makes its folder a
+    bot folder) or a package of this machine's (the sandbox shows a Python bot the
+    standard library, NumPy and dp-arena: a bot ships any other package itself)."""
+    found = _NO_MODULE.search(detail)
+    if found is None:
+        return ""
+    module = found.group(1).split(".")[0]
+    try:
+        parsed, _, folder = resolve(spec)
+    except (DPArenaError, OSError, ValueError):
+        return ""
+    if parsed.kind is SpecKind.FILE:
+        bot_file = Path(str(parsed.target)).expanduser()
+        home = folder or bot_file.parent
+        if (home / f"{module}.py").is_file() or (home / module).is_dir():
+            if folder is None and own_files(bot_file.resolve()) == bot_file.resolve():
+                return (
+                    f" ({module} is beside {bot_file.name}, but a lone file.py:Class bot sees"
+                    f" its file alone: a bot.toml beside it makes {bot_file.parent} a bot folder,"
+                    " whose files the bot sees; dp-arena new-bot makes one)"
+                )
+            return ""
+    if parsed.kind in (SpecKind.FILE, SpecKind.MODULE, SpecKind.BUILTIN):
+        import importlib.util
+
+        if importlib.util.find_spec(module) is not None:  # a top-level name: nothing runs
+            return (
+                f" ({module} is installed here, but a sandboxed Python bot sees only the"
+                " standard library, NumPy and dp-arena of this machine's Python: ship a"
+                f" pure-Python copy of {module} in the bot's folder, see docs/sandbox.md)"
+            )
+        return (
+            " (a sandboxed Python bot sees only its own files, the standard library, NumPy"
+            " and dp-arena)"
+        )
+    return ""
+
+
+def is_acpc(spec: str) -> bool:
+    """Whether ``spec`` seats an ACPC agent (``acpc:``, or a bot folder or registry bot
+    whose manifest says ``protocol = "acpc"``), which plays no-limit only. A spec that
+    names nothing is not."""
+    try:
+        return resolve(spec)[0].kind is SpecKind.ACPC
+    except (DPArenaError, OSError, ValueError):
+        return False
 
 
 def close_seats(seats: list[Seat]) -> None:

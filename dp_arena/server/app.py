@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -21,8 +21,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dp_arena.server.cache import FinishedMatches
 from dp_arena.server.checks import Checker
 from dp_arena.server.db import Database
+from dp_arena.server.house import seat_house_bots
 from dp_arena.server.ladder import Ladder
 from dp_arena.server.limits import RateLimit, Rates
 from dp_arena.server.settings import ServerSettings
@@ -47,6 +49,7 @@ class Server:
     database: Database
     checker: Checker
     ladder: Ladder | None
+    finished: FinishedMatches = field(default_factory=FinishedMatches)
 
 
 def server_of(request: Request) -> Server:
@@ -98,6 +101,7 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
         database,
         data,
         states=settings.check_states,
+        betting=settings.betting,
         on_accepted=None if ladder is None else ladder.wake,
     )
     server = Server(settings, database, checker, ladder)
@@ -106,6 +110,9 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         data.create()
         database.migrate()
+        house = seat_house_bots(database, settings.house_bots)
+        if house:
+            log.info("house bots in the ladder: %s", ", ".join(house))
         if workers:
             checker.start()
         if ladder is not None:
@@ -114,9 +121,14 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
         try:
             yield
         finally:
-            checker.stop()
+            # Both told at once: a match playing is cut (and played again at the next
+            # start), a check cut short runs again; neither is waited for long.
+            checker.request_stop()
             if ladder is not None:
-                ladder.stop()
+                ladder.request_stop()
+            checker.join()
+            if ladder is not None:
+                ladder.join()
             database.close()
 
     rates = Rates(settings.requests_per_minute, settings.writes_per_minute)

@@ -58,8 +58,11 @@ def _report_json(report: CheckReport, folder: Path) -> dict[str, Any]:
     return data
 
 
-def check_submission(database: Database, data: DataDir, submission_id: int, *, states: int) -> str:
-    """Check one submission and record what was found; its new status."""
+def check_submission(
+    database: Database, data: DataDir, submission_id: int, *, states: int, betting: str = "no-limit"
+) -> str:
+    """Check one submission and record what was found; its new status. A ladder of
+    ``betting`` other than no-limit refuses an ACPC agent (``unplayable``)."""
     with database.session() as session:
         row = crud.submission(session, submission_id)
         if row is None or row.status != crud.CHECKING:
@@ -72,6 +75,12 @@ def check_submission(database: Database, data: DataDir, submission_id: int, *, s
     claimed: dict[str, int] = {}
 
     def vet(manifest: Manifest) -> None:
+        if manifest.protocol == "acpc" and betting != "no-limit":
+            raise SubmissionError(
+                "unplayable",
+                f"this server's ladder plays {betting} hold'em, and an ACPC agent plays"
+                " no-limit only (an ACPC game definition has no pot limit)",
+            )
         with database.session() as session:
             bot = crud.claim_bot_name(session, manifest.name, author_id)
             if bot is None:
@@ -139,6 +148,9 @@ class Checker(Worker):
     """Checks submissions one at a time in a thread; :meth:`wake` after an upload."""
 
     thread_name = "dp-arena-checks"
+    # A check cut short by the stop runs again at the next start: the server does not
+    # wait for it to end (its sandboxed bot dies with the server).
+    stop_seconds = 2.0
 
     def __init__(
         self,
@@ -146,11 +158,13 @@ class Checker(Worker):
         data: DataDir,
         *,
         states: int,
+        betting: str = "no-limit",
         on_accepted: Callable[[], None] | None = None,
     ) -> None:
         self.database = database
         self.data = data
         self.states = states
+        self.betting = betting
         self.on_accepted = on_accepted
         super().__init__()
 
@@ -164,7 +178,11 @@ class Checker(Worker):
                 continue
             try:
                 status = check_submission(
-                    self.database, self.data, submission_id, states=self.states
+                    self.database,
+                    self.data,
+                    submission_id,
+                    states=self.states,
+                    betting=self.betting,
                 )
             except Exception:  # a broken check must not stop the others
                 log.exception("checking submission %s failed", submission_id)

@@ -1,6 +1,6 @@
 """The server's commands: ``dp-arena serve`` runs it; ``dp-arena server ...`` manages it
-from the command line (authors and tokens, tournaments over the accepted bots, checking
-a published match)."""
+from the command line (authors and tokens, organisers, moderation, tournaments over the
+accepted bots, checking a published match)."""
 
 from __future__ import annotations
 
@@ -47,7 +47,29 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=200,
         metavar="N",
-        help="deals per ladder match (default: %(default)s)",
+        help="deals per ladder match, each dealt at every one of its tables (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--table-size",
+        type=int,
+        default=2,
+        metavar="N",
+        help="bots per ladder match, 2 to 6: N bots at N mirrored tables, seats rotated"
+        " (default: %(default)s, heads-up)",
+    )
+    parser.add_argument(
+        "--house-bots",
+        default="",
+        metavar="NAMES",
+        help="built-in bots seated on the ladder as house bots, comma-separated"
+        " (e.g. tag,equity,calling-station); house bots left out leave the ladder",
+    )
+    parser.add_argument(
+        "--match-timeout",
+        type=float,
+        metavar="S",
+        help="seconds a ladder match may take before it is cut and void"
+        " (default: 600 plus 2 a table-deal)",
     )
     parser.add_argument(
         "--no-ladder", action="store_true", help="serve and check uploads, play no matches"
@@ -128,9 +150,47 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
         "--root-path", default="", metavar="PATH", help="the prefix a proxy mounts the server at"
     )
     parser.add_argument("--title", default="dp-arena ladder", help="the pages' title")
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds a connection has to send a request's head (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="seconds a request's body may take to arrive after its head (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=5.0,
+        metavar="S",
+        help="seconds a kept-alive connection may wait for its next request (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="connections open at once, in all (default: %(default)s; over it: 503)",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=int,
+        default=50,
+        metavar="N",
+        help="connections open at once from one address (default: %(default)s; a trusted"
+        " proxy's count in all only)",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> ServerSettings:
+    from dp_arena.server.house import parse_house_bots
+
     return ServerSettings(
         db_url=args.db,
         data_dir=None if args.data is None else args.data.absolute(),
@@ -149,6 +209,14 @@ def settings_from(args: argparse.Namespace) -> ServerSettings:
         resamples=args.resamples,
         behind_proxy=args.behind_proxy,
         title=args.title,
+        table_size=args.table_size,
+        house_bots=parse_house_bots(args.house_bots),
+        match_timeout=args.match_timeout,
+        header_timeout=args.header_timeout,
+        body_timeout=args.body_timeout,
+        idle_timeout=args.idle_timeout,
+        max_connections=args.max_connections,
+        max_connections_per_client=args.max_connections_per_client,
     )
 
 
@@ -156,32 +224,59 @@ def run_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dp_arena.server.app import create_app
+    from dp_arena.server.connections import (
+        ConnectionGuard,
+        guarded_protocol,
+        raise_open_files,
+        trusted_addresses,
+    )
+    from dp_arena.server.house import seat_house_bots
 
     try:
         settings = settings_from(args)
+        # The schema and the house bots before the server listens: a refusal is said here.
+        database = Database(settings.db_url)
+        settings.data.create()
+        database.migrate()
+        seat_house_bots(database, settings.house_bots)
+        database.close()
         app = create_app(settings)
     except (ConfigError, DPArenaError) as error:
         print(f"dp-arena serve: {error}", file=sys.stderr)
         return 2
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
+    # Every connection is a descriptor, and so are the match's pipes and the database.
+    files = raise_open_files(settings.max_connections + 1024)
+    guard = ConnectionGuard(
+        header_timeout=settings.header_timeout,
+        body_timeout=settings.body_timeout,
+        max_connections=min(settings.max_connections, max(64, files - 256)),
+        per_client=settings.max_connections_per_client,
+        trusted=trusted_addresses(args.forwarded_allow_ips) if args.behind_proxy else (),
+    )
     print(
-        f"dp-arena serve: {Database(settings.db_url).display_url}, data in {settings.data.root},"
+        f"dp-arena serve: {database.display_url}, data in {settings.data.root},"
         f" http://{args.host}:{args.port}{args.root_path}/",
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
+        http=guarded_protocol(guard),
         proxy_headers=args.behind_proxy,
         forwarded_allow_ips=args.forwarded_allow_ips if args.behind_proxy else None,
         root_path=args.root_path,
         log_level="info",
         access_log=False,
         server_header=False,
-        timeout_graceful_shutdown=10,
+        timeout_keep_alive=max(1, round(settings.idle_timeout)),
+        # A stop waits this long for answers being sent, then the workers are told: all
+        # of it within 10 s (a match playing is cut and played again at the next start).
+        timeout_graceful_shutdown=4,
     )
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -198,6 +293,37 @@ def add_server_arguments(parser: argparse.ArgumentParser) -> None:
     token = actions.add_parser("new-token", help="revoke an author's tokens and print a new one")
     token.add_argument("name", metavar="NAME")
     _db_argument(token)
+    organiser = actions.add_parser(
+        "organiser-token",
+        help="print a new token of organiser NAME (made if new; its old token revoked):"
+        " it signs in to the admin page, /admin",
+    )
+    organiser.add_argument("name", metavar="NAME")
+    _db_argument(organiser)
+    for action, about in (
+        ("authors", "list the authors: bots, submissions, disabled or not"),
+        ("bots", "list the bots: author, versions, which one is in the ladder"),
+        ("pause-ladder", "start no new match until resume-ladder (one playing ends first)"),
+        ("resume-ladder", "let the ladder start matches again"),
+    ):
+        _db_argument(actions.add_parser(action, help=about))
+    for action, about in (
+        (
+            "disable-author",
+            (
+                "disable author NAME: its tokens and sessions stop working and its bots"
+                " leave the ladder; nothing is deleted"
+            ),
+        ),
+        ("enable-author", "enable author NAME again: its tokens work, its bots are back"),
+        (
+            "withdraw-bot",
+            "withdraw every version of bot NAME from the ladder (its matches and pages stay)",
+        ),
+    ):
+        moderated = actions.add_parser(action, help=about)
+        moderated.add_argument("name", metavar="NAME")
+        _db_argument(moderated)
     migrate = actions.add_parser("migrate", help="bring the database's schema up to date")
     _db_argument(migrate)
     tournament = actions.add_parser(
@@ -268,6 +394,12 @@ def run_server(args: argparse.Namespace) -> int:
         if args.action == "migrate":
             print(f"{database.display_url}: at revision {database.revision()}")
             return 0
+        if args.action in MODERATION:
+            from dp_arena.server.moderation import command_line
+
+            for line in command_line(database, args.action, getattr(args, "name", None)):
+                print(printable(line))
+            return 0
         if args.action == "tournament":
             from dp_arena.runner.launch import ExecutorOptions
             from dp_arena.server.tournaments import resume_tournament, run_tournament
@@ -282,6 +414,13 @@ def run_server(args: argparse.Namespace) -> int:
             if args.action == "add-author":
                 author, token = crud.add_author(session, args.name)
                 print(f"author {author.name} added (id {author.id}); their token, shown once:")
+            elif args.action == "organiser-token":
+                organiser, token, new = crud.organiser_token(session, args.name)
+                said = "added" if new else "given a new token (the old one no longer works)"
+                print(
+                    f"organiser {organiser.name} {said}; sign in to /admin with this token,"
+                    " shown once:"
+                )
             else:
                 found = crud.author_named(session, args.name)
                 if found is None:
@@ -296,9 +435,20 @@ def run_server(args: argparse.Namespace) -> int:
         return 2
 
 
+MODERATION = (
+    "authors",
+    "bots",
+    "disable-author",
+    "enable-author",
+    "withdraw-bot",
+    "pause-ladder",
+    "resume-ladder",
+)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from dp_arena.commands.verify import ReplayProgress
-    from dp_arena.server.ladder import verify_match
+    from dp_arena.server.matches import verify_match
 
     source: str = args.source
     settings = ServerSettings(
@@ -322,7 +472,7 @@ def _verify(args: argparse.Namespace) -> int:
         for problem in problems[:50]:
             print(printable(f"FAIL {problem}"))
         return 1
-    deals = data["deals"] * len(data["tables"])
+    deals, tables = int(data["deals"]), len(data["tables"])
     tested = [bot for bot in data["bots"] if bot.get("clairvoyance") is not None]
     flagged = [str(bot["ref"]) for bot in tested if bot["clairvoyance"]["flagged"]]
     named = ", ".join(flagged) or "none"
@@ -332,7 +482,8 @@ def _verify(args: argparse.Namespace) -> int:
     print(
         printable(
             f"match {data['id']}: the key hashes to the commitment {data['commitment'][:16]}...,"
-            f" and all {deals} deals hold the key's cards and replay to their nets{clairvoyance}"
+            f" and all {deals:,} deals at its {tables} tables ({deals * tables:,} table-deals)"
+            f" hold the key's cards and replay to their nets{clairvoyance}"
             + (
                 "; played again by its bots, every decision was answered as recorded"
                 if registry is not None
@@ -352,5 +503,4 @@ def _stored_match(settings: ServerSettings, match_id: int) -> dict[str, Any]:
         match = crud.match(session, match_id)
         if match is None:
             raise ConfigError(f"there is no match {match_id} in {database.display_url}")
-        submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
-        return views.match_json(match, submissions, crud.authors(session))
+        return views.match_data(session, match)

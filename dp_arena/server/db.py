@@ -9,7 +9,8 @@ writes and a kill -9 loses nothing committed. ``postgresql://`` URLs use psycopg
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ __all__ = ["DEFAULT_URL", "Database", "normalise_url"]
 
 DEFAULT_URL = "sqlite:///arena.db"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+log = logging.getLogger("dp_arena.server")
 
 
 def normalise_url(url: str) -> str:
@@ -88,13 +91,50 @@ class Database:
         finally:
             session.close()
 
-    def migrate(self) -> None:
-        """Bring the schema up to the newest migration (a new database gets every one)."""
+    def migrate(self, revision: str = "head") -> str | None:
+        """Bring the schema up to the newest migration (a new database gets every one),
+        or to ``revision``; one line in the server's log says so when any ran (Alembic's
+        own lines are kept for warnings). The revision the database was at before, or
+        ``None``."""
+        logging.getLogger("alembic").setLevel(logging.WARNING)  # before it sets up plugins
         from alembic import command
 
-        with self.engine.begin() as connection:
-            config = _alembic_config(connection)
-            command.upgrade(config, "head")
+        before = self.revision()
+        self._migrations(lambda config: command.upgrade(config, revision))
+        after = self.revision()
+        if after != before:
+            log.info(
+                "database schema %s: now at migration %s",
+                "made" if before is None else f"upgraded from migration {before}",
+                after,
+            )
+        return before
+
+    def downgrade(self, revision: str) -> None:
+        """Take the schema back to ``revision`` (for a test, or an upgrade undone)."""
+        from alembic import command
+
+        self._migrations(lambda config: command.downgrade(config, revision))
+
+    def _migrations(self, run: Callable[[Any], None]) -> None:
+        sqlite = self.url.startswith("sqlite")
+        with self.engine.connect() as connection:
+            if sqlite:
+                # SQLite changes a table by copying it: the copy may not be refused for the
+                # rows that point at it. The keys are checked again before the commit.
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            try:
+                with connection.begin():
+                    run(_alembic_config(connection))
+                    if sqlite:
+                        broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                        if broken:
+                            raise RuntimeError(f"a migration broke foreign keys: {broken[:5]}")
+            finally:
+                if sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
 
     def revision(self) -> str | None:
         """The migration the database is at (``None`` for an empty database)."""

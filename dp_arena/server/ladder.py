@@ -1,267 +1,82 @@
-"""The ladder: accepted bots play heads-up duplicate matches, one after another, for as
-long as the server runs.
+"""The ladder: accepted bots play duplicate matches, one after another, for as long as the
+server runs.
 
-Each match is the duplicate match of :mod:`dp_arena.match` (its seatings, its scores),
-played as table units through the runner's executors (serial in the server's ladder
-thread, or Ray, embedded or a cluster), every seat a sandboxed process. The match's
-deck key is made first; its commitment goes into the database and the key into an
-owner-only file before any card is dealt; when the match is over the key is revealed in
-the database and the file removed. A match cut short (a restart, a kill -9) is played
-again from its first deal with the same key, so the committed decks are the ones dealt;
-a match whose key file was lost is void, never dealt again from another key.
+Each match seats k bots (``--table-size``, 2 to 6) at k mirrored tables, seats rotated:
+the duplicate match of :mod:`dp_arena.match` (its seatings, its scores), as every event
+format plays a section. It is played in a process of its own
+(:mod:`dp_arena.server.match_process`), which a stop or the match's deadline ends at
+once, or as table units on Ray (``--executor ray``); every bot is a sandboxed process,
+a house bot (a built-in) plays in the match's process. The match's deck key is made
+first; its commitment goes into the database and the key into an owner-only file before
+any card is dealt; when the match is over the key is revealed in the database and the
+file removed. A match cut short (a stop, a restart, a kill -9) is played again from its
+first deal with the same key, so the committed decks are the ones dealt; a match whose
+key file was lost is void, never dealt again from another key.
+
+Who plays is decided when the match starts, in the same transaction that records it
+(:meth:`Ladder.next_match`): only bots in the ladder at that moment (accepted, not
+withdrawn, their author not disabled) are seated, and a match cut short is played again
+only if all its bots still are (else it is void). While the ladder is paused (``dp-arena
+server pause-ladder``) no match starts.
 
 After each match the standings are computed again from every finished match
 (:mod:`dp_arena.server.standings`) and stored, with a point per ranked bot for its
-score over time; the next pair is the one whose match most reduces the ranking's
-uncertainty (:mod:`dp_arena.server.pairing`).
+score over time; the next table is chosen by :func:`dp_arena.server.pairing.choose_table`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import logging
+import random
+import shutil
 import time
-from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Sequence
+from typing import Any
 
-from dp_arena.engine import Betting
-from dp_arena.errors import DPArenaError, RunError
+from dp_arena.errors import DPArenaError
 from dp_arena.keys import EventKey
-from dp_arena.match import MatchConfig, match_clairvoyance, score_match, seatings
-from dp_arena.ratings import DealBlock
-from dp_arena.ratings.clairvoyance import Steps
+from dp_arena.match import score_match, seatings
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult, to_json
-from dp_arena.runner.launch import EventExecutor, SerialRun
-from dp_arena.runner.verify import check_unit
 from dp_arena.server import crud, views
 from dp_arena.server.db import Database
-from dp_arena.server.models import Match, Submission, now
-from dp_arena.server.pairing import PairStats, choose_pair
+from dp_arena.server.match_process import MatchCut, play_match_process
+from dp_arena.server.matches import ladder_match, match_config, match_units
+from dp_arena.server.models import Submission, now
+from dp_arena.server.pairing import PairStats, choose_table
 from dp_arena.server.settings import DataDir, ServerSettings
 from dp_arena.server.standings import (
     LadderMatch,
+    MatchRecord,
     Standings,
-    compute_standings,
     default_adjusted,
     leaderboard_json,
-    match_blocks,
-    match_rules,
-    match_steps,
+    match_record,
+    standings_of,
 )
 from dp_arena.server.worker import Worker
-from dp_arena.tournament.units import Executor, SeatAssignment, TableUnit
+from dp_arena.text import printable
+from dp_arena.tournament.units import Executor
 
-if TYPE_CHECKING:
-    from dp_arena.runner.replay import Replay
-
-__all__ = ["Ladder", "match_units", "replay_match", "verify_match"]
+__all__ = ["Ladder"]
 
 log = logging.getLogger("dp_arena.server")
-
-
-class _LadderThread(SerialRun):
-    """The serial executor as the ladder plays on it: in its own thread."""
-
-    description = "serial (in the ladder's thread)"
-
-
-MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
-
-
-def match_units(
-    config: MatchConfig, names: Sequence[str], log_dir: str | None = None
-) -> list[TableUnit]:
-    """The table units of a duplicate match: one table per seating of
-    :func:`dp_arena.match.seatings`, every table dealt ``deck_for(key, 0, 0, deal)``,
-    as :func:`dp_arena.match.play_match` deals them."""
-    rules = config.rules()
-    seat_count = config.agent_count
-    return [
-        TableUnit(
-            event=MATCH_EVENT,
-            event_seed=config.event_key.seed,
-            session=0,
-            section=0,
-            table=table,
-            rules=rules,
-            deals=config.deals,
-            seats=tuple(
-                SeatAssignment(names[agent], config.specs[agent], trusted=False)
-                for agent in seating
-            ),
-            starting_chips=((rules.cap or 0) * config.deals,) * seat_count,
-            eliminating=False,
-            log_dir=log_dir,
-        )
-        for table, seating in enumerate(seatings(seat_count))
-    ]
-
-
-def _config(match: Match, specs: Sequence[str], key: EventKey) -> MatchConfig:
-    return MatchConfig(
-        specs=tuple(specs),
-        deals=match.deals,
-        betting=Betting(match.betting),
-        small_blind=match.small_blind,
-        big_blind=match.big_blind,
-        cap=match.cap,
-        key=key,
-    )
-
-
-def tables_of(match: Match) -> tuple[TableSessionResult, ...]:
-    if match.tables is None:
-        return ()
-    return tuple(TableSessionResult.from_json(table) for table in json.loads(match.tables))
-
-
-def ladder_match(match: Match) -> LadderMatch:
-    rules = match_rules(2, match.small_blind, match.big_blind, match.betting, match.cap)
-    seed = None if match.key_hex is None else EventKey.from_hex(match.key_hex).seed
-    return LadderMatch(match.id, rules, tables_of(match), seed)
-
-
-def verify_match(
-    data: dict[str, Any],
-    *,
-    replay_from: Path | None = None,
-    on_progress: Callable[[Replay, int], None] | None = None,
-) -> list[str]:
-    """The problems of a finished match's published data (``GET /api/matches/{id}``):
-    its key against its commitment, every deal's cards against the key's decks, every
-    deal's actions against its nets, and each bot's clairvoyance test against the one its
-    tables and the key give. With ``replay_from`` (a bot registry), also every decision,
-    played again by the match's bots from that registry (see :func:`replay_match`). An
-    empty list when all is well."""
-    import hashlib
-
-    problems: list[str] = []
-    key_hex = data.get("key")
-    if not isinstance(key_hex, str):
-        return ["the match's key is not revealed (is the match finished?)"]
-    key = EventKey.from_hex(key_hex)
-    if hashlib.sha256(key.material).hexdigest() != data.get("commitment"):
-        problems.append("the revealed key does not hash to the commitment")
-    tables = tuple(TableSessionResult.from_json(table) for table in data["tables"])
-    players = [str(bot["ref"]) for bot in data["bots"]]
-    config = MatchConfig(
-        specs=("-",) * len(players),
-        deals=int(data["deals"]),
-        betting=Betting(data["betting"]),
-        small_blind=int(data["small_blind"]),
-        big_blind=int(data["big_blind"]),
-        cap=int(data["cap"]),
-        key=key,
-    )
-    for unit, result in zip(match_units(config, players), tables, strict=True):
-        decks, hands = check_unit(unit, result)
-        problems += decks + hands
-    recorded_nets = [bot.get("net_chips") for bot in data["bots"]]
-    if all(net is not None for net in recorded_nets):
-        nets = _match_nets(len(players), tables)
-        problems += [
-            f"{player}: the tables give {net:+,} net chips, the match says {recorded:+,}"
-            for player, net, recorded in zip(players, nets, recorded_nets, strict=True)
-            if net != recorded
-        ]
-    if not problems:
-        tested = match_clairvoyance(config, tables)
-        for bot in data["bots"]:
-            published = bot.get("clairvoyance")
-            if published is None:  # a match played before the test: nothing to check
-                continue
-            recomputed = tested[str(bot["ref"])].to_json()
-            if published != recomputed:
-                problems.append(
-                    f"{bot['ref']}: the clairvoyance test published is {published},"
-                    f" its tables and the key give {recomputed}"
-                )
-    if replay_from is not None:
-        problems += replay_match(data, config, tables, replay_from, on_progress=on_progress)
-    return problems
-
-
-def _match_nets(agents: int, tables: Sequence[TableSessionResult]) -> list[int]:
-    """Each agent's net chips over a match's tables (seated as :func:`seatings` says)."""
-    nets = [0] * agents
-    for seating, table in zip(seatings(agents), tables, strict=True):
-        for seat, agent in enumerate(seating):
-            nets[agent] += table.session_nets[seat]
-    return nets
-
-
-def replay_match(
-    data: dict[str, Any],
-    config: MatchConfig,
-    tables: Sequence[TableSessionResult],
-    registry_root: Path,
-    *,
-    on_progress: Callable[[Replay, int], None] | None = None,
-) -> list[str]:
-    """The problems found playing a finished match's tables again with its bots, seated
-    from the registry at ``registry_root`` by their refs (each bot's folder must still
-    hold the content the registry and the match name: :class:`RunError` otherwise), one
-    table at a time in reverse order, each bot asked every decision with the view it had
-    (see :mod:`dp_arena.runner.replay`). Where a bot answers otherwise, the match played
-    freely by the bots says which net chips their own play gives."""
-    from dp_arena.registry import content_hash
-    from dp_arena.runner.replay import FreePlay, replay_units
-
-    players = [str(bot["ref"]) for bot in data["bots"]]
-    registry = Registry.existing(registry_root)
-    specs, refused = [], []
-    for bot in data["bots"]:
-        ref = str(bot["ref"])
-        try:
-            stored = registry.resolve(ref)
-        except DPArenaError as error:
-            refused.append(f"{ref}: {error}")
-            continue
-        named = bot.get("sha256")
-        if named is not None and named != stored.sha256:
-            refused.append(f"{ref}: the match names content {named}, the registry {stored.sha256}")
-        found = content_hash(stored.folder)
-        if found != stored.sha256:
-            refused.append(
-                f"{ref}: its folder in the registry ({stored.folder}) hashes to {found}, not"
-                f" to the {stored.sha256} its registry names: it was changed"
-            )
-        specs.append(pinned_spec(registry.root, stored))
-    if refused:
-        raise RunError("the match cannot be replayed:\n  - " + "\n  - ".join(refused))
-    config = dataclasses.replace(config, specs=tuple(specs))
-    units = match_units(config, players)
-    replay = replay_units(units[::-1], lambda unit: tables[unit.table], on_progress=on_progress)
-    problems = replay.problems()
-    if not replay.passed:
-        free = FreePlay(lambda _: True, lambda _: {}).run(units)
-        nets = _match_nets(len(players), free)
-        recorded = _match_nets(len(players), tables)
-        problems += [
-            f"{player}: the bots' own play gives {net:+,} net chips, the match records {before:+,}"
-            for player, net, before in zip(players, nets, recorded, strict=True)
-            if net != before
-        ]
-    return problems
 
 
 class Ladder(Worker):
     """The ladder's thread: plays matches while the server runs (see the module)."""
 
     thread_name = "dp-arena-ladder"
-    stop_seconds = 60.0
+    stop_seconds = 5.0  # a match playing is cut at once; Ray's is given this long
 
     def __init__(self, database: Database, settings: ServerSettings) -> None:
         self.database = database
         self.settings = settings
         self.data: DataDir = settings.data
         self.adjusted = default_adjusted()
-        self._blocks: dict[int, tuple[DealBlock, ...]] = {}
-        self._steps: dict[int, dict[str, Steps]] = {}
+        self._records: dict[int, MatchRecord] = {}  # each finished match, scored once
         self._standings: Standings | None = None
         self.matches_played = 0
         super().__init__()
@@ -269,9 +84,11 @@ class Ladder(Worker):
     # -- life cycle --------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def _executor(self) -> Iterator[EventExecutor]:
+    def _executor(self) -> Iterator[Executor | None]:
+        """Ray's executor with ``--executor ray``; ``None``: each match in a process."""
         if self.settings.executor == "serial":
-            yield _LadderThread()
+            log.info("the ladder's matches play in a process of their own, one at a time")
+            yield None
             return
         from dp_arena.runner.ray_executor import RayExecutor
 
@@ -280,6 +97,7 @@ class Ladder(Worker):
             workers=self.settings.workers,
             log_dir=self.data.root / "ray-logs",
         ) as executor:
+            log.info("the ladder's tables run on %s", executor.description)
             yield executor
 
     def _loop(self) -> None:
@@ -287,13 +105,12 @@ class Ladder(Worker):
             self.recover()
             self.refresh_standings(None)
             with self._executor() as executor:
-                log.info("the ladder's tables run on %s", executor.description)
                 while not self._stop.is_set():
                     match_id = self.next_match()
                     if match_id is None:
                         self._idle()
                         continue
-                    self.play(match_id, executor)
+                    self.play_or_void(match_id, executor)
                     if self.settings.ladder_pause:
                         self._stop.wait(self.settings.ladder_pause)
         except Exception:  # the server keeps serving what it has
@@ -319,40 +136,32 @@ class Ladder(Worker):
     # -- choosing and playing ----------------------------------------------------------
 
     def next_match(self) -> int | None:
-        """A scheduled match, or a new one between the pair that most reduces the
-        ranking's uncertainty (``None`` while fewer than two bots are accepted)."""
+        """The match to play now, recorded as playing: a match cut short, played again with
+        its key if all its bots may still play (else void), or a new one at the table
+        :func:`choose_table` chooses among the ladder's entries at this moment (``None``
+        while the ladder is paused or has fewer entries than a table's seats)."""
         with self.database.session() as session:
-            waiting = crud.unfinished_matches(session)
-            if waiting:
-                return waiting[0].id
+            if crud.ladder_paused(session):
+                return None
+            for match in crud.unfinished_matches(session):
+                players = crud.players_of(session, [match.id])[match.id]
+                problems = crud.ineligible(session, players)
+                if problems:
+                    self._void(match, "it was cut short, and " + "; ".join(problems))
+                    continue
+                match.status = crud.PLAYING
+                match.started_at = now()
+                match.attempts += 1
+                return match.id
             entries = crud.current_entries(session)
-            by_ref = {str(entry.ref): entry for entry in entries}
-            standings = self._standings or Standings({})
-            stats = {
-                ref: PairStats(standing.deals, standing.deviation)
-                for ref, standing in standings.by_ref.items()
-            }
-            meetings: dict[frozenset[str], int] = {}
-            ids = {entry.id: str(entry.ref) for entry in entries}
-            for match in crud.finished_matches(session):
-                if match.first_id in ids and match.second_id in ids:
-                    met = frozenset((ids[match.first_id], ids[match.second_id]))
-                    meetings[met] = meetings.get(met, 0) + 1
-            pair = choose_pair(
-                sorted(by_ref),
-                stats,
-                standings.beats,
-                meetings,
-                deals=self.settings.ladder_deals,
-            )
-            if pair is None:
+            group = self._choose(session, entries)
+            if group is None:
                 return None
             key = EventKey.secret()
             settings = self.settings
             match = crud.add_match(
                 session,
-                by_ref[pair[0]],
-                by_ref[pair[1]],
+                group,
                 deals=settings.ladder_deals,
                 betting=settings.betting,
                 small_blind=settings.small_blind,
@@ -367,41 +176,114 @@ class Ladder(Worker):
             key.write(self.data.key(match.id))
             return match.id
 
-    def _seats(self, first: Submission, second: Submission) -> tuple[list[str], list[str]]:
-        registry = Registry(self.data.registry)
-        names, specs = [], []
-        for entry in (first, second):
-            stored = registry.resolve(str(entry.ref))
-            names.append(str(entry.ref))
-            specs.append(pinned_spec(registry.root, stored))
-        return names, specs
+    def _choose(self, session: Any, entries: Sequence[Submission]) -> list[Submission] | None:
+        by_ref = {str(entry.ref): entry for entry in entries}
+        standings = self._standings or Standings({})
+        stats = {
+            ref: PairStats(standing.deals, standing.deviation)
+            for ref, standing in standings.by_ref.items()
+        }
+        refs = {entry.id: str(entry.ref) for entry in entries}
+        meetings: dict[frozenset[str], int] = {}
+        finished = [match.id for match in crud.finished_matches(session)]
+        for players in crud.players_of(session, finished).values():
+            met = [refs[player] for player in players if player in refs]
+            for index, first in enumerate(met):
+                for second in met[index + 1 :]:
+                    pair = frozenset((first, second))
+                    meetings[pair] = meetings.get(pair, 0) + 1
+        last = {
+            refs[player]: match
+            for player, match in crud.last_played(session).items()
+            if player in refs  # versions no longer in the ladder are not seated
+        }
+        group = choose_table(
+            sorted(by_ref),
+            stats,
+            standings.beats,
+            meetings,
+            last,
+            size=self.settings.table_size,
+            deals=self.settings.ladder_deals,
+        )
+        if group is None:
+            return None
+        seated = [by_ref[ref] for ref in group]
+        # Who sits left of whom stays the same at every table of a match (the seats
+        # rotate): a new order each match, so that no bot always follows the same one.
+        random.SystemRandom().shuffle(seated)
+        return seated
 
-    def play(self, match_id: int, executor: Executor) -> None:
-        """Play one scheduled match to the end and record it, with the standings."""
+    def play_or_void(self, match_id: int, executor: Executor | None) -> None:
+        """:meth:`play`; a match that cannot be played (its bots' files gone, a broken
+        process) is void, said on its page, and the ladder goes on."""
+        try:
+            self.play(match_id, executor)
+        except Exception as error:  # one match's failure is not the ladder's
+            log.exception("match %s could not be played", match_id)
+            said = printable(f"{type(error).__name__}: {error}", 500)
+            said = said.replace(str(self.data.root), "the server's data folder")
+            with self.database.session() as session:
+                match = crud.match(session, match_id)
+                if match is not None and match.status == crud.PLAYING:
+                    self._void(match, f"it could not be played: {said}")
+
+    def _void(self, match: Any, reason: str) -> None:
+        match.status = crud.VOID
+        match.void_reason = reason
+        match.finished_at = now()
+        self.data.key(match.id).unlink(missing_ok=True)
+        log.warning("match %s is void: %s", match.id, reason)
+
+    def _seats(self, players: Sequence[Submission], house: frozenset[int]) -> list[str]:
+        """Each player's spec: a house bot's built-in, or its version in the registry."""
+        registry = Registry(self.data.registry)
+        specs = []
+        for entry in players:
+            if entry.author_id in house:
+                specs.append(str(entry.name))
+            else:
+                specs.append(pinned_spec(registry.root, registry.resolve(str(entry.ref))))
+        return specs
+
+    def play(self, match_id: int, executor: Executor | None) -> None:
+        """Play one match recorded as playing to the end and record it, with the
+        standings (or leave it to be played again when a stop cuts it)."""
         with self.database.session() as session:
             match = crud.match(session, match_id)
-            if match is None or match.status != crud.SCHEDULED:
+            if match is None or match.status != crud.PLAYING:
                 return
-            first = crud.submission(session, match.first_id)
-            second = crud.submission(session, match.second_id)
-            assert first is not None and second is not None
-            match.status = crud.PLAYING
-            match.started_at = now()
-            match.attempts += 1
-            names, specs = self._seats(first, second)
+            ids = crud.players_of(session, [match_id])[match_id]
+            rows = crud.submissions_by_id(session, ids)
+            players = [rows[player] for player in ids]
+            house = crud.house_ids(session)
+            names = [str(player.ref) for player in players]
+            in_house = {str(player.ref) for player in players if player.author_id in house}
             key = EventKey.read(self.data.key(match_id))
-            config = _config(match, specs, key)
-        log.info("match %s: %s against %s, %s deals", match_id, names[0], names[1], config.deals)
+            config = match_config(match, self._seats(players, house), key)
+        log.info("match %s: %s, %s deals", match_id, " against ".join(names), config.deals)
         started = time.monotonic()
-        units = match_units(config, names)
-        results = executor.run(units)
-        scored = score_match(config, tuple(names), seatings(2), tuple(results))
+        logs = self.data.match_logs(match_id)
+        shutil.rmtree(logs, ignore_errors=True)  # an attempt cut short: its logs go
+        logs.mkdir(parents=True, mode=0o700)
+        units = match_units(config, names, str(logs), house=in_house)
+        try:
+            results = self._play_units(units, executor, logs)
+        except MatchCut as cut:
+            if cut.reason == "stopped":
+                log.info("match %s was cut short by the stop: it is played again", match_id)
+                return
+            with self.database.session() as session:
+                row = crud.match(session, match_id)
+                assert row is not None
+                self._void(row, str(cut))
+            return
+        scored = score_match(config, tuple(names), seatings(len(names)), tuple(results))
         outcome = scored.to_json()
         outcome["match"].pop("specs", None)  # the server's paths
         for agent in outcome["agents"]:
             agent.pop("spec", None)
         outcome["seconds"] = round(time.monotonic() - started, 3)
-        tables = tuple(results)
         with self.database.session() as session:
             match = crud.match(session, match_id)
             assert match is not None
@@ -412,11 +294,21 @@ class Ladder(Worker):
             match.finished_at = now()
             session.flush()
             # The match, the standings with it and their points: one transaction.
-            new = LadderMatch(match_id, config.rules(), tables, key.seed)
+            new = LadderMatch(match_id, config.rules(), tuple(results), key.seed)
             self._store_standings(session, match_id, new)
         self.data.key(match_id).unlink(missing_ok=True)
         self.matches_played += 1
         log.info("match %s finished in %.1f s", match_id, time.monotonic() - started)
+
+    def _play_units(
+        self, units: Sequence[Any], executor: Executor | None, logs: Any
+    ) -> list[TableSessionResult]:
+        deadline = self.settings.timeout_of(units[0].deals, len(units))
+        if executor is None:
+            return play_match_process(
+                units, deadline=deadline, stop=self._stop, log=logs / "match.log"
+            )
+        return list(executor.run(units))
 
     # -- standings ---------------------------------------------------------------------
 
@@ -428,35 +320,32 @@ class Ladder(Worker):
     def _store_standings(self, session: Any, match_id: int | None, new: LadderMatch | None) -> None:
         """The standings of every finished match, stored in ``session`` (with each ranked
         bot's point for its score over time, after a match)."""
-        rows = list(crud.finished_matches(session))
-        finished = [ladder_match(row) if new is None or row.id != new.id else new for row in rows]
+        rows = list(crud.finished_matches(session))  # their tables are read when needed
+        seated = crud.players_of(session, [row.id for row in rows])
+        for row in rows:
+            if row.id in self._records:
+                continue
+            match = new if new is not None and new.id == row.id else None
+            if match is None:
+                match = ladder_match(row, len(seated[row.id]))
+            try:
+                self._records[row.id] = match_record(match, self.adjusted)
+            except (DPArenaError, ValueError) as error:
+                log.error("match %s cannot be scored: %s", row.id, error)
         entries = crud.current_entries(session)
         authors = crud.authors(session)
+        house = crud.house_ids(session)
         played = crud.submissions_by_id(
-            session, sorted({m.first_id for m in rows} | {m.second_id for m in rows})
+            session, sorted({player for players in seated.values() for player in players})
         )
         everyone = {str(row.ref): row.id for row in played.values()}
-        for match in finished:
-            if match.id not in self._blocks:
-                try:
-                    self._blocks[match.id] = match_blocks(match, self.adjusted)
-                    self._steps[match.id] = match_steps(match)
-                except (DPArenaError, ValueError) as error:
-                    log.error("match %s cannot be scored: %s", match.id, error)
-                    self._blocks[match.id] = ()
-                    self._steps[match.id] = {}
-        standings = compute_standings(
-            finished,
-            self._blocks,
-            adjusted=self.adjusted,
-            resamples=self.settings.resamples,
-            steps=self._steps,
-        )
+        records = [self._records[row.id] for row in rows if row.id in self._records]
+        standings = standings_of(records, adjusted=self.adjusted, resamples=self.settings.resamples)
         self._standings = standings
         data = leaderboard_json(
             standings,
-            [views.entry_json(entry, authors) for entry in entries],
-            matches=len(finished),
+            [views.entry_json(entry, authors, house) for entry in entries],
+            matches=len(rows),
             updated=now(),
         )
         crud.add_snapshot(session, match_id, data)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import ForeignKey, Index, Integer, String, Text
+from sqlalchemy import Boolean, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
@@ -22,6 +22,10 @@ __all__ = [
     "Bot",
     "LadderPoint",
     "Match",
+    "MatchPlayer",
+    "Moderation",
+    "Organiser",
+    "ServerState",
     "Snapshot",
     "Submission",
     "Token",
@@ -34,8 +38,8 @@ NAME_LENGTH = 64
 
 
 def now() -> str:
-    """The current time as the tables store it."""
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """The current time as the tables store it, to the second."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class Base(DeclarativeBase):
@@ -43,13 +47,18 @@ class Base(DeclarativeBase):
 
 
 class Author(Base):
-    """Someone who submits bots; known by a name, signed in by a bearer token."""
+    """Someone who submits bots; known by a name, signed in by a bearer token. The
+    ``house`` author holds the house bots (the built-ins the organiser seats on the
+    ladder) and has no token. A disabled author (``disabled_at``) keeps every row, but
+    its tokens and sessions no longer work and its bots leave the ladder."""
 
     __tablename__ = "authors"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
     created_at: Mapped[str] = mapped_column(String(32))
+    house: Mapped[bool] = mapped_column(Boolean, default=False)
+    disabled_at: Mapped[str | None] = mapped_column(String(32), default=None)
 
 
 class Token(Base):
@@ -112,18 +121,18 @@ class Submission(Base):
 
 
 class Match(Base):
-    """A ladder match: two accepted submissions, a duplicate heads-up match of ``deals``
-    deals. Its deck key's ``commitment`` is stored before the first card is dealt; the
-    key itself stays in an owner-only file until the match is over, then ``key_hex``
-    reveals it. ``scheduled`` → ``playing`` → ``finished`` (or ``void``, with
-    ``void_reason``, when it can never be played as committed)."""
+    """A ladder match: k accepted submissions (its :class:`MatchPlayer` rows, k from 2
+    to 6) at k mirrored tables, seats rotated, each dealt the same ``deals`` deals. Its
+    deck key's ``commitment`` is stored before the first card is dealt; the key itself
+    stays in an owner-only file until the match is over, then ``key_hex`` reveals it.
+    ``playing`` → ``finished``; ``scheduled`` again when a stop cut it short (played
+    again with its key), or ``void``, with ``void_reason``, when it can never be played
+    as committed."""
 
     __tablename__ = "matches"
 
     id: Mapped[int] = mapped_column(primary_key=True)
     status: Mapped[str] = mapped_column(String(16))
-    first_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
-    second_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
     deals: Mapped[int] = mapped_column(Integer)
     betting: Mapped[str] = mapped_column(String(16))
     small_blind: Mapped[int] = mapped_column(Integer)
@@ -140,6 +149,23 @@ class Match(Base):
     void_reason: Mapped[str | None] = mapped_column(Text, default=None)
 
     __table_args__ = (Index("ix_matches_status", "status"),)
+
+
+class MatchPlayer(Base):
+    """Who plays a match: the submission of agent ``position`` (0 first; agent ``a`` sits
+    at seat ``(a + t) % k`` of table ``t``)."""
+
+    __tablename__ = "match_players"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+
+    __table_args__ = (
+        UniqueConstraint("match_id", "position", name="uq_match_players_position"),
+        Index("ix_match_players_submission", "submission_id"),
+    )
 
 
 class LadderPoint(Base):
@@ -192,14 +218,53 @@ class Tournament(Base):
     message: Mapped[str | None] = mapped_column(Text, default=None)
 
 
+class Organiser(Base):
+    """Someone who runs the server from its admin page: a name and a bearer token,
+    stored as the SHA-256 of its text (``revoked_at`` once replaced)."""
+
+    __tablename__ = "organisers"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[str] = mapped_column(String(32))
+    revoked_at: Mapped[str | None] = mapped_column(String(32), default=None)
+
+
+class ServerState(Base):
+    """The server's switches that the command line and the admin page change while it
+    runs (``ladder_paused``), each with when and by whom it was last set."""
+
+    __tablename__ = "server_state"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[str] = mapped_column(Text)
+    updated_at: Mapped[str] = mapped_column(String(32))
+    updated_by: Mapped[str] = mapped_column(String(NAME_LENGTH + 16))
+
+
+class Moderation(Base):
+    """One organiser action (an author disabled, a bot withdrawn, the ladder paused):
+    who did it, from where (``cli`` or ``admin``), to what, and when."""
+
+    __tablename__ = "moderation"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    created_at: Mapped[str] = mapped_column(String(32))
+    actor: Mapped[str] = mapped_column(String(NAME_LENGTH + 16))
+    action: Mapped[str] = mapped_column(String(32))
+    target: Mapped[str] = mapped_column(String(200))
+
+
 class WebSession(Base):
-    """An author signed in from a browser: the cookie's value is stored hashed, with the
-    token that the session's forms must carry (CSRF)."""
+    """An author (or an organiser) signed in from a browser: the cookie's value is stored
+    hashed, with the token that the session's forms must carry (CSRF)."""
 
     __tablename__ = "web_sessions"
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    author_id: Mapped[int] = mapped_column(ForeignKey("authors.id"))
+    author_id: Mapped[int | None] = mapped_column(ForeignKey("authors.id"), default=None)
+    organiser_id: Mapped[int | None] = mapped_column(ForeignKey("organisers.id"), default=None)
     session_hash: Mapped[str] = mapped_column(String(64), unique=True)
     csrf: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[str] = mapped_column(String(32))

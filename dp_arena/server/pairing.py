@@ -1,5 +1,11 @@
-"""Which two bots the ladder pairs next: the pair whose next match most reduces the
-uncertainty of the ranking.
+"""Which bots the ladder seats next: every bot in its turn, with the bots its match
+tells the ranking most about.
+
+The table's first bot is the one that has waited longest: a bot never seated comes first
+(new versions play at once), then the one whose latest match is the oldest, so every bot
+in the ladder keeps playing however sure its rank is. Its opponents are then added one
+at a time, each the bot whose pairs with those seated are worth most (below): bots of
+close ratings, and new bots, come first.
 
 For a pair (a, b), a match of ``deals`` deals adds that many blocks to each; with ``n``
 blocks and a spread of block scores ``s``, a bot's mean has variance ``s²/n``, so the
@@ -13,12 +19,11 @@ less often come first among equals, then the names, so the choice is determinist
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-__all__ = ["PairStats", "choose_pair", "pair_value"]
+__all__ = ["PairStats", "choose_table", "pair_value"]
 
 # A spread for bots with too few blocks to measure one: large (one big blind a deal,
 # squared, in mbb), so that they are measured first.
@@ -56,23 +61,37 @@ def pair_value(
     return uncertainty * gain
 
 
-def choose_pair(
+def choose_table(
     entries: Sequence[str],
     stats: Mapping[str, PairStats],
     p_beats: Callable[[str, str], float | None],
     meetings: Mapping[frozenset[str], int],
+    last_played: Mapping[str, int],
     *,
+    size: int,
     deals: int,
-) -> tuple[str, str] | None:
-    """The next pair to play among ``entries`` (``None`` with fewer than two)."""
-    if len(entries) < 2:
+) -> tuple[str, ...] | None:
+    """The ``size`` bots of the next match among ``entries`` (``None`` with fewer):
+    ``last_played[bot]`` orders their latest matches (absent: never played), ``meetings``
+    counts the matches each pair has met in."""
+    if size < 2 or len(entries) < size:
         return None
-    best: tuple[float, int, str, str] | None = None
-    for first, second in itertools.combinations(sorted(entries), 2):
-        value = pair_value(stats.get(first), stats.get(second), p_beats(first, second), deals=deals)
-        met = meetings.get(frozenset((first, second)), 0)
-        candidate = (-value, met, first, second)
-        if best is None or candidate < best:
-            best = candidate
-    assert best is not None
-    return best[2], best[3]
+    anchor = min(entries, key=lambda entry: (last_played.get(entry, -1), entry))
+    table = [anchor]
+    while len(table) < size:
+
+        def worth(candidate: str) -> tuple[float, int, str]:
+            value = sum(
+                pair_value(
+                    stats.get(candidate),
+                    stats.get(seated),
+                    p_beats(candidate, seated),
+                    deals=deals,
+                )
+                for seated in table
+            )
+            met = sum(meetings.get(frozenset((candidate, seated)), 0) for seated in table)
+            return (-value, met, candidate)
+
+        table.append(min((entry for entry in entries if entry not in table), key=worth))
+    return tuple(table)

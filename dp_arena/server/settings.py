@@ -49,12 +49,21 @@ class DataDir:
     def tournaments(self) -> Path:
         return self.root / "tournaments"
 
+    @property
+    def logs(self) -> Path:
+        return self.root / "logs"
+
     def create(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         os.chmod(self.root, 0o700)
-        for folder in (self.uploads, self.keys, self.tournaments):
+        for folder in (self.uploads, self.keys, self.tournaments, self.logs):
             folder.mkdir(mode=0o700, exist_ok=True)
         self.registry.mkdir(exist_ok=True)
+
+    def match_logs(self, match: int) -> Path:
+        """The bots' logs of a match: one folder per player (``name@version/``), one
+        file per table it sat at; and the match process's own, ``match.log``."""
+        return self.logs / f"match-{match}"
 
     def upload(self, submission: int, suffix: str) -> Path:
         return self.uploads / f"{submission}{suffix}"
@@ -72,7 +81,14 @@ class ServerSettings:
     ``ladder_deals`` per match, the table (``betting``, blinds, ``cap``), the executor
     (``serial`` or ``ray``, ``workers``, ``ray_address``) and ``ladder_pause`` seconds
     between matches. ``check_states``: random states of the conformance check (as ``submit``).
-    ``behind_proxy``: trust ``X-Forwarded-Proto`` for secure cookies."""
+    ``behind_proxy``: trust ``X-Forwarded-Proto`` for secure cookies. ``table_size``:
+    players per ladder match (2 to 6: that many mirrored tables); ``house_bots``: the
+    built-ins seated as house bots; ``match_timeout``: seconds a match may take before
+    it is cut (``None``: 600 plus 2 a table-deal). Connections: ``header_timeout``
+    seconds to send a request's head, ``body_timeout`` its body, ``idle_timeout``
+    seconds a kept-alive connection
+    may wait for its next request, ``max_connections`` at once in all and
+    ``max_connections_per_client`` from one address (:mod:`dp_arena.server.connections`)."""
 
     db_url: str = DEFAULT_URL
     data_dir: Path | None = None
@@ -95,6 +111,14 @@ class ServerSettings:
     resamples: int = 1000
     behind_proxy: bool = False
     title: str = "dp-arena ladder"
+    table_size: int = 2
+    house_bots: tuple[str, ...] = ()
+    match_timeout: float | None = None
+    header_timeout: float = 10.0
+    body_timeout: float = 120.0
+    idle_timeout: float = 5.0
+    max_connections: int = 1000
+    max_connections_per_client: int = 50
 
     def __post_init__(self) -> None:
         if self.ladder_deals < 1:
@@ -112,6 +136,28 @@ class ServerSettings:
             raise ConfigError("--executor must be serial or ray", field="executor")
         if self.ray_address is not None and self.executor != "ray":
             raise ConfigError("--ray-address needs --executor ray", field="ray_address")
+        if not 2 <= self.table_size <= 6:
+            raise ConfigError(
+                f"--table-size is 2 to 6 players, not {self.table_size}", field="table_size"
+            )
+        if self.match_timeout is not None and self.match_timeout <= 0:
+            raise ConfigError("--match-timeout must be positive", field="match_timeout")
+        if min(self.header_timeout, self.body_timeout, self.idle_timeout) <= 0:
+            raise ConfigError(
+                "--header-timeout, --body-timeout and --idle-timeout must be positive",
+                field="header_timeout",
+            )
+        if not 1 <= self.max_connections_per_client <= self.max_connections:
+            raise ConfigError(
+                "--max-connections-per-client is at least 1 and at most --max-connections",
+                field="max_connections",
+            )
+
+    def timeout_of(self, deals: int, tables: int) -> float:
+        """Seconds a match of ``deals`` deals at ``tables`` tables may take."""
+        if self.match_timeout is not None:
+            return self.match_timeout
+        return 600.0 + 2.0 * deals * tables
 
     @property
     def data(self) -> DataDir:

@@ -36,12 +36,15 @@ from dp_arena.results import TableSessionResult
 
 __all__ = [
     "LadderMatch",
+    "MatchRecord",
     "Standings",
     "compute_standings",
     "default_adjusted",
     "match_blocks",
+    "match_record",
     "match_steps",
     "rank_lines",
+    "standings_of",
     "unscored_line",
 ]
 
@@ -143,6 +146,28 @@ def _event(match: LadderMatch) -> EventRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class MatchRecord:
+    """What the standings keep of a finished match, computed once from its tables: its
+    players, deal blocks, each player's clairvoyance steps and its seat-position
+    comparisons (the tables themselves are not kept)."""
+
+    id: int
+    players: frozenset[str]
+    blocks: tuple[DealBlock, ...]
+    steps: Mapping[str, Steps]
+    event: EventRecord
+
+
+def match_record(match: LadderMatch, adjusted: AdjustedScore | None) -> MatchRecord:
+    """The record of one finished match (no blocks and no steps for a match whose
+    tables cannot be scored: it is left out of the scores, said by the caller)."""
+    players = frozenset(player for table in match.tables for player in table.players)
+    return MatchRecord(
+        match.id, players, match_blocks(match, adjusted), match_steps(match), _event(match)
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class Standing:
     ref: str
     deals: int
@@ -195,7 +220,28 @@ def compute_standings(
     """The standings of ``matches``; ``blocks[match.id]`` are its :func:`match_blocks`,
     ``steps[match.id]`` its :func:`match_steps` (each bot's clairvoyance test is its steps
     of every match, in the order of the matches' ids: the order they were scheduled)."""
-    every = [block for match in matches for block in blocks[match.id]]
+    records = [
+        MatchRecord(
+            match.id,
+            frozenset(player for table in match.tables for player in table.players),
+            tuple(blocks[match.id]),
+            {} if steps is None else steps.get(match.id, {}),
+            _event(match),
+        )
+        for match in matches
+    ]
+    return standings_of(records, adjusted=adjusted, resamples=resamples, tested=steps is not None)
+
+
+def standings_of(
+    records: Sequence[MatchRecord],
+    *,
+    adjusted: AdjustedScore | None,
+    resamples: int = 1000,
+    tested: bool = True,
+) -> Standings:
+    """The standings of the finished matches ``records`` (:func:`match_record`)."""
+    every = [block for record in records for block in record.blocks]
     if not every:
         return Standings({}, adjusted=adjusted)
 
@@ -207,14 +253,15 @@ def compute_standings(
     adjusted_ranking = None
     if adjusted is not None:
         adjusted_ranking = _ranking(adjusted.scores(every, identity), resamples)
-    ratings = rate_events([_event(match) for match in matches])
+    ratings = rate_events([record.event for record in records])
     meetings: dict[str, int] = {}
-    for match in matches:
-        for player in {player for table in match.tables for player in table.players}:
+    for record in records:
+        for player in record.players:
             meetings[player] = meetings.get(player, 0) + 1
     by_ref: dict[str, Standing] = {}
     if ranking is None:
         return Standings({}, adjusted=adjusted)
+    ordered = sorted(records, key=lambda record: record.id)
     for entry in ranking.entries:
         adjusted_entry = None
         if adjusted_ranking is not None and entry.name in adjusted_ranking.names:
@@ -238,7 +285,7 @@ def compute_standings(
             mu=mu,
             sigma=sigma,
             matches=meetings.get(entry.name, 0),
-            clairvoyance=_clairvoyance(entry.name, matches, steps),
+            clairvoyance=_clairvoyance(entry.name, ordered) if tested else None,
         )
     p_beats = {
         (first, second): ranking.p_beats(first, second)
@@ -249,16 +296,8 @@ def compute_standings(
     return Standings(by_ref, p_beats, adjusted)
 
 
-def _clairvoyance(
-    player: str, matches: Sequence[LadderMatch], steps: Mapping[int, Mapping[str, Steps]] | None
-) -> Clairvoyance | None:
-    if steps is None:
-        return None
-    parts = [
-        steps[match.id][player]
-        for match in sorted(matches, key=lambda match: match.id)
-        if player in steps.get(match.id, {})
-    ]
+def _clairvoyance(player: str, ordered: Sequence[MatchRecord]) -> Clairvoyance | None:
+    parts = [record.steps[player] for record in ordered if player in record.steps]
     return Steps.join(parts) if parts else None
 
 
@@ -271,7 +310,8 @@ def leaderboard_json(
 ) -> dict[str, Any]:
     """The ladder's leaderboard as the API serves it: one line per entry (a bot's current
     version), best score first; ``entries`` give each one's ``id``, ``name``,
-    ``version`` (the author's label), ``ref`` and ``author``."""
+    ``version`` (the author's label), ``ref``, ``author`` and whether it is a ``house``
+    bot."""
     adjusted = standings.adjusted
     lines = []
     for entry in entries:
@@ -313,7 +353,12 @@ def leaderboard_json(
         "confidence": 0.95,
         "adjusted": None
         if adjusted is None
-        else {"key": adjusted.key, "label": adjusted.label, "about": adjusted.about},
+        else {
+            "key": adjusted.key,
+            "terms": list(adjusted.terms),
+            "label": adjusted.label,
+            "about": adjusted.about,
+        },
     }
 
 
@@ -321,6 +366,7 @@ def unscored_line(entry: Mapping[str, Any]) -> dict[str, Any]:
     """The leaderboard line of an entry with no score yet (``entry`` as
     :func:`leaderboard_json` takes it)."""
     return {key: entry[key] for key in ("id", "name", "version", "ref", "author")} | {
+        "house": bool(entry.get("house")),
         "deals": 0,
         "matches": 0,
         "mbb_per_deal": None,

@@ -28,7 +28,7 @@ from dp_arena.text import printable
 from dp_arena.tournament.config import EventConfig
 
 if TYPE_CHECKING:
-    from dp_arena.runner.launch import ExecutorOptions
+    from dp_arena.runner.launch import ExecutorOptions, RunOutcome
 
 __all__ = ["resume_tournament", "run_tournament", "server_config"]
 
@@ -75,7 +75,12 @@ def run_tournament(
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{config_path}: cannot read the config: {error}") from None
     with database.session() as session:
-        refs = [str(entry.ref) for entry in crud.current_entries(session)]
+        house = crud.house_ids(session)  # built-ins: a config's [field] draws those
+        refs = [
+            str(entry.ref)
+            for entry in crud.current_entries(session)
+            if entry.author_id not in house
+        ]
     config = server_config(data, refs, source=config_path, registry=settings.data.registry)
     # No file holds this config (the organiser's, with the server's bots for entrants):
     # a resume checks the one the run stored, and every bot's hash, but no file again.
@@ -93,8 +98,15 @@ def run_tournament(
         database,
         settings,
         tournament_id,
-        lambda: start_run(config, run_dir, options, quiet=True, key=key),
+        lambda: start_run(config, run_dir, options, quiet=_quiet(), key=key),
     )
+
+
+def _quiet() -> bool:
+    """No live progress line, as ``dp-arena run``: off a terminal, or with CI set."""
+    import os
+
+    return bool(os.environ.get("CI")) or not sys.stderr.isatty()
 
 
 def resume_tournament(
@@ -116,10 +128,10 @@ def resume_tournament(
     run_dir = _run_dir(settings, tournament_id)
     print(f"tournament {tournament_id} ({name}): resumed from {run_dir}", flush=True)
 
-    def play() -> object:
+    def play() -> RunOutcome | None:
         if is_finished(run_dir):  # played to the end, cut short while publishing
             return None
-        return resume_run(run_dir, options, quiet=True)
+        return resume_run(run_dir, options, quiet=_quiet())
 
     return _finish(database, settings, tournament_id, play)
 
@@ -129,15 +141,24 @@ def _run_dir(settings: ServerSettings, tournament_id: int) -> Path:
 
 
 def _finish(
-    database: Database, settings: ServerSettings, tournament_id: int, play: Callable[[], object]
+    database: Database,
+    settings: ServerSettings,
+    tournament_id: int,
+    play: Callable[[], RunOutcome | None],
 ) -> int:
-    """Play (``play``), publish and record tournament ``tournament_id``; an exit status."""
+    """Play (``play``: with its live progress, then the event's summary and figures, as
+    ``dp-arena run`` prints them), publish and record tournament ``tournament_id``; an
+    exit status."""
     from dp_arena.leaderboard import publish
 
     run_dir = _run_dir(settings, tournament_id)
     out = settings.data.tournaments / f"{tournament_id}" / "published"
     try:
-        play()
+        outcome = play()
+        if outcome is not None:
+            print(outcome.event.screen_summary, end="")
+            print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
+            print(f"results digest {outcome.event.results_digest}", flush=True)
         publish([run_dir], out)
     except (DPArenaError, ValueError) as error:
         with database.session() as session:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncIterator
 
+from sqlalchemy.orm import Session
+
 from dp_arena.files import write_atomic
 from dp_arena.server import crud
 from dp_arena.server.checks import ARCHIVE_SUFFIXES
@@ -68,33 +70,37 @@ async def read_limited(stream: AsyncIterator[bytes], settings: ServerSettings) -
     return b"".join(chunks)
 
 
-def check_rate(database: Database, settings: ServerSettings, author: Author) -> None:
-    with database.session() as session:
-        if crud.uploads_since(session, author, 1.0) >= settings.uploads_per_hour:
-            raise UploadRefused(
-                429,
-                "rate_limited",
-                f"at most {settings.uploads_per_hour} uploads an hour; try again later",
-                retry_after=600,
-            )
-        if crud.checking_count(session, author) >= settings.max_checking:
-            raise UploadRefused(
-                429,
-                "too_many_checking",
-                f"{settings.max_checking} of your bots are waiting for their check already",
-                retry_after=60,
-            )
+def _check_rate(session: Session, settings: ServerSettings, author: Author) -> None:
+    """Refuse an upload over the author's limits, counted in the database (in the
+    transaction that adds it, with the author's row taken: see :func:`store_upload`)."""
+    if crud.uploads_since(session, author, 1.0) >= settings.uploads_per_hour:
+        raise UploadRefused(
+            429,
+            "rate_limited",
+            f"at most {settings.uploads_per_hour} uploads an hour; try again later",
+            retry_after=600,
+        )
+    if crud.checking_count(session, author) >= settings.max_checking:
+        raise UploadRefused(
+            429,
+            "too_many_checking",
+            f"{settings.max_checking} of your bots are waiting for their check already",
+            retry_after=60,
+        )
 
 
 def store_upload(
     database: Database, settings: ServerSettings, author: Author, body: bytes, suffix: str
 ) -> int:
-    """Keep the archive and make its submission; the submission's id."""
+    """Keep the archive and make its submission; the submission's id. The author's limits
+    are counted and the submission added in one transaction that holds the author's row,
+    so that simultaneous uploads of one author are counted one after the other."""
     if not body:
         raise UploadRefused(400, "empty", "the upload is empty")
-    check_rate(database, settings, author)
     digest = hashlib.sha256(body).hexdigest()
     with database.session() as session:
+        crud.lock_author(session, author.id)
+        _check_rate(session, settings, author)
         submission = crud.add_submission(session, author, digest, len(body))
         # In place before the row is committed: a submission in checking always has its
         # archive (and a refused write leaves no row).

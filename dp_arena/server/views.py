@@ -1,24 +1,52 @@
 """Rows as the API and the pages show them: plain JSON data, the same for both. Nothing
-here computes a result; it reads what the checker and the ladder stored."""
+here computes a result; it reads what the checker and the ladder stored.
+
+Times are given to the second, as ``2026-12-01T10:00:00Z`` (:func:`time_text`); places a
+person reads (a table, a deal, a fault's hand) are numbered from 1, beside the index
+from 0 that finds it in the ``tables`` arrays."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from sqlalchemy.orm import Session
+
+from dp_arena.server import crud
 from dp_arena.server.models import Match, Submission
 
-__all__ = ["entry_json", "match_json", "match_summary", "submission_json"]
+__all__ = [
+    "entry_json",
+    "match_data",
+    "match_json",
+    "match_summaries",
+    "match_summary",
+    "submission_json",
+    "time_text",
+]
+
+
+def time_text(stamp: str | None) -> str | None:
+    """A stored time to the second (rows stored before kept microseconds)."""
+    if stamp is None:
+        return None
+    whole, dot, _ = stamp.partition(".")
+    return whole + "Z" if dot else stamp
 
 
 def submission_json(
-    row: Submission, authors: Mapping[int, str], *, report: bool = True
+    row: Submission,
+    authors: Mapping[int, str],
+    *,
+    report: bool = True,
+    house: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
     data: dict[str, Any] = {
         "id": row.id,
         "status": row.status,
         "author": authors.get(row.author_id, ""),
+        "house": row.author_id in house,
         "name": row.name,
         "version": row.label,
         "registry_version": row.version,
@@ -26,9 +54,9 @@ def submission_json(
         "sha256": row.sha256,
         "archive_sha256": row.archive_sha256,
         "archive_bytes": row.archive_bytes,
-        "submitted": row.created_at,
-        "checked": row.checked_at,
-        "withdrawn": row.withdrawn_at,
+        "submitted": time_text(row.created_at),
+        "checked": time_text(row.checked_at),
+        "withdrawn": time_text(row.withdrawn_at),
         "reason": row.reason,
         "message": row.message,
     }
@@ -37,7 +65,9 @@ def submission_json(
     return data
 
 
-def entry_json(row: Submission, authors: Mapping[int, str]) -> dict[str, Any]:
+def entry_json(
+    row: Submission, authors: Mapping[int, str], house: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     """A ladder entry as its leaderboard line names it (what
     :func:`~dp_arena.server.standings.leaderboard_json` takes)."""
     return {
@@ -46,10 +76,13 @@ def entry_json(row: Submission, authors: Mapping[int, str]) -> dict[str, Any]:
         "version": row.label,
         "ref": row.ref,
         "author": authors.get(row.author_id, ""),
+        "house": row.author_id in house,
     }
 
 
-def _bot(row: Submission | None, authors: Mapping[int, str]) -> dict[str, Any]:
+def _bot(
+    row: Submission | None, authors: Mapping[int, str], house: frozenset[int]
+) -> dict[str, Any]:
     if row is None:
         return {
             "id": None,
@@ -57,6 +90,7 @@ def _bot(row: Submission | None, authors: Mapping[int, str]) -> dict[str, Any]:
             "ref": None,
             "version": None,
             "author": None,
+            "house": False,
             "sha256": None,
         }
     return {
@@ -65,18 +99,22 @@ def _bot(row: Submission | None, authors: Mapping[int, str]) -> dict[str, Any]:
         "ref": row.ref,
         "version": row.label,
         "author": authors.get(row.author_id, ""),
+        "house": row.author_id in house,
         "sha256": row.sha256,  # the content the match played: a replay checks it
     }
 
 
 def match_summary(
-    match: Match, submissions: Mapping[int, Submission], authors: Mapping[int, str]
+    match: Match,
+    players: Sequence[int],
+    submissions: Mapping[int, Submission],
+    authors: Mapping[int, str],
+    house: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
-    """A match in a list: its bots, status, deals and each bot's score once finished."""
-    bots = [
-        _bot(submissions.get(match.first_id), authors),
-        _bot(submissions.get(match.second_id), authors),
-    ]
+    """A match in a list: its bots (``players``: their submissions, agent 0 first),
+    status, deals (each dealt at every one of its tables) and each bot's score once
+    finished."""
+    bots = [_bot(submissions.get(player), authors, house) for player in players]
     result = None if match.result is None else json.loads(match.result)
     if result is not None:
         for bot, agent in zip(bots, result["agents"], strict=True):
@@ -90,30 +128,69 @@ def match_summary(
         "id": match.id,
         "status": match.status,
         "bots": bots,
+        "players": len(players),  # and as many mirrored tables
         "deals": match.deals,
+        "table_deals": match.deals * len(players),
         "betting": match.betting,
         "small_blind": match.small_blind,
         "big_blind": match.big_blind,
         "cap": match.cap,
         "commitment": match.commitment,
-        "created": match.created_at,
-        "started": match.started_at,
-        "finished": match.finished_at,
+        "created": time_text(match.created_at),
+        "started": time_text(match.started_at),
+        "finished": time_text(match.finished_at),
         "attempts": match.attempts,
         "void_reason": match.void_reason,
     }
 
 
 def match_json(
-    match: Match, submissions: Mapping[int, Submission], authors: Mapping[int, str]
+    match: Match,
+    players: Sequence[int],
+    submissions: Mapping[int, Submission],
+    authors: Mapping[int, str],
+    house: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
     """A whole match: the summary, the key once revealed, every table's results (the
-    hands: cards, actions, nets) and every fault."""
-    data = match_summary(match, submissions, authors)
+    hands: cards, actions, nets) and every fault (its ``table`` and ``deal`` numbered
+    from 1, as on the pages; ``table_index`` and ``deal_index`` from 0, as in
+    ``tables``)."""
+    data = match_summary(match, players, submissions, authors, house)
     result = None if match.result is None else json.loads(match.result)
     data["key"] = match.key_hex  # None until the match is over
     data["seatings"] = None if result is None else result["seatings"]
-    data["faults"] = [] if result is None else result["faults"]
+    data["faults"] = [] if result is None else [_fault(fault) for fault in result["faults"]]
     data["seconds"] = None if result is None else result.get("seconds")
     data["tables"] = [] if match.tables is None else json.loads(match.tables)
     return data
+
+
+def _fault(fault: Mapping[str, Any]) -> dict[str, Any]:
+    """A fault as the core records it (table and deal from 0), numbered from 1."""
+    table, deal = fault.get("table"), fault.get("deal")
+    return {
+        **fault,
+        "table": None if table is None else table + 1,
+        "deal": None if deal is None else deal + 1,
+        "table_index": table,
+        "deal_index": deal,
+    }
+
+
+def match_summaries(session: Session, matches: Sequence[Match]) -> list[dict[str, Any]]:
+    """The summaries of ``matches`` (:func:`match_summary`), read in a few queries."""
+    players = crud.players_of(session, [match.id for match in matches])
+    submissions = crud.submissions_by_id(
+        session, sorted({player for seated in players.values() for player in seated})
+    )
+    authors, house = crud.authors(session), crud.house_ids(session)
+    return [
+        match_summary(match, players[match.id], submissions, authors, house) for match in matches
+    ]
+
+
+def match_data(session: Session, match: Match) -> dict[str, Any]:
+    """One whole match (:func:`match_json`), as ``GET /api/matches/{id}`` gives it."""
+    players = crud.players_of(session, [match.id])[match.id]
+    submissions = crud.submissions_by_id(session, players)
+    return match_json(match, players, submissions, crud.authors(session), crud.house_ids(session))

@@ -29,8 +29,17 @@ class Worker:
         self._wake.set()
 
     def stop(self) -> None:
+        self.request_stop()
+        self.join()
+
+    def request_stop(self) -> None:
+        """Tell the loop to end (at once, without waiting for it)."""
         self._stop.set()
         self._wake.set()
+
+    def join(self) -> None:
+        """Wait for the loop to end, ``stop_seconds`` at most: a daemon thread still
+        running then ends with the process (its work is done again at the next start)."""
         if self._thread is not None:
             self._thread.join(self.stop_seconds)
 

@@ -3,14 +3,20 @@ object of each entrant in ``results.json``, and how summaries and pages show it.
 
 ``{"kind": ..., "name": ..., "version": ..., "sha256": ...}``:
 
-- ``kind``: ``builtin``, ``registry``, ``file``, ``module`` or ``command``;
+- ``kind``: ``builtin``, ``registry``, ``folder``, ``file``, ``module`` or ``command`` (an
+  ACPC agent's is a command);
 - ``name``: the built-in's or the registry entry's name; a file bot's file name and class
-  (``bot.py:Tighty``, never its folder); a module spec as written; a command's words,
-  each path cut to its last part;
+  (``bot.py:Tighty``, never its folder); a bot folder's own name (``mybot/``); a module
+  spec as written; a command's words, each path cut to its last part;
 - ``version``: the registry version (``null`` otherwise, or when it was not resolved);
 - ``sha256``: the bot's content hash, as the run recorded it when it started (the hash a
-  resume checks: the bot's folder for a file or a built-in, the registry's hash of the
-  submission, the module's file or package, the files a command names), or ``null``.
+  resume checks: a file bot's file and the modules of its folder it imports, or its whole
+  folder when that is a bot folder with a ``bot.toml``, as for a bot folder; a built-in's
+  file, imports and data; the registry's hash of the submission; the module's file or
+  package; a command's words and the files it names), or ``null`` when its files were not
+  there;
+- ``imports``, for a file bot alone (``kind`` ``file``, outside a bot folder): the files
+  of its folder it imports, which its hash covers beside its own.
 
 >>> entrant_code("../mybot/bot.py:Tighty", sha256="3f2a9c1e" + "0" * 56)["name"]
 'bot.py:Tighty'
@@ -38,9 +44,21 @@ HASH_SHOWN = 8  # hex digits of the content hash shown beside a name
 
 
 def entrant_code(
-    spec: str, *, sha256: str | None = None, version: int | None = None
+    spec: str,
+    *,
+    sha256: str | None = None,
+    version: int | None = None,
+    imports: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The ``code`` object of an agent spec (as written or resolved: the same either way)."""
+    """The ``code`` object of an agent spec (as written or resolved: the same either way);
+    ``imports`` is a lone file bot's (see the module docstring)."""
+    code = _code(spec, sha256=sha256, version=version)
+    if imports is not None and code["kind"] == "file":
+        code["imports"] = list(imports)
+    return code
+
+
+def _code(spec: str, *, sha256: str | None, version: int | None) -> dict[str, Any]:
     if spec.startswith("registry:"):
         _, reference = split_spec(spec)  # a pinned spec names its registry's folder
         name, _, written = reference.partition("@")
@@ -57,6 +75,8 @@ def entrant_code(
         kind, name = "file", f"{PurePath(str(parsed.target)).name}:{parsed.class_name}"
     elif parsed.kind is SpecKind.MODULE:
         kind, name = "module", f"{parsed.target}:{parsed.class_name}"
+    elif parsed.kind is SpecKind.FOLDER:
+        kind, name = "folder", f"{parsed.name}/"
     else:
         kind, name = "command", " ".join(_path_free(word) for word in parsed.target)
     return {"kind": kind, "name": name, "version": None, "sha256": sha256}

@@ -32,10 +32,14 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """What is wrong with a config, and where: ``field`` is a dotted path."""
+    """What is wrong with a config, and where: ``field`` is a dotted path. A problem with
+    an entrant's bot alone (its file, class, folder, program or registry entry is not
+    there) names the entrant as ``player``: told to play anyway, an event seats it as an
+    absent player, as one whose bot does not load."""
 
     field: str
     message: str
+    player: str | None = None
 
     def __str__(self) -> str:
         return f"{self.field}: {self.message}"

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.agents import BUILTINS, AgentSpec, SpecKind, parse_spec
-from dp_arena.agents.spec import class_problem, module_problem
+from dp_arena.agents.spec import class_problem, missing_file, module_problem
 from dp_arena.errors import AgentError
 from dp_arena.tournament.bounds import MAX_ENTRANTS
 from dp_arena.tournament.checker import ConfigChecker, type_name
-from dp_arena.tournament.config import Entrant, draw_field
+from dp_arena.tournament.config import Entrant, Problem, draw_field
 
 __all__ = ["DEFAULT_FIELD", "check_entrants", "registry_root"]
 
@@ -81,7 +81,7 @@ def _check_entrant(
     resolved = _resolve_spec(checker, label, agent_text, base)
     if resolved is None:
         return None
-    spec, resolved_text = resolved
+    spec, resolved_text, missing = resolved
     if name is None:
         name = re.sub(r"[^A-Za-z0-9._-]", "-", spec.name).strip("-.") or "bot"
         taken = {entrant.player for entrant in earlier}
@@ -90,6 +90,8 @@ def _check_entrant(
             while f"{name}-{suffix}" in taken:
                 suffix += 1
             name = f"{name}-{suffix}"
+    if missing is not None:  # the entrant stays, its bot's problem named with it
+        checker.problems.append(Problem(label, missing, player=name))
     is_trusted = spec.kind is SpecKind.BUILTIN if trusted is None else trusted
     return Entrant(name, agent_text, is_trusted, resolved_text)
 
@@ -167,7 +169,9 @@ def registry_root(
 
 def _resolve_spec(
     checker: ConfigChecker, where: str, text: str, base: Path
-) -> tuple[AgentSpec, str] | None:
+) -> tuple[AgentSpec, str, str | None] | None:
+    """The spec, as its seats will load it, and why its bot is not there (``None`` when
+    it may be); ``None`` alone, with a problem kept, for a spec that is no spec at all."""
     try:
         spec = parse_spec(text)
     except AgentError as error:
@@ -179,52 +183,52 @@ def _resolve_spec(
         if not Path(str(spec.target)).is_file():
             checker.add(where, f"built-in bot {text!r} is not available (no {spec.target})")
             return None
-        return spec, text
+        return spec, text, None
     if spec.kind is SpecKind.FILE:
         path = Path(str(spec.target)).expanduser()
         if not path.is_absolute():
             path = (base / path).resolve()
+        resolved = f"{path}:{spec.class_name}"
         if not path.is_file():
-            checker.add(where, f"no such file {path}")
-            return None
-        problem = class_problem(path, spec)
-        if problem is not None:
-            checker.add(where, problem)
-            return None
-        return spec, f"{path}:{spec.class_name}"
-    if spec.kind is SpecKind.MODULE:
-        problem = module_problem(spec)  # by path: nothing of the bot is imported here
-        if problem is not None:
-            checker.add(where, problem)
-            return None
-        return spec, text
-    if spec.kind is SpecKind.COMMAND:
-        program = str(spec.target[0])
-        if shutil.which(program) is None and not (base / program).exists():
-            checker.add(where, f"program {program!r} not found on PATH or next to the config")
-            return None
-        from dp_arena.sandbox.mounts import program_runtime
+            return spec, resolved, missing_file(path, spec.class_name)
+        return spec, resolved, class_problem(path, spec)
+    if spec.kind is SpecKind.FOLDER:
+        from dp_arena.sandbox.seats import folder_problem
 
-        try:  # a program the sandbox may not show the bot is refused now, not at the seat
-            program_runtime(program, base)
-        except AgentError as error:
-            checker.add(where, str(error))
-            return None
-    return spec, text
+        folder = Path(str(spec.target)).expanduser()
+        resolved = f"{folder if folder.is_absolute() else (base / folder).resolve()}/"
+        return spec, resolved, folder_problem(resolved)
+    if spec.kind is SpecKind.MODULE:
+        return spec, text, module_problem(spec)  # by path: nothing of the bot is imported
+    program = str(spec.target[0])
+    if shutil.which(program) is None and not (base / program).exists():
+        return spec, text, f"program {program!r} not found on PATH or next to the config"
+    from dp_arena.sandbox.mounts import program_runtime
+
+    try:  # a program the sandbox may not show the bot is refused now, not at the seat
+        program_runtime(program, base)
+    except AgentError as error:
+        return spec, text, str(error)
+    return spec, text, None
 
 
 def _resolve_registry(
     checker: ConfigChecker, where: str, spec: AgentSpec
-) -> tuple[AgentSpec, str] | None:
-    """A registry bot pinned to the version found now, in the registry found now."""
+) -> tuple[AgentSpec, str, str | None] | None:
+    """A registry bot pinned to the version found now, in the registry found now (a bot
+    the registry does not hold is the entrant's problem; a registry that is not there,
+    the config's)."""
     from dp_arena.errors import SubmissionError
     from dp_arena.registry import Registry, pinned_spec, split_spec
 
     pinned_root, reference = split_spec(spec.text)
     try:
         registry = Registry.existing(pinned_root or checker.registry)
-        stored = registry.resolve(reference)
     except SubmissionError as error:
         checker.add(where, str(error))
         return None
-    return spec, pinned_spec(registry.root, stored)
+    try:
+        stored = registry.resolve(reference)
+    except SubmissionError as error:
+        return spec, spec.text, str(error)
+    return spec, pinned_spec(registry.root, stored), None

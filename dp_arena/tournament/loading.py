@@ -75,9 +75,14 @@ __all__ = ["DEFAULT_FIELD", "check_config", "default_config", "load_config", "pa
 READ_PIECE_BYTES = 1 << 20  # a config file is read a MiB at a time
 
 
-def load_config(path: str | Path, *, registry: str | Path | None = None) -> EventConfig:
+def load_config(
+    path: str | Path, *, registry: str | Path | None = None, allow_absent: bool = False
+) -> EventConfig:
     """Read and validate a config file; :class:`ConfigError` lists every problem.
-    ``registry`` (a command's ``--registry``) overrides the config's ``[registry] path``."""
+    ``registry`` (a command's ``--registry``) overrides the config's ``[registry] path``.
+    With ``allow_absent``, an entrant whose bot is not there (its file, class, folder,
+    program or registry entry) is no problem of the config: it is recorded as absent,
+    with the reason, as an entrant whose bot does not load is by the preflight."""
     path = Path(path)
     try:
         with path.open("rb") as file:
@@ -108,7 +113,7 @@ def load_config(path: str | Path, *, registry: str | Path | None = None) -> Even
         raise ConfigError(
             f"{path}: not a config: its TOML is nested too deeply", field=None
         ) from None
-    return parse_config(data, source=path, registry=registry)
+    return parse_config(data, source=path, registry=registry, allow_absent=allow_absent)
 
 
 def _read_at_most(file: BinaryIO, limit: int) -> bytes:
@@ -130,9 +135,13 @@ def parse_config(
     *,
     source: str | Path | None = None,
     registry: str | Path | None = None,
+    allow_absent: bool = False,
 ) -> EventConfig:
-    """Validate config data (as read from TOML); :class:`ConfigError` lists every problem."""
-    config, problems = check_config(data, source=source, registry=registry)
+    """Validate config data (as read from TOML); :class:`ConfigError` lists every problem
+    (``allow_absent``: see :func:`load_config`)."""
+    config, problems = check_config(
+        data, source=source, registry=registry, allow_absent=allow_absent
+    )
     if problems or config is None:
         where = f"{source}: " if source is not None else ""
         lines = "\n".join(f"  - {problem}" for problem in problems)
@@ -140,6 +149,10 @@ def parse_config(
         raise ConfigError(
             f"{where}{count} problem{'s' if count > 1 else ''} in the config:\n{lines}",
             field=problems[0].field if problems else None,
+            # Only when they are all that is wrong: then playing without them is possible.
+            absent_players=tuple(str(problem.player) for problem in problems)
+            if all(problem.player for problem in problems)
+            else (),
         )
     return config
 
@@ -149,8 +162,11 @@ def check_config(
     *,
     source: str | Path | None = None,
     registry: str | Path | None = None,
+    allow_absent: bool = False,
 ) -> tuple[EventConfig | None, list[Problem]]:
-    """The config and an empty list, or ``None`` and every problem found."""
+    """The config and an empty list, or ``None`` and every problem found (with
+    ``allow_absent``, the entrants whose bots are not there are the config's absent ones,
+    not problems)."""
     checker = ConfigChecker()
     base = Path(source).resolve().parent if source is not None else Path.cwd()
     checker.keys(
@@ -172,8 +188,13 @@ def check_config(
 
     problems_before = len(checker.problems)
     entrants, field_from, field_count = check_entrants(checker, data, base, seed)
+    # Entrants whose bots are not there stay entrants: told to play anyway, they sit out.
+    missing = [problem for problem in checker.problems if problem.player is not None]
+    if allow_absent:
+        checker.problems = [problem for problem in checker.problems if problem.player is None]
+    refused = len(checker.problems) - problems_before - (0 if allow_absent else len(missing))
     # Entrants refused already make any count wrong: say only why they were refused.
-    if event_format is not None and len(checker.problems) == problems_before:
+    if event_format is not None and refused == 0:
         message = event_format.check_players(len(entrants))
         if message is not None:
             checker.add("entrants", message)
@@ -207,14 +228,73 @@ def check_config(
         source=None if source is None else str(source),
         field_from=field_from,
         field_count=field_count,
+        absent=_absent(missing) if allow_absent else (),
     )
     # What depends on several parts at once (options naming entrants) does not depend on
     # the draws: a keyless config is checked with seed 0.
     checked = config if config.seed is not None else with_key(config, EventKey.from_seed(0))
-    whole_problems = event_format.check_config(checked)
+    whole_problems = event_format.check_config(checked) or _acpc_problems(checked, event_format)
     if whole_problems:
         return None, whole_problems
     return config, []
+
+
+def _acpc_problems(config: EventConfig, event_format: EventFormat) -> list[Problem]:
+    """An ACPC agent plays capped no-limit hold'em only (its game definition gives every
+    player one stack, the cap, and no pot limit): a format with a pot-limit session, or
+    the classic freezeout (no cap: stacks change from hand to hand), refuses it."""
+    from dp_arena.sandbox import is_acpc
+
+    # Only an acpc: spec, a bot folder or a registry bot can be one (no file is read else).
+    maybe = {
+        entrant.resolved
+        for entrant in config.entrants
+        if entrant.resolved.startswith(("acpc:", "registry:")) or entrant.resolved.endswith("/")
+    }
+    acpc = {spec for spec in maybe if is_acpc(spec)}
+    agents = [
+        (index, entrant)
+        for index, entrant in enumerate(config.entrants)
+        if entrant.resolved in acpc
+    ]
+    if not agents:
+        return []
+    if config.format == "classic":
+        why = "the classic freezeout has no cap, so stacks change from hand to hand"
+    else:
+        pot_limit = [
+            str(session["session"])
+            for session in event_format.plan(config).to_json()["sessions"]
+            if session["betting"] == "pot-limit"
+        ]
+        if not pot_limit:
+            return []
+        why = (
+            f"this {config.format} event plays pot-limit in session"
+            f"{'s' if len(pot_limit) > 1 else ''} {', '.join(pot_limit)}"
+        )
+    return [
+        Problem(
+            f"entrants[{index}].agent ({entrant.player})",
+            f"an ACPC agent plays capped no-limit hold'em only (an ACPC game definition has"
+            f" no pot limit and one stack for every hand), and {why}: enter it in a no-limit"
+            " format (quickplay, sng-round-robin, cash)",
+        )
+        for index, entrant in agents
+    ]
+
+
+def _absent(missing: list[Problem]) -> tuple[tuple[str, str], ...]:
+    """The entrants whose bots are not there, each with why, as the results record an
+    entrant that did not load (without the organiser's folders)."""
+    from dp_arena.tournament.preflight import without_folders
+
+    return tuple(
+        sorted(
+            (str(problem.player), f"LOAD_ERROR: {without_folders(problem.message)}"[:400])
+            for problem in missing
+        )
+    )
 
 
 def default_config(

@@ -21,11 +21,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from dp_arena.results import FaultKind
-from dp_arena.sandbox import load_fault
+from dp_arena.sandbox import load_fault, load_hint
 from dp_arena.sandbox.limits import Limits
 from dp_arena.tournament.config import Entrant, EventConfig
 
-__all__ = ["LoadProblem", "describe_problems", "mark_absent", "preflight"]
+__all__ = ["LoadProblem", "describe_problems", "mark_absent", "preflight", "without_folders"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,24 +37,19 @@ class LoadProblem:
     spec: str
     kind: FaultKind
     reason: str
+    hint: str = ""  # what to do about it, when that can be said
 
     def describe(self) -> str:
         shown = ", ".join(self.players[:5]) + (
             f" and {len(self.players) - 5} more" if len(self.players) > 5 else ""
         )
-        return f"{shown} ({self.spec}): {self.reason}{_suggestion(self)}"
+        return f"{shown} ({self.spec}): {self.reason}{self.hint}"
 
 
-def _suggestion(problem: LoadProblem) -> str:
-    if problem.kind is FaultKind.LOAD_TIMEOUT:
+def _hint(spec: str, kind: FaultKind, reason: str) -> str:
+    if kind is FaultKind.LOAD_TIMEOUT:
         return " (it may need more time: raise [limits] load_timeout in the config)"
-    if "ModuleNotFoundError" in problem.reason or "No module named" in problem.reason:
-        return (
-            " (a bot sees only its own files and the Python packages installed here; a lone"
-            " file.py:Class bot sees its file alone, unless a bot.toml beside it makes the"
-            " folder a bot folder)"
-        )
-    return ""
+    return load_hint(spec, reason)
 
 
 def preflight(
@@ -67,7 +62,10 @@ def preflight(
     """Load every distinct bot of ``config`` once; the problems, in config order.
     ``on_loaded(done, total)`` is told after each load (for a progress line)."""
     groups: dict[tuple[str, bool], list[Entrant]] = {}
+    already = {player for player, _ in config.absent}  # sitting out already: not loaded
     for entrant in config.entrants:
+        if entrant.player in already:
+            continue
         groups.setdefault((entrant.resolved, entrant.trusted), []).append(entrant)
     limits = Limits().with_changes(**dict(config.limits)) if config.limits else Limits()
     keys = list(groups)
@@ -86,7 +84,11 @@ def preflight(
         if fault is None:
             return None
         return LoadProblem(
-            tuple(entrant.player for entrant in groups[key]), first.spec, fault.kind, fault.detail
+            tuple(entrant.player for entrant in groups[key]),
+            first.spec,
+            fault.kind,
+            fault.detail,
+            _hint(spec, fault.kind, fault.detail),
         )
 
     problems: list[LoadProblem] = []
@@ -115,17 +117,18 @@ def describe_problems(problems: list[LoadProblem], *, entrants: int) -> str:
 
 
 def mark_absent(config: EventConfig, problems: list[LoadProblem]) -> EventConfig:
-    """``config`` with the entrants of ``problems`` recorded as absent (they still hold
-    their seats, and sit out as absent players)."""
-    absent = {
-        player: f"{problem.kind.value}: {_without_folders(problem.reason)}"[:400]
+    """``config`` with the entrants of ``problems`` recorded as absent, beside those it
+    records already (they still hold their seats, and sit out as absent players)."""
+    absent = dict(config.absent)
+    absent |= {
+        player: f"{problem.kind.value}: {without_folders(problem.reason)}"[:400]
         for problem in problems
         for player in problem.players
     }
     return replace(config, absent=tuple(sorted(absent.items())))
 
 
-def _without_folders(text: str) -> str:
+def without_folders(text: str) -> str:
     """The reason with the folders of absolute paths left out: results are published, and
     the organiser's folders are nobody's business (``/home/o/bots/x.py`` → ``x.py``)."""
     return re.sub(r"(?<![\w.])/(?:[^\s/:'\"]+/)+", "", text)

@@ -68,6 +68,7 @@ def play_round_robin(
     plan = session.round_robin
     assert plan is not None, "a round-robin session has a round-robin plan"
     entrants = {entrant.player: entrant for entrant in config.entrants}
+    offline = {player for player, _ in config.absent}
     seated: list[str | None] = [*players, *([None] * plan.absent)]
     if len(seated) != plan.players:
         raise ValueError(
@@ -120,7 +121,8 @@ def play_round_robin(
             chips = tuple(
                 plan.starting_stack + result.session_nets[seat] for result in match_results
             )
-            absent = tuple(slots[slot] is None for slot in slot_list)
+            # An entrant whose bot could not load is an offline player: last, as absent.
+            absent = tuple(slots[slot] is None or slots[slot] in offline for slot in slot_list)
             points = comparison_points(chips, absent, plan.points_by_place)
             comparisons.append(
                 Comparison(

@@ -103,6 +103,10 @@ def score_section(
     stack = session.cap * section.deals
     step = session.carryover_step
     steps = carryover_steps(section.tables, step)
+    # An entrant whose bot could not load is an offline player: ranked with the absent,
+    # last of its seat position, so out at the first session that eliminates anyone
+    # (a session that keeps everyone keeps it too: the next session's plan counts on it).
+    offline = {player for player, _ in config.absent}
     rows: list[PlayerSession] = []
     for seat in range(section.seats):
         players = [row[seat] for row in seating]
@@ -128,12 +132,12 @@ def score_section(
                     draw=draw_order.index(player)
                     if player is not None
                     else len(players) + table_index,
-                    absent=player is None,
+                    absent=player is None or player in offline,
                 )
             )
         advancing = _advancing(session, section)
         for entry in rank_seat_position(scores):
-            player = None if entry.score.absent else entry.player
+            player = None if entry.player.startswith(ABSENT) else entry.player
             advanced = player is not None and entry.rank <= advancing
             carry_in = carryover.get(player, 0) if player is not None else 0
             rows.append(

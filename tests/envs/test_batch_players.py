@@ -1,7 +1,8 @@
 """The batch's opponents against the bots they stand for, decision for decision: the
 vector environment's batch plays many tables, and every decision an opponent makes there
 is compared with what its bot in ``agents/`` answers, in the same deal, on the engine's
-hand replayed from the batch's log (the bot's own hooks called as a table calls them).
+hand replayed from the batch's log (the bot's own hooks called as a table calls them, a
+mixed answer drawn as a dealer draws it).
 Also every holding's value on a board against the evaluator, and a policy over the
 observation vectors against the same policy played as a bot by the single environment."""
 
@@ -17,8 +18,9 @@ from gymnasium.vector import SyncVectorEnv
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
 from dp_arena.agents import DealStart, SessionContext, load_agent, observe
-from dp_arena.engine import Action, ActionKind, HandState, evaluate, new_hand
+from dp_arena.engine import Action, ActionKind, HandState, Mix, evaluate, new_hand
 from dp_arena.engine.deck import deck_for
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs.batch_cards import HOLDINGS, board_values
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.batch_tables import BatchTables
@@ -90,6 +92,9 @@ class _Checked:
                     assert hole is not None
                     hook(DealStart(seat, hand.seat_count, hand.button, hole, context))
             expected = bot.act(observe(hand, seat, context))
+            if isinstance(expected, Mix):  # drawn as a dealer draws it
+                draws = MixDraws(tables.event_seeds[row] or 0, 0, int(tables.session[row]), 0)
+                expected = draws.action(expected, int(tables.deal[row]), len(hand.history))
             got = Action(
                 KINDS[int(kinds[line])], int(amounts[line]) if kinds[line] == RAISE else None
             )
@@ -219,3 +224,41 @@ def test_a_policys_illegal_answer_is_a_fault_played_as_check_or_fold() -> None:
     faults = vector.opponent_faults
     assert faults and all(seat == 1 for _, seat, _ in faults)
     assert "action 0 is not legal now" in faults[0][2].detail
+
+
+@pytest.mark.parametrize("seats", [2, 6])
+def test_a_mixed_policy_is_drawn_in_the_batch_as_a_dealer_draws_it(seats: int) -> None:
+    """A policy that answers probabilities (a learner's softmax at a temperature) is
+    drawn from in the batch as the single env's dealer draws from the bot's mix: the same
+    arrays at every step, while its answers really are mixed."""
+    from dp_arena.learn import LinearPolicy
+    from dp_arena.learn.policy import SoftmaxPolicy
+
+    linear = LinearPolicy.zeros(feature_set="vector")
+    linear.weights[:] = np.random.default_rng(seats).normal(size=linear.weights.shape)
+    policy = SoftmaxPolicy(linear, temperature=2.0)
+    kwargs: dict[str, Any] = {
+        "opponents": [policy] * (seats - 1),
+        "deals": seats * 2,
+        "observation_format": "flat",
+    }
+    vector = SingleAgentVectorEnv(num_envs=6, **kwargs)
+    assert vector.batched
+    oracle = SyncVectorEnv([lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(6)])
+    observations, infos = vector.reset(seed=3)
+    expected, expected_infos = oracle.reset(seed=3)
+    rng = np.random.default_rng(seats)
+    mixed = 0
+    for _ in range(80):
+        assert np.array_equal(observations, expected)
+        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
+        shares = policy.distribution(observations, infos["action_mask"])
+        mixed += int((shares.max(axis=1) < 0.9).sum())
+        actions = np.array([rng.choice(np.flatnonzero(row)) for row in infos["action_mask"]])
+        observations, rewards, terminated, _, infos = vector.step(actions)
+        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(terminated, expected_terminated)
+    assert mixed > 100
+    assert not vector.opponent_faults
+    oracle.close()

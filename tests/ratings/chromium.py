@@ -78,8 +78,9 @@ class _Pipe:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 raise TimeoutError("no answer from the browser")
-            ready, _, _ = select.select([self.from_browser], [], [], remaining)
-            if ready:
+            waiter = select.poll()  # poll, not select: any descriptor number
+            waiter.register(self.from_browser, select.POLLIN | select.POLLHUP)
+            if waiter.poll(remaining * 1000):
                 chunk = os.read(self.from_browser, 1 << 16)
                 if not chunk:
                     raise RuntimeError("the browser closed the pipe")

@@ -72,22 +72,23 @@ def cup(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return play_event(root / "event", CONFIG, name="cup-run")
 
 
-def _bot_folder_hash(folder: Path) -> str:
-    """The content hash of a one-file bot folder, computed here from its definition
-    (docs/results.md): SHA-256 over each file's relative path and content hash."""
+def _bot_file_hash(folder: Path) -> str:
+    """The content hash of a file bot that imports nothing of its folder, computed here
+    from its definition (docs/results.md): SHA-256 over its file's name and content hash."""
     content = hashlib.sha256((folder / "bot.py").read_bytes()).hexdigest()
-    return hashlib.sha256(f"dp-arena/folder/v1\nbot.py\0{content}\n".encode()).hexdigest()
+    return hashlib.sha256(f"dp-arena/files/v1\nbot.py\0{content}\n".encode()).hexdigest()
 
 
 def test_results_name_each_entrants_code_without_a_path(cup: Path) -> None:
     results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
     codes = {entrant["player"]: entrant["code"] for entrant in results["entrants"]}
-    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    digest = _bot_file_hash(cup.parent.parent / "mybot")
     assert codes["Tighty"] == {
         "kind": "file",
         "name": "bot.py:Tighty",
         "version": None,
         "sha256": digest,
+        "imports": [],
     }
     assert codes["illegal"]["name"] == "bot.py:Illegal" and codes["illegal"]["sha256"] == digest
     assert codes["tag-1"]["kind"] == "builtin" and codes["tag-1"]["name"] == "tag"
@@ -112,7 +113,7 @@ def test_published_files_name_entrants_never_a_path(cup: Path, tmp_path: Path) -
     ]
     assert event["standings"][0]["prize_cents"] == results["standings"][0]["prize_cents"] > 0
     by_player = {row["player"]: row for row in event["standings"]}
-    digest = _bot_folder_hash(cup.parent.parent / "mybot")
+    digest = _bot_file_hash(cup.parent.parent / "mybot")
     assert by_player["Tighty"]["code"] == f"bot.py:Tighty #{digest[:8]}"
     # The flow: who went on from each seat position of the semifinal, with carryover.
     semifinal = event["sessions"][1]
@@ -270,7 +271,8 @@ def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_
     results = json.loads((cup / "results.json").read_text(encoding="utf-8"))
     [event] = published.data["events"]
     pages = event["hands"]["pages"]
-    # One page per table-session's history, every hand of it.
+    # Every table-session's history, every hand of it, on its section's page (each deal
+    # at all the section's tables side by side).
     assert [page["history"] for page in pages] == results["histories"]
     for page in pages:
         history = (cup / page["history"]).read_text(encoding="utf-8")
@@ -288,10 +290,16 @@ def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_
     hands = json.loads(
         re.search(r'id="hands">(.*?)</script>', shown, re.DOTALL).group(1)  # type: ignore[union-attr]
     )
-    where = f"session {first['session']}, section {first['section']}, table {first['table']}"
+    where = f"session {first['session']}, section {first['section']}"
     deal = first["deal"] + 1
-    assert hands[int(number) - 1]["title"] == f"deal {deal}, {where}"
-    assert first["player"] in hands[int(number) - 1]["players"]
+    shown_deal = hands[int(number) - 1]
+    assert shown_deal["title"] == f"deal {deal}, {where}"
+    at_table = next(
+        hand for hand in shown_deal["tables"] if hand["title"] == f"table {first['table']}"
+    )
+    assert first["player"] in at_table["players"]
+    section = [page for page in pages if page["file"] == first["hand"].split("#")[0]]
+    assert len(section) == len(shown_deal["tables"]) > 1
     # The same runs elsewhere give the same pages, byte for byte.
     copy = tmp_path / "elsewhere" / cup.name
     shutil.copytree(cup, copy)
@@ -309,17 +317,28 @@ def test_every_table_sessions_hands_are_replayed_beside_the_page(cup: Path, tmp_
             height=800,
         )
         assert report.errors == []
-        assert report.values["title"].startswith(f"deal {deal}, {where} ")
+        assert report.values["title"].startswith(f"deal {deal}, {where} — ")
 
 
 def test_at_most_so_many_hands_are_rendered(cup: Path, tmp_path: Path) -> None:
-    publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
-    published = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200), max_hands=1)
+    """A deal at k tables counts k hands: with the budget of one deal of the first
+    section, that deal alone is rendered, at all its tables."""
+    full = publish([cup], tmp_path / "out", LeaderboardOptions(resamples=200))
+    first_page = full.data["events"][0]["hands"]["pages"][0]["file"]
+    tables = sum(
+        1 for page in full.data["events"][0]["hands"]["pages"] if page["file"] == first_page
+    )
+    published = publish(
+        [cup], tmp_path / "out", LeaderboardOptions(resamples=200), max_hands=tables
+    )
     hands = published.data["events"][0]["hands"]
-    assert hands["rendered"] == 1 and hands["pages"][0]["hands"] == 1
-    assert [page["file"] for page in hands["pages"][1:]] == [None] * (len(hands["pages"]) - 1)
+    assert hands["rendered"] == tables
+    assert [page["hands"] for page in hands["pages"][:tables]] == [1] * tables
+    assert [page["file"] for page in hands["pages"][tables:]] == [None] * (
+        len(hands["pages"]) - tables
+    )
     index = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
-    assert "at most 1 hand(s) are rendered for one publication" in index
+    assert f"at most {tables} hand(s) are rendered for one publication" in index
     # Published again with fewer hands: the first publication's other pages are gone.
     assert len(list((tmp_path / "out" / "hands").rglob("*.html"))) == 1
     none = publish([cup], tmp_path / "none", LeaderboardOptions(resamples=200), max_hands=0)

@@ -158,3 +158,28 @@ def test_a_cache_others_may_write_to_is_refused(bots: dict[str, str], tmp_path: 
     cache.chmod(0o777)
     with pytest.raises(RunError, match="only it may write to"):
         locate(descriptors, store.get)
+
+
+def test_a_bot_folder_named_as_such_travels_whole_and_is_seated_from_its_copy(
+    bots: dict[str, str], tmp_path: Path
+) -> None:
+    spec = f"{tmp_path / 'bots' / 'folder-bot'}/"
+    parcel = pack(spec)
+    assert parcel is not None and parcel.entry is None and parcel.command is None
+    assert [name for name, _, _ in parcel.files] == [
+        "bot.py",
+        "bot.toml",
+        "data/level.txt",
+        "helper.py",
+    ]
+    store = Store()
+    descriptors = _descriptors({"folder": spec}, store)
+    shutil.rmtree(tmp_path / "bots")
+    located = locate(descriptors, store.get)
+    copy = tmp_path / "cache" / descriptors[spec]["sha256"]
+    assert located == {spec: (f"{copy}/", None)}  # its bot.toml travelled with it
+    seat = open_player_seat(f"{copy}/", "copy", trusted=False)
+    try:
+        assert seat.wait_loaded() is None
+    finally:
+        close_seats([seat])

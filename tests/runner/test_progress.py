@@ -47,8 +47,8 @@ def test_the_live_line_shows_sessions_tables_rate_and_eta() -> None:
     # 24 deals played in 2 s: 12 deals/s; 154 - 32 = 122 deals left: 10.2 s.
     assert progress.deals_played == 24
     assert progress.line() == (
-        "session 1/3 | table-sessions 4/4 (event 4/23) | 32 deals | 1 from the store"
-        " | 12 deals/s | ETA 0:00:10"
+        "session 1/3 | table-sessions 4/4 (event 4/23) | 32 table-deals | 1 from the store"
+        " | 12 table-deals/s | ETA 0:00:10"
     )
     shown = stream.getvalue()
     assert shown.startswith("\rsession 1/3 | table-sessions 0/4")

@@ -350,7 +350,7 @@ def test_the_servers_ladder_plays_on_a_cluster_joined_by_address(
     cluster, and its matches verify from their revealed keys."""
     import httpx
 
-    from dp_arena.server.ladder import verify_match
+    from dp_arena.server.matches import verify_match
     from tests.server.helpers import CALLER, FOLDER, Server, add_author, bot_folder, zip_folder
 
     monkeypatch.setenv("RAY_AUTH_MODE", "token")

@@ -230,7 +230,8 @@ def test_a_forged_run_passes_verify_but_not_the_replay(honest: Path, tmp_path: P
     assert verification.replay is not None
     named = set(verification.replay.by_player())
     assert named and named <= set(unit.players)
-    where = f"session {unit.session}, section {unit.section}, table {unit.table}, deal "
+    # Counted as people count: the record's 0-based table index shown from 1.
+    where = f"session {unit.session}, section {unit.section}, table {unit.table + 1}, deal "
     [check] = [check for check in verification.checks if check.name == "replay"]
     for player in named:
         [line] = [line for line in check.problems if line.startswith(f"{player} [")]
@@ -262,8 +263,8 @@ def test_a_bot_edited_after_the_run_is_refused(
     verification = verify_run(run_dir, replay="all")
     assert verification.replay is None and verification.status == 2
     [reason] = verification.refused
-    assert reason.startswith("steady: its code hashes to folder:")
-    assert f"the run recorded folder:{steady['code']['sha256']}" in reason
+    assert reason.startswith("steady: its code hashes to file:")
+    assert f"the run recorded file:{steady['code']['sha256']}" in reason
     assert main(["verify", str(run_dir), "--replay"]) == 2
     out = capsys.readouterr().out
     assert "REFUSED" in out and "steady: its code hashes to" in out
@@ -324,8 +325,11 @@ def test_a_bot_whose_mirrored_copies_talk_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     shutil.copytree(BOTS / "wired", tmp_path / "bots" / "wired")
+    # Trusted, so that each copy reads the folder as the test writes it while the event
+    # plays (a sandboxed seat reads a private copy of its files, made with the seat, which
+    # may be before the wire is laid).
     entrants = "".join(
-        f'[[entrants]]\nname = "wired-{number}"\nagent = "wired/bot.py:Wired"\n'
+        f'[[entrants]]\nname = "wired-{number}"\nagent = "wired/bot.py:Wired"\ntrusted = true\n'
         for number in range(1, 7)
     )
     # Six copies among eight players: every section has copies at both of its tables.

@@ -193,13 +193,17 @@ def test_a_bots_hash_follows_its_files(tmp_path: Path) -> None:
         f"{bot_folder / 'mine.py'}:Flaky",
     }
     assert bot_fingerprints(config.entrants) == before
-    # A helper beside the bot is part of it (a bot may import its neighbours).
+    mine = f"{bot_folder / 'mine.py'}:Flaky"
+    # A file beside the bot is not the bot's, until the bot imports it.
     (bot_folder / "helper.py").write_text("WEIGHT = 1\n")
+    assert bot_fingerprints(config.entrants)[mine] == before[mine]
+    (bot_folder / "mine.py").write_text("import helper\n" + (BOTS / "flaky.py").read_text())
+    after_import = bot_fingerprints(config.entrants)
+    (bot_folder / "helper.py").write_text("WEIGHT = 2\n")
     after_helper = bot_fingerprints(config.entrants)
     (bot_folder / "mine.py").write_text((BOTS / "flaky.py").read_text() + "\n# tuned\n")
     after_edit = bot_fingerprints(config.entrants)
-    mine = f"{bot_folder / 'mine.py'}:Flaky"
-    assert len({before[mine], after_helper[mine], after_edit[mine]}) == 3
+    assert len({before[mine], after_import[mine], after_helper[mine], after_edit[mine]}) == 4
     assert {spec: after_edit[spec] for spec in before if spec != mine} == {
         spec: before[spec] for spec in before if spec != mine
     }

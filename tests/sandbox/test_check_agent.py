@@ -56,7 +56,7 @@ def test_a_bot_that_never_loads_fails_with_a_load_timeout(
         ]
     )
     report = json.loads(capsys.readouterr().out)
-    assert code == 1 and not report["loaded"]
+    assert code == 3 and not report["loaded"]  # a bot that did not load
     assert report["problems"][0].startswith("LOAD_TIMEOUT")
 
 

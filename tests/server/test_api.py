@@ -54,13 +54,26 @@ def wait_checked(server: Server, submission: int) -> dict[str, object]:
     return server.wait_for(f"/api/bots/{submission}", lambda bot: bot["status"] != "checking")  # type: ignore[no-any-return]
 
 
-def test_uploads_need_a_valid_token(server: tuple[Server, str, str, Path]) -> None:
+def test_uploads_need_a_valid_token(
+    server: tuple[Server, str, str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     running, _, _, _ = server
-    assert post(running, None, b"PK").status_code == 401
+    missing = post(running, None, b"PK")
+    assert missing.status_code == 401
+    assert "send your token" in missing.json()["message"]
     refused = post(running, "dpa_not-a-token", b"PK")
     assert refused.status_code == 401
     assert refused.headers["www-authenticate"].startswith("Bearer")
     assert refused.json()["error"] == "unauthorised"
+    # A token was sent: the answer says it is not one the server knows, not "send one".
+    assert "knows no such token" in refused.json()["message"]
+    assert "invalid_token" in refused.headers["www-authenticate"]
+    from dp_arena.cli import main
+
+    folder = bot_folder(tmp_path, "wrong-token", CALLER, "Caller")
+    assert main(["submit", str(folder), "--server", running.url, "--token", "dpa_typo"]) == 2
+    err = capsys.readouterr().err
+    assert "does not accept the token given by --token" in err and "knows no such token" in err
 
 
 def test_size_and_type_are_refused_before_anything_is_kept(
@@ -285,3 +298,14 @@ def test_behind_a_reverse_proxy(tmp_path: Path) -> None:
         assert "secure" not in signed_in.headers["set-cookie"].lower()
     finally:
         untrusted.stop()
+
+
+def test_the_server_starts_without_a_page_of_migration_logging(
+    server: tuple[Server, str, str, Path],
+) -> None:
+    running, _, _, _ = server
+    log = running.log_path.read_text(encoding="utf-8", errors="replace")
+    # Alembic's plugins and each migration once took seven lines; the database was made
+    # by add-author here, so none ran and nothing is said.
+    assert "alembic" not in log and "Running upgrade" not in log
+    assert "Application startup complete" in log

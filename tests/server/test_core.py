@@ -4,6 +4,7 @@ of, and the migrations make exactly the models' schema."""
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
@@ -15,9 +16,9 @@ from dp_arena.match import MatchConfig, block_scores, play_match, score_match, s
 from dp_arena.ratings import board_luck
 from dp_arena.ratings.clairvoyance import Steps
 from dp_arena.server.db import Database, normalise_url
-from dp_arena.server.ladder import match_units, verify_match
+from dp_arena.server.matches import match_units, verify_match
 from dp_arena.server.models import Base
-from dp_arena.server.pairing import PairStats, choose_pair, pair_value
+from dp_arena.server.pairing import PairStats, choose_table, pair_value
 from dp_arena.server.standings import (
     LadderMatch,
     compute_standings,
@@ -64,7 +65,7 @@ def test_a_published_match_verifies_and_a_changed_one_does_not() -> None:
     deals[2]["hole_cards"] = list(reversed(deals[2]["hole_cards"]))
     tampered["tables"][0]["deals"] = deals
     problems = verify_match(tampered)
-    assert any("table 0, deal 2" in problem and "hole cards" in problem for problem in problems)
+    assert any("table 1, deal 3" in problem and "hole cards" in problem for problem in problems)
 
 
 def test_verify_match_recomputes_each_bots_clairvoyance_test() -> None:
@@ -140,7 +141,8 @@ def test_standings_are_zero_sum_and_rank_the_better_bot_first() -> None:
 
 def test_the_ladder_adjusts_by_the_board_luck_of_every_street_beside_the_raw_score() -> None:
     adjusted = default_adjusted()
-    assert adjusted is not None and adjusted.key == "board-luck"
+    # Board and action terms; these bots answer with single actions, so only the board's.
+    assert adjusted is not None and adjusted.key == "board+action"
     matches = []
     for number, seed in enumerate((4, 5), start=1):
         config = MatchConfig(("tag", "aggressive"), deals=15, seed=seed)
@@ -201,14 +203,15 @@ def test_the_ladder_adjusts_by_the_board_luck_of_every_street_beside_the_raw_sco
         matches=2,
         updated="now",
     )
-    assert board["adjusted"]["key"] == "board-luck"
+    assert board["adjusted"]["key"] == "board+action"
+    assert board["adjusted"]["terms"] == ["board", "action"]
     for line in board["bots"]:
         standing = standings.by_ref[line["ref"]]
         assert line["mbb_per_deal"] == pytest.approx(standing.mbb_per_deal, abs=0.001)
         assert line["adjusted"]["mbb_per_deal"] == pytest.approx(standing.adjusted_mbb, abs=0.001)
 
 
-def test_new_bots_play_first_then_the_least_certain_pair() -> None:
+def test_every_bot_plays_in_its_turn_with_the_bots_its_rank_is_least_sure_against() -> None:
     known = {
         "a@1": PairStats(400, 900.0),
         "b@1": PairStats(400, 900.0),
@@ -217,57 +220,106 @@ def test_new_bots_play_first_then_the_least_certain_pair() -> None:
     sure = {("a@1", "b@1"): 0.999, ("a@1", "c@1"): 0.52, ("b@1", "c@1"): 0.99}
 
     def p_beats(first: str, second: str) -> float | None:
-        return sure.get((first, second))
+        return sure.get((first, second)) or (
+            None if (second, first) not in sure else 1 - sure[second, first]
+        )
 
-    assert choose_pair(["a@1", "b@1", "c@1"], known, p_beats, {}, deals=100) == ("a@1", "c@1")
-    # A new version has no spread yet: it plays before anything else.
-    entries = ["a@1", "b@1", "c@1", "d@1"]
-    pair = choose_pair(entries, known, p_beats, {}, deals=100)
-    assert pair is not None and "d@1" in pair
-    # Among equals, the pair that met less often.
+    def table(
+        entries: list[str], last: dict[str, int], size: int = 2, met: object = None
+    ) -> tuple[str, ...] | None:
+        return choose_table(entries, known, p_beats, met or {}, last, size=size, deals=100)  # type: ignore[arg-type]
+
+    # The bot that waited longest sits first, with the bot it is least sure to beat.
+    assert table(["a@1", "b@1", "c@1"], {"a@1": 3, "b@1": 2, "c@1": 1}) == ("c@1", "a@1")
+    assert table(["a@1", "b@1", "c@1"], {"a@1": 1, "b@1": 2, "c@1": 3}) == ("a@1", "c@1")
+    # b is sure of its rank against both, and still plays when its turn comes.
+    assert table(["a@1", "b@1", "c@1"], {"a@1": 3, "b@1": 1, "c@1": 2})[0] == "b@1"  # type: ignore[index]
+    # A new version has played nothing: it sits first; the next new one the match after.
+    entries = ["a@1", "b@1", "c@1", "d@1", "e@1"]
+    last = {"a@1": 4, "b@1": 5, "c@1": 6}
+    assert table(entries, last) == ("d@1", "a@1")
+    assert table(entries, {**last, "d@1": 7, "a@1": 7}) == ("e@1", "a@1")
+    # Among equals, the bots that met less often.
     met = {frozenset(("a@1", "d@1")): 2, frozenset(("b@1", "d@1")): 1}
-    assert choose_pair(entries, known, p_beats, met, deals=100) == ("c@1", "d@1")
-    assert choose_pair(["a@1"], known, p_beats, {}, deals=100) is None
+    assert table(["a@1", "b@1", "c@1", "d@1"], {"a@1": 1, "b@1": 1, "c@1": 1}, met=met)[:1] == (
+        "d@1",
+    )  # type: ignore[index]
+    assert table(["a@1", "b@1", "c@1", "d@1"], {"a@1": 1, "b@1": 1, "c@1": 1}, met=met) == (
+        "d@1",
+        "c@1",
+    )
+    # Three at a table: each added bot is the one worth most against those seated.
+    three = table(["a@1", "b@1", "c@1", "d@1"], {"a@1": 1, "b@1": 2, "c@1": 3, "d@1": 4}, size=3)
+    assert three is not None and three[0] == "a@1" and len(set(three)) == 3
+    assert table(["a@1", "b@1"], {}, size=3) is None
+    assert table(["a@1"], {}) is None
     # Fewer deals so far: more to gain from the same match.
     assert pair_value(PairStats(10, 900.0), PairStats(10, 900.0), 0.5, deals=100) > pair_value(
         PairStats(1000, 900.0), PairStats(1000, 900.0), 0.5, deals=100
     )
 
 
-def test_the_migrations_make_the_models_schema(tmp_path: Path) -> None:
+def test_the_migrations_make_the_models_schema(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
-    database.migrate()
-    database.migrate()  # a second time changes nothing
-    assert database.revision() == "0002"
+    with caplog.at_level(logging.INFO):
+        assert database.migrate() is None
+        assert database.migrate() == "0003"  # a second time changes nothing
+    # One line says what ran, none when nothing did; none of Alembic's own.
+    assert caplog.messages == ["database schema made: now at migration 0003"]
+    assert database.revision() == "0003"
     with database.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
     database.close()
 
 
 def test_a_database_of_the_first_schema_is_upgraded_with_its_rows(tmp_path: Path) -> None:
-    from alembic import command
+    """A heads-up server's database: its tournaments gain a commitment, its matches'
+    first and second bots become their players 0 and 1, and back down again."""
     from sqlalchemy import text
 
-    from dp_arena.server.db import _alembic_config
-
     database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
+    database.migrate("0001")
     with database.engine.begin() as connection:
-        command.upgrade(_alembic_config(connection), "0001")
-    with database.engine.begin() as connection:
-        connection.execute(
-            text(
+        for statement in (
+            (
                 "INSERT INTO tournaments (name, status, config, run_dir, created_at)"
                 " VALUES ('cup', 'published', '', '/r', '2026-01-01T00:00:00Z')"
-            )
-        )
+            ),
+            "INSERT INTO authors (name, created_at) VALUES ('alice', 't')",
+            *(
+                "INSERT INTO submissions (author_id, status, archive_sha256, archive_bytes,"
+                f" created_at) VALUES (1, 'accepted', '{digest}', 1, 't')"
+                for digest in ("a", "b")
+            ),
+            (
+                "INSERT INTO matches (status, first_id, second_id, deals, betting, small_blind,"
+                " big_blind, cap, commitment, created_at, attempts)"
+                " VALUES ('finished', 2, 1, 8, 'no-limit', 10, 20, 1000, 'c', 't', 1)"
+            ),
+            (
+                "INSERT INTO ladder_points (match_id, submission_id, deals, mbb_per_deal, mu,"
+                " sigma, created_at) VALUES (1, 2, 8, '1.5', '25', '8', 't')"
+            ),
+        ):
+            connection.execute(text(statement))
     database.migrate()
-    assert database.revision() == "0002"
+    assert database.revision() == "0003"
     with database.engine.connect() as connection:
         rows = connection.execute(text("SELECT name, commitment FROM tournaments")).all()
+        players = connection.execute(
+            text("SELECT match_id, position, submission_id FROM match_players ORDER BY position")
+        ).all()
+        authors = connection.execute(text("SELECT name, house, disabled_at FROM authors")).all()
     assert [tuple(row) for row in rows] == [("cup", None)]
-    with database.engine.begin() as connection:
-        command.downgrade(_alembic_config(connection), "0001")
+    assert [tuple(row) for row in players] == [(1, 0, 2), (1, 1, 1)]
+    assert [tuple(row) for row in authors] == [("alice", False, None)]
+    database.downgrade("0001")
     assert database.revision() == "0001"
+    with database.engine.connect() as connection:
+        matches = connection.execute(text("SELECT first_id, second_id FROM matches")).all()
+    assert [tuple(row) for row in matches] == [(2, 1)]
     database.close()
 
 

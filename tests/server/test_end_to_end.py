@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -20,41 +17,20 @@ import pytest
 
 from dp_arena.match import block_scores
 from dp_arena.results import TableSessionResult
-from dp_arena.server.ladder import verify_match
+from dp_arena.server.matches import verify_match
 from tests.ratings.chromium import find_browser, open_page
 
 from .helpers import (
     CALLER,
     FOLDER,
-    Postgres,
     Server,
     add_author,
     bot_folder,
     cli,
-    postgres_binaries,
     zip_folder,
 )
 
 HOSTILE_LABEL = '<script>alert("pwned")</script>'
-
-
-@pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    binaries = postgres_binaries()
-    if binaries is None:
-        pytest.skip("no PostgreSQL server here (initdb and pg_ctl; .ci/system-deps.sh installs it)")
-    # Its own folder right under the temporary directory: as root, the server runs as
-    # nobody, who must reach it (pytest's folders are the owner's alone).
-    folder = Path(tempfile.mkdtemp(prefix="dp-arena-postgres-"))
-    server = Postgres(binaries, folder)
-    try:
-        problem = server.start()
-        if problem is not None:
-            pytest.skip(f"PostgreSQL cannot be started here: {problem}")
-        yield server.url
-    finally:
-        server.stop()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -144,23 +120,29 @@ def test_upload_ladder_restart_and_read_again(database_url: str, tmp_path: Path)
         page = server.get(f"/matches/{match_id}")
         assert page.status_code == 200
         assert detail["commitment"] in page.text and detail["key"] in page.text
-        hands = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
-        assert len(hands) == 16 and all(hand["frames"] for hand in hands)
+        deals = json.loads(re.search(r'id="hands">(.*?)</script>', page.text, re.DOTALL).group(1))  # type: ignore[union-attr]
+        assert len(deals) == 8 and all(len(deal["tables"]) == 2 for deal in deals)
+        assert all(hand["frames"] for deal in deals for hand in deal["tables"])
         browser = find_browser()
         if browser is not None:  # the match page as a person sees it: no error, it steps
             seen = open_page(
                 browser,
                 f"{server.url}/matches/{match_id}",
                 {
+                    "tables": "document.querySelectorAll('.replay-table').length",
                     "seats": "document.querySelectorAll('.replay-seats li').length",
-                    "step": "(() => { document.querySelector('[data-go=step]').click();"
+                    "opened": "document.querySelector('[data-role=step]').textContent",
+                    "step": "(() => { document.querySelector('[data-go=start]').click();"
+                    " document.querySelector('[data-go=step]').click();"
                     " return document.querySelector('[data-role=step]').textContent; })()",
                 },
                 width=1000,
                 height=900,
             )
             (tmp_path / "match.png").write_bytes(seen.screenshot)
-            assert seen.errors == [] and seen.values["seats"] == 2
+            assert seen.errors == [] and seen.values["tables"] == 2
+            assert seen.values["seats"] == 4  # two tables side by side, two seats each
+            assert "the end: every table's result" in seen.values["opened"]
             assert seen.values["step"].startswith("step 1 of")
         front = server.get("/")
         assert "<script>alert(" not in front.text and "&lt;script&gt;alert(" in front.text

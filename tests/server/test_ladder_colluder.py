@@ -13,7 +13,7 @@ from pathlib import Path
 from dp_arena.server import crud, views
 from dp_arena.server.checks import check_submission
 from dp_arena.server.db import Database
-from dp_arena.server.ladder import Ladder, _LadderThread
+from dp_arena.server.ladder import Ladder
 from dp_arena.server.settings import ServerSettings
 
 from .helpers import CALLER, bot_folder, zip_folder
@@ -51,14 +51,11 @@ def test_a_colluding_bot_ends_its_ladder_match_level(tmp_path: Path) -> None:
     ladder = Ladder(database, settings)
     match_id = ladder.next_match()
     assert match_id is not None
-    ladder.play(match_id, _LadderThread())
+    ladder.play(match_id, None)
     with database.session() as session:
         match = crud.match(session, match_id)
         assert match is not None and match.status == crud.FINISHED
-        submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
-        published = json.loads(
-            json.dumps(views.match_json(match, submissions, crud.authors(session)))
-        )
+        published = json.loads(json.dumps(views.match_data(session, match)))
     assert [bot["net_chips"] for bot in published["bots"]] == [0, 0]
     # Each seat holds the same cards at both tables and plays them the calling way.
     first, second = published["tables"]

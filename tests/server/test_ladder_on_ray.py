@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dp_arena.server.ladder import verify_match
+from dp_arena.server.matches import verify_match
 from tests.runner.helpers import live_processes_of_a_run
 
 from .helpers import CALLER, FOLDER, Server, add_author, bot_folder, zip_folder

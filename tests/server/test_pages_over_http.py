@@ -192,7 +192,9 @@ def test_hostile_fault_details_are_text_on_the_match_page(arena: Arena) -> None:
     assert any(HOSTILE in text for text in seen.values["faults"])
     first = faults[0]
     assert seen.values["clicked"].startswith("#hand-")
-    assert seen.values["opened"].startswith(f"deal {first['deal'] + 1}, table {first['table'] + 1}")
+    # Numbered from 1 in the API as on the page, beside the index that finds it in tables.
+    assert first["deal"] == first["deal_index"] + 1 and first["table"] == first["table_index"] + 1
+    assert seen.values["opened"].startswith(f"deal {first['deal']} — 2 tables")
     assert seen.values["images"] == 0
     # Only the page's own scripts: the hands' data and the viewer.
     assert seen.values["scripts"] == ["application/json", f"{arena.server.url}/static/replay.js"]
@@ -242,8 +244,12 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
     assert seen_running, "the tournament was never seen running"
     number, _, stored = seen_running[0]
     assert stored == commitment
-    # Announced before it was played, then published on the server.
-    assert stdout.index(commitment) < stdout.index("published: /tournaments/")
+    # Announced before it was played, then its standings and figures, as dp-arena run
+    # prints them, then published on the server.
+    assert stdout.index(commitment) < stdout.index("final standings:")
+    assert stdout.index("final standings:") < stdout.index("published: /tournaments/")
+    assert re.search(r"the event: \d+ entrants, \d+ deals \([\d,]+ table-deals\)", stdout)
+    assert "table-deals played in" in stdout and "results digest " in stdout
     listing = arena.server.get("/tournaments")
     assert listing.status_code == 200 and commitment in listing.text
     assert re.findall(r'href="/tournaments/(\d+)/"', listing.text)[0] == str(number)
@@ -293,9 +299,10 @@ def test_a_tournament_over_the_accepted_bots_is_dealt_from_a_secret_key(arena: A
         (arena.root / "tournament-hand.png").write_bytes(seen.screenshot)
         fault = next(fault for fault in event["faults"] if fault["hand"] == linked)
         assert seen.errors == [] and seen.dialogs == []
+        # The fault's deal at every table of its section, side by side.
         assert seen.values["title"].startswith(
-            f"deal {fault['deal'] + 1}, session {fault['session']}, section {fault['section']},"
-            f" table {fault['table']} "
+            f"deal {fault['deal'] + 1}, session {fault['session']}, section {fault['section']}"
+            " — 2 tables"
         )
     # Nothing outside the published folder is served from it.
     for outside in ("..%2F..%2F..%2Farena.db", "hands%2F..%2F..%2Frun%2Fkey", "../run/key"):

@@ -78,23 +78,29 @@ def test_the_viewer_steps_through_hands_in_chromium(tmp_path: Path) -> None:
         cwd=Path(__file__).resolve().parents[2],
     )
     assert run.returncode == 0, run.stderr
-    first = min((histories / "histories").glob("*.phhs"))
+    # The first section's four mirrored tables (of three seats), given together.
+    section = sorted((histories / "histories").glob("s01-x01-t*.phhs"))
+    assert len(section) == 4
     page = tmp_path / "hands.html"
-    done = cli("replay", str(first), "--html", str(page))
+    done = cli("replay", *map(str, section), "--html", str(page))
     assert done.returncode == 0 and page.is_file()
     report = open_page(
         find_browser() or "",
         page,
         {
             "hands": "document.querySelectorAll('[data-role=hands] option').length",
+            "title": "document.querySelector('[data-role=title]').textContent",
             "first": "document.querySelector('[data-role=step]').textContent",
-            "stepped": "(() => { const b = document.querySelector('[data-go=step]');"
-            " b.click(); b.click();"
+            "tables": "document.querySelectorAll('.replay-table').length",
+            "logs": "[...document.querySelectorAll('.replay-log')].map(log => log.children.length)",
+            "results": "[...document.querySelectorAll('.replay-result')].map(r => r.textContent)",
+            "stepped": "(() => { document.querySelector('[data-go=start]').click();"
+            " const b = document.querySelector('[data-go=step]'); b.click(); b.click();"
             " return document.querySelector('[data-role=step]').textContent; })()",
             "seats": "document.querySelectorAll('.replay-seats li').length",
             "big": "(() => { const s = document.querySelector('[data-role=big]');"
             " s.value = s.options[1].value; s.dispatchEvent(new Event('change'));"
-            " return document.querySelector('[data-role=pot]').textContent; })()",
+            " return document.querySelector('.replay-pot').textContent; })()",
             "wide": "document.documentElement.scrollWidth <= window.innerWidth",
         },
         width=390,
@@ -103,9 +109,15 @@ def test_the_viewer_steps_through_hands_in_chromium(tmp_path: Path) -> None:
     )
     (tmp_path / "hands.png").write_bytes(report.screenshot)
     assert report.errors == []
+    # Each deal at its four tables side by side, opened at its end: every table's
+    # action log and result in view.
     assert report.values["hands"] >= 5
-    assert report.values["first"].startswith("step 0 of")
+    assert report.values["title"].startswith("deal 1, session 1, section 1 — 4 tables")
+    assert "the end: every table's result" in report.values["first"]
+    assert report.values["tables"] == 4
+    assert all(lines >= 2 for lines in report.values["logs"])
+    assert all(result.startswith("result: ") for result in report.values["results"])
     assert report.values["stepped"].startswith("step 2 of")
-    assert report.values["seats"] == 3
+    assert report.values["seats"] == 4 * 3
     assert report.values["big"].startswith("showdown") or "pot" in report.values["big"]
     assert report.values["wide"] is True

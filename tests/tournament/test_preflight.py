@@ -18,6 +18,7 @@ from dp_arena.errors import AgentError, ConfigError
 from dp_arena.results import FaultKind
 from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.preflight import preflight
+from tests import run_files
 
 GOOD = """from dp_arena.engine import Action
 
@@ -28,7 +29,7 @@ class Tighty:
 """
 
 
-def _event(folder: Path, entrants: str, extra: str = "") -> Path:
+def _event(folder: Path, entrants: str, extra: str = "", *, seed: int | None = None) -> Path:
     bots = folder / "bots"
     bots.mkdir(parents=True, exist_ok=True)
     (bots / "tight.py").write_text(GOOD)
@@ -40,7 +41,9 @@ def _event(folder: Path, entrants: str, extra: str = "") -> Path:
     )
     path = folder / "event.toml"
     path.write_text(
-        '[event]\nname = "preflight"\nformat = "short"\n\n'
+        '[event]\nname = "preflight"\nformat = "short"\n'
+        + (f"seed = {seed}\n" if seed is not None else "")
+        + "\n"
         f'{entrants}\n[field]\ncount = 8\nfrom = ["random"]\n{extra}'
     )
     return path
@@ -66,7 +69,7 @@ def test_a_bot_that_cannot_load_stops_the_run_and_nothing_is_written(
         tmp_path, _entrant("alice", "bots/tight.py:Tighty") + _entrant("bob", "bots/broken.py:Bot")
     )
     run_dir = tmp_path / "run"
-    assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 2
+    assert main(["run", str(config), "--run-dir", str(run_dir), "--executor", "serial"]) == 3
     err = capsys.readouterr().err
     assert "1 of 10 entrants cannot play" in err
     assert "bob (bots/broken.py:Bot)" in err and "no_such_module_here" in err
@@ -77,7 +80,9 @@ def test_a_bot_that_cannot_load_stops_the_run_and_nothing_is_written(
 def test_allow_absent_plays_and_every_record_says_who_sat_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = _event(tmp_path, _entrant("bob", "bots/broken.py:Bot"))
+    # Dealt so that the random bots of bob's seat position lose more than its checks and
+    # folds: by chips it would be first.
+    config = _event(tmp_path, _entrant("bob", "bots/broken.py:Bot"), seed=3)
     run_dir = tmp_path / "run"
     arguments = ["run", str(config), "--run-dir", str(run_dir), "--executor", "serial", "--quiet"]
     assert main([*arguments, "--allow-absent"]) == 0
@@ -89,6 +94,20 @@ def test_allow_absent_plays_and_every_record_says_who_sat_out(
     assert all("status" not in entrant for entrant in results["entrants"] if entrant is not bob)
     summary = (run_dir / "summary.txt").read_text()
     assert "ABSENT" in summary and "bob" in summary.split("ABSENT")[-1]
+    # An offline player (docs/rules.md): last of its seat position, out at the first session
+    # that eliminates anyone (a short tournament's first does), never paid, whatever the
+    # chips its checks and folds kept.
+    (standing,) = [row for row in results["standings"] if row["player"] == "bob"]
+    assert standing["eliminated_in"] == 1 and not standing.get("prize_cents")
+    (section,) = [
+        section
+        for section in run_files.results(run_dir)["sessions"][0]["sections"]
+        if any(row["player"] == "bob" for row in section["players"])
+    ]
+    (row,) = [row for row in section["players"] if row["player"] == "bob"]
+    same_seat = [other for other in section["players"] if other["seat"] == row["seat"]]
+    assert any(other["total_chips"] < row["total_chips"] for other in same_seat)
+    assert row["rank"] == len(same_seat) and not row["advanced"]
     assert main(["verify", str(run_dir)]) == 0
 
 
@@ -119,7 +138,7 @@ def test_plan_reports_an_entrant_that_cannot_play(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = _event(tmp_path, _entrant("bob", "bots/broken.py:Bot"))
-    assert main(["plan", str(config)]) == 1
+    assert main(["plan", str(config)]) == 3  # as run: a bot that could not be loaded
     assert "bob (bots/broken.py:Bot)" in capsys.readouterr().err
     assert main(["plan", str(config), "--no-load"]) == 0
 

@@ -1,4 +1,5 @@
-"""The JSON API: bots (upload, status, withdraw), the leaderboard and the matches."""
+"""The JSON API: bots (upload, status, withdraw), the leaderboard, the matches (with their
+hand histories, and each bot's log for its author) and the authors."""
 
 from __future__ import annotations
 
@@ -6,12 +7,19 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from dp_arena.server import crud, views
 from dp_arena.server.app import server_of
-from dp_arena.server.routes.common import bearer_author, error, url
+from dp_arena.server.routes.common import (
+    QueryError,
+    bearer_author,
+    error,
+    query_int,
+    session_author,
+    url,
+)
 from dp_arena.server.standings import rank_lines, unscored_line
 from dp_arena.server.uploads import (
     UploadRefused,
@@ -25,13 +33,18 @@ __all__ = ["routes"]
 
 
 def _unauthorised(request: Request) -> Response:
-    return error(
-        request,
-        401,
-        "unauthorised",
-        "send your token: Authorization: Bearer TOKEN",
-        **{"WWW-Authenticate": 'Bearer realm="dp-arena"'},
-    )
+    """401, in words for what was sent: no token, or one this server does not know."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and token.strip():
+        message = (
+            "this server knows no such token: it may be mistyped, replaced by a newer one"
+            " (dp-arena server new-token), or another server's; ask the organiser for yours"
+        )
+        challenge = 'Bearer realm="dp-arena", error="invalid_token"'
+    else:
+        message = "send your token: Authorization: Bearer TOKEN"
+        challenge = 'Bearer realm="dp-arena"'
+    return error(request, 401, "unauthorised", message, **{"WWW-Authenticate": challenge})
 
 
 def refused(request: Request, refusal: UploadRefused) -> Response:
@@ -66,17 +79,19 @@ async def post_bot(request: Request) -> Response:
     )
 
 
-def _id(request: Request, name: str = "id") -> int | None:
+def _id(request: Request, name: str = "id") -> int:
     value = request.path_params.get(name)
-    return value if isinstance(value, int) else None
+    return value if isinstance(value, int) else 0
 
 
 def get_bot(request: Request) -> Response:
     with server_of(request).database.session() as session:
-        row = crud.submission(session, _id(request) or 0)
+        row = crud.submission(session, _id(request))
         if row is None:
             return error(request, 404, "not_found", "no such bot submission")
-        return JSONResponse(views.submission_json(row, crud.authors(session)))
+        return JSONResponse(
+            views.submission_json(row, crud.authors(session), house=crud.house_ids(session))
+        )
 
 
 def delete_bot(request: Request) -> Response:
@@ -84,7 +99,7 @@ def delete_bot(request: Request) -> Response:
     if author is None:
         return _unauthorised(request)
     with server_of(request).database.session() as session:
-        row = crud.submission(session, _id(request) or 0)
+        row = crud.submission(session, _id(request))
         if row is None:
             return error(request, 404, "not_found", "no such bot submission")
         if row.author_id != author.id:
@@ -99,9 +114,9 @@ def delete_bot(request: Request) -> Response:
 
 def list_bots(request: Request) -> Response:
     with server_of(request).database.session() as session:
-        authors = crud.authors(session)
+        authors, house = crud.authors(session), crud.house_ids(session)
         entries = [
-            views.submission_json(row, authors, report=False)
+            views.submission_json(row, authors, report=False, house=house)
             for row in crud.current_entries(session)
         ]
     return JSONResponse({"bots": entries})
@@ -117,50 +132,156 @@ def leaderboard_data(request: Request) -> dict[str, Any]:
             "updated": None,
             "adjusted": None,
         }
-        authors = crud.authors(session)
+        authors, house = crud.authors(session), crud.house_ids(session)
         entries = crud.current_entries(session)
+        paused = crud.ladder_paused(session)
     ranked = {line["id"]: line for line in data["bots"]}
     lines = [
-        ranked.get(entry.id) or unscored_line(views.entry_json(entry, authors)) for entry in entries
+        ranked.get(entry.id) or unscored_line(views.entry_json(entry, authors, house))
+        for entry in entries
     ]
+    for line in lines:  # a snapshot from before house bots existed
+        line["house"] = line.get("house", False)
     rank_lines(lines)
-    return {**data, "bots": lines}
+    settings = server_of(request).settings
+    return {
+        **data,
+        "bots": lines,
+        "updated": views.time_text(data.get("updated")),
+        "table_size": settings.table_size,
+        "deals_per_match": settings.ladder_deals,
+        "paused": paused,
+    }
 
 
 def get_leaderboard(request: Request) -> Response:
     return JSONResponse(leaderboard_data(request))
 
 
-def _limit(request: Request, default: int = 50, most: int = 200) -> tuple[int, int | None]:
-    try:
-        limit = min(most, max(1, int(request.query_params.get("limit", default))))
-        before_text = request.query_params.get("before")
-        before = None if before_text is None else int(before_text)
-    except ValueError:
-        return default, None
-    return limit, before
-
-
 def list_matches(request: Request) -> Response:
-    limit, before = _limit(request)
+    try:
+        limit = min(200, query_int(request, "limit", default=50, least=1) or 50)
+        before = query_int(request, "before", default=None)
+    except QueryError as problem:
+        return error(request, 422, "bad_query", str(problem))
     with server_of(request).database.session() as session:
         matches = crud.recent_matches(session, limit=limit, before=before)
-        submissions = crud.submissions_by_id(
-            session, sorted({m.first_id for m in matches} | {m.second_id for m in matches})
-        )
-        authors = crud.authors(session)
-        data = [views.match_summary(match, submissions, authors) for match in matches]
+        data = views.match_summaries(session, matches)
     return JSONResponse({"matches": data})
 
 
+def match_data(request: Request, match_id: int) -> dict[str, Any] | None:
+    """A match as ``GET /api/matches/{id}`` gives it (``None``: no such match); a finished
+    one is kept for the next request (:class:`~dp_arena.server.cache.FinishedMatches`)."""
+    server = server_of(request)
+    with server.database.session() as session:
+        status = crud.match_status(session, match_id)
+        if status is None:
+            return None
+
+        def read() -> dict[str, Any]:
+            match = crud.match(session, match_id)
+            assert match is not None
+            return views.match_data(session, match)
+
+        if status != crud.FINISHED:
+            return read()
+        data: dict[str, Any] = server.finished.get(("match", match_id), read)
+        return data
+
+
 def get_match(request: Request) -> Response:
-    with server_of(request).database.session() as session:
-        match = crud.match(session, _id(request) or 0)
-        if match is None:
-            return error(request, 404, "not_found", "no such match")
-        submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
-        data = views.match_json(match, submissions, crud.authors(session))
+    data = match_data(request, _id(request))
+    if data is None:
+        return error(request, 404, "not_found", "no such match")
     return JSONResponse(data)
+
+
+def _finished_match(request: Request) -> dict[str, Any] | Response:
+    """The data of the finished match the path names, or the answer saying why not."""
+    data = match_data(request, _id(request))
+    if data is None:
+        return error(request, 404, "not_found", "no such match")
+    if data["status"] != crud.FINISHED:
+        return error(
+            request,
+            409,
+            "not_finished",
+            f"match {data['id']} is {data['status']}: its hands and logs are published when it"
+            " is over",
+        )
+    return data
+
+
+def match_hands(request: Request) -> Response:
+    """The match's hand histories as one PHH file (``.phhs``): every deal at every table,
+    deal by deal; ``?table=N`` (from 1) for one table's."""
+    from dp_arena.server.matches import match_histories
+
+    found = _finished_match(request)
+    if isinstance(found, Response):
+        return found
+    try:
+        table = query_int(request, "table", default=None, least=1)
+    except QueryError as problem:
+        return error(request, 422, "bad_query", str(problem))
+    if table is not None and table > len(found["tables"]):
+        return error(request, 404, "not_found", f"match {found['id']} has no table {table}")
+    text = server_of(request).finished.get(
+        ("hands", found["id"], table),
+        lambda: match_histories(found, None if table is None else table - 1),
+    )
+    name = f"match-{found['id']}" + ("" if table is None else f"-table-{table}") + ".phhs"
+    return PlainTextResponse(
+        text,
+        media_type="application/toml",
+        headers={"content-disposition": f'inline; filename="{name}"'},
+    )
+
+
+def match_log(request: Request) -> Response:
+    """A bot's stderr in a finished match, every table's (its author only: a bearer token,
+    or the author's signed-in browser)."""
+    author = bearer_author(request)
+    if author is None:
+        signed_in = session_author(request)
+        author = None if signed_in is None else signed_in[0]
+    if author is None:
+        return _unauthorised(request)
+    found = _finished_match(request)
+    if isinstance(found, Response):
+        return found
+    wanted = str(request.path_params["bot"])
+    bot = next(
+        (bot for bot in found["bots"] if wanted in (bot["ref"], bot["name"])),
+        None,
+    )
+    if bot is None:
+        return error(request, 404, "not_found", f"no bot {wanted!r} played match {found['id']}")
+    if bot["author"] != author.name or bot["house"]:
+        return error(request, 403, "forbidden", "only its author may read a bot's log")
+    text = _log_text(server_of(request).settings.data.match_logs(found["id"]), str(bot["ref"]))
+    return PlainTextResponse(text)
+
+
+def _log_text(folder: Any, ref: str) -> str:
+    """The logs of ``ref``'s seats (one per table), each under a heading."""
+    from dp_arena.server.matches import log_files
+
+    parts = []
+    for table, path in log_files(folder, ref):
+        body = "" if path is None else path.read_text(encoding="utf-8", errors="replace")
+        parts.append(f"== {ref}, table {table} ==\n{body or '(nothing written)'}\n")
+    return "".join(parts) or f"no log of {ref} was kept for this match\n"
+
+
+def get_author(request: Request) -> Response:
+    from dp_arena.server.routes.pages import author_data
+
+    found = author_data(request, str(request.path_params["name"]))
+    if found is None:
+        return error(request, 404, "not_found", "no author of that name")
+    return JSONResponse(found)
 
 
 def health(request: Request) -> Response:
@@ -182,9 +303,12 @@ def routes() -> list[BaseRoute]:
         Route("/api/health", health),
         Route("/api/bots", post_bot, methods=["POST"]),
         Route("/api/bots", list_bots, methods=["GET"]),
-        Route("/api/bots/{id:int}", get_bot, methods=["GET"]),
-        Route("/api/bots/{id:int}", delete_bot, methods=["DELETE"]),
+        Route("/api/bots/{id:id}", get_bot, methods=["GET"]),
+        Route("/api/bots/{id:id}", delete_bot, methods=["DELETE"]),
         Route("/api/leaderboard", get_leaderboard),
         Route("/api/matches", list_matches),
-        Route("/api/matches/{id:int}", get_match),
+        Route("/api/matches/{id:id}", get_match),
+        Route("/api/matches/{id:id}/hands", match_hands),
+        Route("/api/matches/{id:id}/logs/{bot:str}", match_log),
+        Route("/api/authors/{name:str}", get_author),
     ]

@@ -8,14 +8,62 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.convertors import Convertor
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from dp_arena.server import crud
-from dp_arena.server.models import Author
+from dp_arena.server.models import Author, Organiser
 from dp_arena.server.tokens import new_secret, same_secret
+from dp_arena.server.views import time_text
 
-__all__ = ["CSRF_COOKIE", "SESSION_COOKIE", "bearer_author", "error", "page", "session_author"]
+__all__ = [
+    "CSRF_COOKIE",
+    "SESSION_COOKIE",
+    "IdConvertor",
+    "QueryError",
+    "bearer_author",
+    "error",
+    "page",
+    "query_int",
+    "session_author",
+    "session_organiser",
+]
+
+# The largest id a path may name: the databases' 64-bit integers. A longer number is no
+# route (404), never an overflow in a query.
+MAX_ID = 2**63 - 1
+
+
+class IdConvertor(Convertor[int]):
+    """``{id:id}`` in a route: 1 to 18 digits (below 2**63), else the route does not
+    match and the answer is 404."""
+
+    regex = "[0-9]{1,18}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(int(value))
+
+
+class QueryError(ValueError):
+    """A query parameter that is not what the route takes: answered 422."""
+
+
+def query_int(request: Request, name: str, *, default: int | None, least: int = 0) -> int | None:
+    """A query parameter as a whole number from ``least`` to 2**63 - 1 (``default`` when
+    absent); :class:`QueryError` for anything else."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not (text.isascii() and text.isdigit() and len(text) <= 19) or not (
+        least <= int(text) <= MAX_ID
+    ):
+        raise QueryError(f"?{name}= takes a whole number from {least} to {MAX_ID}")
+    return int(text)
+
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 SESSION_COOKIE = "dp_arena_session"
@@ -33,6 +81,9 @@ def templates() -> Environment:
         lstrip_blocks=True,
     )
     environment.filters["mbb"] = _mbb
+    environment.filters["when"] = _when
+    environment.filters["yesno"] = _yes_no
+    environment.filters["count"] = _count
     return environment
 
 
@@ -40,6 +91,26 @@ def _mbb(value: Any) -> str:
     if value is None:
         return "–"
     return f"{float(value):+.1f}"
+
+
+def _when(value: Any) -> str:
+    """A stored time as a person reads it: ``2026-12-01 10:00:00 UTC``."""
+    if not value:
+        return "–"
+    text = time_text(str(value)) or ""
+    return text.replace("T", " ").removesuffix("Z") + " UTC"
+
+
+def _yes_no(value: Any) -> str:
+    if value is None:
+        return "–"
+    return "yes" if value else "no"
+
+
+def _count(value: Any, noun: str, plural: str | None = None) -> str:
+    """``1,200 deals``, ``1 deal``."""
+    number = int(value or 0)
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
 def wants_json(request: Request) -> bool:
@@ -63,11 +134,13 @@ def page(
     request: Request, template: str, context: dict[str, Any], *, status: int = 200
 ) -> HTMLResponse:
     author = session_author(request)
+    organiser = session_organiser(request) if author is None else None
     server = request.app.state.server
     values = {
         "url": lambda path: url(request, path),
         "signed_in": None if author is None else author[0].name,
-        "csrf": None if author is None else author[1],
+        "organiser": None if organiser is None else organiser[0].name,
+        "csrf": author[1] if author is not None else None if organiser is None else organiser[1],
         "title": server.settings.title,
         **context,
     }
@@ -97,6 +170,29 @@ def session_author(request: Request) -> tuple[Author, str] | None:
     return found
 
 
+def session_organiser(request: Request) -> tuple[Organiser, str] | None:
+    """The signed-in organiser of the browser and its session's CSRF token."""
+    if "session_organiser" in request.scope:
+        cached: tuple[Organiser, str] | None = request.scope["session_organiser"]
+        return cached
+    cookie = request.cookies.get(SESSION_COOKIE)
+    found = None
+    if cookie:
+        with request.app.state.server.database.session() as session:
+            found = crud.organiser_for_session(session, cookie)
+    request.scope["session_organiser"] = found
+    return found
+
+
+def bearer_organiser(request: Request) -> Organiser | None:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    with request.app.state.server.database.session() as session:
+        return crud.organiser_for_token(session, token.strip())
+
+
 def secure(request: Request) -> bool:
     return request.url.scheme == "https"
 
@@ -111,8 +207,8 @@ def form_csrf_ok(request: Request, sent: object) -> bool:
     a signed-out form the value of its cookie."""
     if not isinstance(sent, str) or not sent:
         return False
-    author = session_author(request)
-    if author is not None:
-        return same_secret(sent, author[1])
+    signed_in = session_author(request) or session_organiser(request)
+    if signed_in is not None:
+        return same_secret(sent, signed_in[1])
     cookie = request.cookies.get(CSRF_COOKIE)
     return bool(cookie) and same_secret(sent, str(cookie))

@@ -1,6 +1,6 @@
-"""The server's pages: the leaderboard, each bot, each submission, the matches (each with
-its hand replay viewer), the tournaments, and an author's account (sign in with a token,
-upload, withdraw). Forms carry a CSRF token; cookies are HttpOnly and SameSite=Strict."""
+"""The server's pages: the leaderboard, each bot, each author, each submission, the
+matches (each with its duplicate hand viewer), the tournaments. Signing in and an
+author's own forms are in :mod:`.account`, the organisers' page in :mod:`.admin`."""
 
 from __future__ import annotations
 
@@ -8,100 +8,115 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
 from starlette.requests import Request
-from starlette.responses import FileResponse, RedirectResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from dp_arena.errors import DPArenaError
-from dp_arena.leaderboard.replay import VIEWER_BODY, hands_json, record_view, viewer_parts
+from dp_arena.leaderboard.replay import (
+    VIEWER_BODY,
+    deal_view,
+    hands_json,
+    record_view,
+    viewer_parts,
+)
 from dp_arena.results import TableSessionResult
 from dp_arena.server import crud, views
 from dp_arena.server.app import server_of
 from dp_arena.server.charts import score_chart
-from dp_arena.server.routes.api import leaderboard_data
+from dp_arena.server.routes.api import leaderboard_data, match_data
 from dp_arena.server.routes.common import (
-    CSRF_COOKIE,
-    SESSION_COOKIE,
-    csrf_cookie,
+    QueryError,
     error,
-    form_csrf_ok,
     page,
-    secure,
+    query_int,
     session_author,
-    url,
 )
 from dp_arena.server.standings import match_rules
-from dp_arena.server.uploads import UploadRefused, store_upload, suffix_for
 
-__all__ = ["routes"]
+__all__ = ["author_data", "routes"]
 
 STATIC = Path(__file__).resolve().parents[1] / "static"
-
-
-def _summaries(session: Any, matches: Any) -> list[dict[str, Any]]:
-    submissions = crud.submissions_by_id(
-        session, sorted({m.first_id for m in matches} | {m.second_id for m in matches})
-    )
-    authors = crud.authors(session)
-    return [views.match_summary(match, submissions, authors) for match in matches]
+PAGE_MATCHES = 50
 
 
 def home(request: Request) -> Response:
     board = leaderboard_data(request)
     with server_of(request).database.session() as session:
-        matches = _summaries(session, crud.recent_matches(session, limit=10))
+        matches = views.match_summaries(session, crud.recent_matches(session, limit=10))
     return page(request, "leaderboard.html", {"board": board, "matches": matches})
 
 
 def matches_page(request: Request) -> Response:
     try:
-        before = int(request.query_params["before"]) if "before" in request.query_params else None
-    except ValueError:
-        before = None
+        before = query_int(request, "before", default=None)
+    except QueryError as problem:
+        return error(request, 422, "bad_query", str(problem))
     with server_of(request).database.session() as session:
-        rows = crud.recent_matches(session, limit=50, before=before)
-        matches = _summaries(session, rows)
-    older = rows[-1].id if len(rows) == 50 else None
+        rows = crud.recent_matches(session, limit=PAGE_MATCHES, before=before)
+        matches = views.match_summaries(session, rows)
+    older = rows[-1].id if len(rows) == PAGE_MATCHES else None
     return page(request, "matches.html", {"matches": matches, "older": older})
 
 
-def _hands(data: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[tuple[int, int], int]]:
-    """The viewer's hands of a match, and (table, deal) -> the hand's number (from 1)."""
-    rules = match_rules(2, data["small_blind"], data["big_blind"], data["betting"], data["cap"])
-    hands = []
-    numbers: dict[tuple[int, int], int] = {}
-    for table_data in data["tables"]:
-        table = TableSessionResult.from_json(table_data)
-        for record in table.deals:
-            title = f"deal {record.deal + 1}, table {table.table + 1}"
+def _deals(data: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[int, int]]:
+    """The viewer's deals of a match (each at all its tables), and deal (from 0) -> the
+    deal's number in the viewer (from 1)."""
+    players = len(data["bots"])
+    rules = match_rules(
+        players, data["small_blind"], data["big_blind"], data["betting"], data["cap"]
+    )
+    tables = [TableSessionResult.from_json(table) for table in data["tables"]]
+    deals = []
+    numbers: dict[int, int] = {}
+    for deal in range(data["deals"]):
+        hands = []
+        for table in tables:
+            if deal >= len(table.deals):
+                continue
             try:
-                hands.append(record_view(record, rules, title=title))
+                hands.append(
+                    record_view(table.deals[deal], rules, title=f"table {table.table + 1}")
+                )
             except (DPArenaError, ValueError):
                 continue
-            numbers[table.table, record.deal] = len(hands)
-    return hands, numbers
+        if hands:
+            deals.append(deal_view(f"deal {deal + 1}", hands))
+            numbers[deal] = len(deals)
+    return deals, numbers
 
 
 def match_page(request: Request) -> Response:
     match_id = request.path_params["id"]
-    with server_of(request).database.session() as session:
-        match = crud.match(session, match_id)
-        if match is None:
-            return error(request, 404, "not_found", "no such match")
-        submissions = crud.submissions_by_id(session, [match.first_id, match.second_id])
-        data = views.match_json(match, submissions, crud.authors(session))
-    hands, numbers = _hands(data) if data["status"] == crud.FINISHED else ([], {})
-    for fault in data["faults"]:  # each fault links to its hand in the viewer
-        fault["hand"] = numbers.get((fault.get("table"), fault.get("deal")))
+    found = match_data(request, match_id)
+    if found is None:
+        return error(request, 404, "not_found", "no such match")
+    data = {**found, "faults": [dict(fault) for fault in found["faults"]]}  # marked below
+    deals_json, numbers = "[]", {}
+    if data["status"] == crud.FINISHED:
+
+        def viewer() -> tuple[str, dict[int, int]]:
+            deals, numbers = _deals(found)
+            return hands_json(deals), numbers
+
+        deals_json, numbers = server_of(request).finished.get(("viewer", match_id), viewer)
+    for fault in data["faults"]:  # each fault links to its deal in the viewer
+        deal = fault.get("deal_index")
+        fault["hand"] = None if deal is None else numbers.get(deal)
+    author = session_author(request)
+    mine = (
+        []
+        if author is None
+        else [bot for bot in data["bots"] if bot["author"] == author[0].name and not bot["house"]]
+    )
     return page(
         request,
         "match.html",
         {
             "match": data,
+            "mine": mine,
             "viewer": VIEWER_BODY,
-            "hands_json": hands_json(hands),
+            "hands_json": deals_json,
             "api_url": f"{request.base_url}api/matches/{match_id}",
         },
     )
@@ -114,14 +129,16 @@ def bot_page(request: Request) -> Response:
         bot = crud.bot_named(session, name)
         if bot is None:
             return error(request, 404, "not_found", "no bot of that name")
-        authors = crud.authors(session)
+        authors, house = crud.authors(session), crud.house_ids(session)
         rows = crud.submissions_of_bot(session, bot.id)
-        versions = [views.submission_json(row, authors, report=False) for row in rows]
+        versions = [views.submission_json(row, authors, report=False, house=house) for row in rows]
         current = next(
             (entry for entry in crud.current_entries(session) if entry.bot_id == bot.id), None
         )
         ids = [row.id for row in rows]
-        matches = _summaries(session, crud.recent_matches(session, limit=20, submission_ids=ids))
+        matches = views.match_summaries(
+            session, crud.recent_matches(session, limit=20, submission_ids=ids)
+        )
         points = crud.points_of(session, [current.id]) if current is not None else []
     standing = None
     if current is not None:
@@ -140,7 +157,11 @@ def bot_page(request: Request) -> Response:
         request,
         "bot.html",
         {
-            "bot": {"name": bot.name, "author": authors.get(bot.author_id, "")},
+            "bot": {
+                "name": bot.name,
+                "author": authors.get(bot.author_id, ""),
+                "house": bot.author_id in house,
+            },
             "current": None
             if current is None
             else {"ref": current.ref, "version": current.label, "id": current.id},
@@ -152,12 +173,64 @@ def bot_page(request: Request) -> Response:
     )
 
 
+def author_data(request: Request, name: str) -> dict[str, Any] | None:
+    """An author's bots (each with its place in the ladder) and recent matches, as
+    ``GET /api/authors/{name}`` gives them; ``None`` for no such author."""
+    board = leaderboard_data(request)
+    lines = {line["name"]: line for line in board["bots"]}
+    with server_of(request).database.session() as session:
+        author = crud.author_named(session, name)
+        if author is None:
+            return None
+        bots = []
+        ids: list[int] = []
+        for bot in crud.bots_of(session, author.id):
+            rows = crud.submissions_of_bot(session, bot.id)
+            ids += [row.id for row in rows]
+            versions = [row for row in rows if row.version is not None]
+            line = lines.get(bot.name)
+            bots.append(
+                {
+                    "name": bot.name,
+                    "versions": len(versions),
+                    "newest": versions[0].ref if versions else None,
+                    "in_ladder": None if line is None else line["ref"],
+                    "rank": None if line is None else line["rank"],
+                    "mbb_per_deal": None if line is None else line["mbb_per_deal"],
+                    "ci95": None if line is None else line["ci95"],
+                    "deals": 0 if line is None else line["deals"],
+                }
+            )
+        matches = views.match_summaries(
+            session, crud.recent_matches(session, limit=20, submission_ids=ids)
+        )
+        return {
+            "name": author.name,
+            "house": author.house,
+            "since": views.time_text(author.created_at),
+            "disabled": author.disabled_at is not None,
+            "bots": bots,
+            "matches": matches,
+        }
+
+
+def author_page(request: Request) -> Response:
+    found = author_data(request, str(request.path_params["name"]))
+    if found is None:
+        return error(request, 404, "not_found", "no author of that name")
+    signed_in = session_author(request)
+    mine = signed_in is not None and signed_in[0].name == found["name"]
+    return page(
+        request, "author.html", {"author": found, "matches": found["matches"], "mine": mine}
+    )
+
+
 def submission_page(request: Request) -> Response:
     with server_of(request).database.session() as session:
         row = crud.submission(session, request.path_params["id"])
         if row is None:
             return error(request, 404, "not_found", "no such submission")
-        data = views.submission_json(row, crud.authors(session))
+        data = views.submission_json(row, crud.authors(session), house=crud.house_ids(session))
         owner = row.author_id
     author = session_author(request)
     return page(
@@ -207,149 +280,16 @@ def static_file(request: Request) -> Response:
     )
 
 
-# -- signing in and the author's own forms ------------------------------------------------
-
-
-def _cookie(response: Response, request: Request, name: str, value: str, age: int) -> None:
-    response.set_cookie(
-        name,
-        value,
-        max_age=age,
-        httponly=True,
-        samesite="strict",
-        secure=secure(request),
-        path=str(request.scope.get("root_path", "")) or "/",
-    )
-
-
-def login_form(request: Request, problem: str | None = None, status: int = 200) -> Response:
-    value = csrf_cookie(request)
-    response = page(request, "login.html", {"form_csrf": value, "problem": problem}, status=status)
-    _cookie(response, request, CSRF_COOKIE, value, 3600)
-    return response
-
-
-async def login(request: Request) -> Response:
-    form = await request.form(max_files=0, max_fields=5)
-    if not form_csrf_ok(request, form.get("csrf")):
-        return error(request, 403, "csrf", "the form has expired; load it again")
-    token = form.get("token")
-    database = server_of(request).database
-
-    def sign_in() -> str | None:
-        if not isinstance(token, str):
-            return None
-        with database.session() as session:
-            author = crud.author_for_token(session, token.strip())
-            if author is None:
-                return None
-            cookie, _ = crud.open_web_session(session, author)
-            return cookie
-
-    cookie = await run_in_threadpool(sign_in)
-    if cookie is None:
-        return login_form(request, "That token is not valid.", status=401)
-    response = RedirectResponse(url(request, "/account"), 303)
-    _cookie(response, request, SESSION_COOKIE, cookie, 12 * 3600)
-    return response
-
-
-async def logout(request: Request) -> Response:
-    form = await request.form(max_files=0, max_fields=5)
-    if not form_csrf_ok(request, form.get("csrf")) or session_author(request) is None:
-        return error(request, 403, "csrf", "the form has expired; load it again")
-    cookie = request.cookies.get(SESSION_COOKIE, "")
-    with server_of(request).database.session() as session:
-        crud.close_web_session(session, cookie)
-    response = RedirectResponse(url(request, "/"), 303)
-    response.delete_cookie(SESSION_COOKIE, path=str(request.scope.get("root_path", "")) or "/")
-    return response
-
-
-def account(request: Request, problem: str | None = None, status: int = 200) -> Response:
-    author = session_author(request)
-    if author is None:
-        return RedirectResponse(url(request, "/login"), 303)
-    with server_of(request).database.session() as session:
-        authors = crud.authors(session)
-        rows = [
-            views.submission_json(row, authors, report=False)
-            for row in crud.submissions_of_author(session, author[0].id)
-        ]
-    return page(request, "account.html", {"rows": rows, "problem": problem}, status=status)
-
-
-async def upload_form(request: Request) -> Response:
-    author = session_author(request)
-    if author is None:
-        return error(request, 401, "unauthorised", "sign in first")
-    server = server_of(request)
-    limit = server.settings.max_upload_bytes
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit + 64 * 1024:
-        return account(request, f"An upload is at most {limit} bytes.", status=413)
-    form = await request.form(max_files=1, max_fields=5, max_part_size=limit + 1)
-    if not form_csrf_ok(request, form.get("csrf")):
-        return error(request, 403, "csrf", "the form has expired; load it again")
-    archive = form.get("archive")
-    if not isinstance(archive, UploadFile):
-        return account(request, "Choose a file to upload.", status=400)
-    filename = (archive.filename or "").lower()
-    content_type = (
-        "application/zip"
-        if filename.endswith(".zip")
-        else "application/gzip"
-        if filename.endswith((".tar.gz", ".tgz"))
-        else archive.content_type or ""
-    )
-    body = await archive.read(limit + 1)
-    try:
-        suffix = suffix_for(content_type)
-        if len(body) > limit:
-            raise UploadRefused(413, "too_large", f"an upload is at most {limit} bytes")
-        submission_id = await run_in_threadpool(
-            store_upload, server.database, server.settings, author[0], body, suffix
-        )
-    except UploadRefused as refusal:
-        return account(request, refusal.message, status=refusal.status)
-    server.checker.wake()
-    return RedirectResponse(url(request, f"/submissions/{submission_id}"), 303)
-
-
-async def withdraw_form(request: Request) -> Response:
-    form = await request.form(max_files=0, max_fields=5)
-    author = session_author(request)
-    if author is None or not form_csrf_ok(request, form.get("csrf")):
-        return error(request, 403, "csrf", "the form has expired; load it again")
-    submission_id = request.path_params["id"]
-    with server_of(request).database.session() as session:
-        row = crud.submission(session, submission_id)
-        if row is None:
-            return error(request, 404, "not_found", "no such submission")
-        if row.author_id != author[0].id:
-            return error(request, 403, "forbidden", "only its author may withdraw a bot")
-        crud.withdraw(session, row)
-    ladder = server_of(request).ladder
-    if ladder is not None:
-        ladder.wake()
-    return RedirectResponse(url(request, f"/submissions/{submission_id}"), 303)
-
-
 def routes() -> list[BaseRoute]:
     return [
         Route("/", home),
         Route("/matches", matches_page),
-        Route("/matches/{id:int}", match_page),
+        Route("/matches/{id:id}", match_page),
         Route("/bots/{name:str}", bot_page),
-        Route("/submissions/{id:int}", submission_page),
-        Route("/submissions/{id:int}/withdraw", withdraw_form, methods=["POST"]),
+        Route("/authors/{name:str}", author_page),
+        Route("/submissions/{id:id}", submission_page),
         Route("/tournaments", tournaments_page),
-        Route("/tournaments/{id:int}/", tournament_file),
-        Route("/tournaments/{id:int}/{file:path}", tournament_file),
+        Route("/tournaments/{id:id}/", tournament_file),
+        Route("/tournaments/{id:id}/{file:path}", tournament_file),
         Route("/static/{file:str}", static_file),
-        Route("/login", login_form, methods=["GET"]),
-        Route("/login", login, methods=["POST"]),
-        Route("/logout", logout, methods=["POST"]),
-        Route("/account", account, methods=["GET"]),
-        Route("/account/upload", upload_form, methods=["POST"]),
     ]

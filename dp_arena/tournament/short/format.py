@@ -132,6 +132,7 @@ class ShortFormat(EventFormat):
         assert last is not None  # the last session decides the money
         prizes: dict[str, int] = {}
         by_rank: dict[int, list[str]] = {}
+        offline = {player for player, _ in config.absent}  # never win (docs/rules.md)
         for section in last.sections:
             for seat in range(section.seats):
                 rows = [row for row in section.players if row.seat == seat]
@@ -144,7 +145,7 @@ class ShortFormat(EventFormat):
                             row.session_net,
                             row.round_nets,
                             row.rank,
-                            row.player is None,
+                            row.player is None or row.player in offline,
                         ),
                         row.decided_by,
                     )
