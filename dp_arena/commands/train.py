@@ -280,6 +280,7 @@ def _run_recipe(args: argparse.Namespace) -> int:
             seed=recipe.evaluate_seed,
             betting=config.betting,
             progress=lambda line: print(f"  {line}", flush=True),
+            temperature=recipe.temperature,
         )
     command = f"dp-arena train --config {args.config} --output {output}" + (
         " --force" if args.force else ""

@@ -40,6 +40,9 @@ class Recipe:
     six_max_deals: int = 600
     evaluate_seed: int = 20260
     source: str = ""
+    # How the evaluation plays the policy: its softmax at this temperature, as the shipped
+    # bot plays (agents/learned.py), or greedily (None).
+    temperature: float | None = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ def load_recipe(path: str | Path) -> Recipe:
         if name in train:
             train[name] = tuple(train[name])
     evaluate = dict(data.get("evaluate", {}))
-    unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed"})
+    unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed", "temperature"})
     if unknown:
         raise ConfigError(f"{path}: [evaluate] has unknown fields {unknown}", field=unknown[0])
     try:
@@ -95,7 +98,20 @@ def load_recipe(path: str | Path) -> Recipe:
         six_max_deals=int(evaluate.get("six_max_deals", 600)),
         evaluate_seed=int(evaluate.get("seed", 20260)),
         source=str(path),
+        temperature=_temperature(path, evaluate.get("temperature", 0.1)),
     )
+
+
+def _temperature(path: str | Path, value: object) -> float | None:
+    """``[evaluate] temperature``: a positive number, or ``"greedy"`` for none."""
+    if value == "greedy":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(
+            f"{path}: [evaluate] temperature must be a positive number or 'greedy', not {value!r}",
+            field="temperature",
+        )
+    return float(value)
 
 
 def evaluate_policy(
@@ -107,14 +123,20 @@ def evaluate_policy(
     betting: str = "no-limit",
     opponents: tuple[str, ...] = BUILTINS,
     progress: Any = None,
+    temperature: float | None = None,
 ) -> Evaluation:
     """Heads-up duplicate matches against each opponent, then a duplicate match of the
-    policy and all of them at one table (every seat rotation)."""
+    policy and all of them at one table (every seat rotation); the policy played greedily,
+    or as its softmax at ``temperature``."""
     started = time.perf_counter()
     heads_up = []
     for opponent in opponents:
         score = duplicate_score(
-            lambda: PolicyBot(policy), opponent, deals=deals, seed=seed, betting=betting
+            lambda: PolicyBot(policy, temperature),
+            opponent,
+            deals=deals,
+            seed=seed,
+            betting=betting,
         )
         heads_up.append(score)
         if progress is not None:
@@ -123,7 +145,7 @@ def evaluate_policy(
     if six_max_deals > 0:
 
         def seat(spec: str, name: str) -> Seat:
-            agent = PolicyBot(policy) if spec == LEARNER else load_agent(spec)
+            agent = PolicyBot(policy, temperature) if spec == LEARNER else load_agent(spec)
             return InProcessSeat(agent, name)
 
         result = play_match(
@@ -187,8 +209,13 @@ def training_card(
             "",
             (
                 f"Duplicate matches (`dp_arena.match`, public seed {recipe.evaluate_seed},"
-                " decks unlike any training deck), in milli-big-blinds per deal with 95%"
-                " intervals over deal blocks."
+                " decks unlike any training deck), the bot "
+                + (
+                    "greedy"
+                    if recipe.temperature is None
+                    else f"answering its softmax at a temperature of {recipe.temperature:g}"
+                )
+                + ", in milli-big-blinds per deal with 95% intervals over deal blocks."
             ),
             "",
             (
@@ -259,7 +286,7 @@ def _self_play_data(
         (
             f"- Method: self-play; fitted Monte-Carlo control of a linear action-value model"
             f" over {policy.weights.shape[1]} features of the observation vectors"
-            f" (`dp_arena.learn.selfplay`, `dp_arena.learn.vector_features`), played greedily."
+            f" (`dp_arena.learn.selfplay`, `dp_arena.learn.vector_features`), trained greedily."
         ),
         (
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
