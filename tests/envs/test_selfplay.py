@@ -97,6 +97,14 @@ def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> No
     bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
     with pytest.raises(ConfigError, match=r"\[self_play\] has unknown fields \['speed'\]"):
         load_recipe(bad)
+    assert recipe.temperature == 0.1  # evaluated as the shipped bot plays
+    cold = tmp_path / "cold.toml"
+    cold.write_text("[self_play]\n[evaluate]\ntemperature = 0\n")
+    with pytest.raises(ConfigError, match="temperature must be a positive number"):
+        load_recipe(cold)
+    greedy = tmp_path / "greedy.toml"
+    greedy.write_text('[self_play]\n[evaluate]\ntemperature = "greedy"\n')
+    assert load_recipe(greedy).temperature is None
     both = tmp_path / "both.toml"
     both.write_text("[self_play]\n[train]\n")
     with pytest.raises(ConfigError, match="not both"):
