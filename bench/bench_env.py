@@ -73,8 +73,8 @@ VECTOR_TABLES = 256
 # (players, opponent, tables): the goals are 10x the reference heads-up and six-max
 # against a frozen policy (a learner's snapshot: "policy") and against tag, and six-max
 # against random, at 1,024 tables, where the batch's fixed cost a step is shared by four
-# times the tables of the 256-table lines. "learned" is the shipped learned bot, a policy
-# over the observation vectors as well.
+# times the tables of the 256-table lines. "learned" is the shipped learned bot, played
+# table by table (its features are read from its typed observation).
 VECTOR_RUNS = (
     (2, "random", VECTOR_TABLES),
     (2, "calling-station", VECTOR_TABLES),
@@ -90,7 +90,6 @@ VECTOR_RUNS = (
     (6, "random", 1024),
     (6, "tag", 1024),
     (6, "policy", 1024),
-    (6, "learned", 1024),
 )
 GOALS = (
     (2, "tag", 1024),
@@ -128,18 +127,12 @@ class FrozenPolicy:
 
 
 def _opponents(opponent: str, players: int) -> list[Any]:
-    """The line-up: a built-in spec, the frozen policy, or the shipped learned bot's
-    policy (one object at every seat, so the batch asks it once for all of them)."""
+    """The line-up: a built-in spec (the shipped ``learned`` bot weighs features of its
+    typed observation, so it plays table by table), or the frozen policy (one object at
+    every seat, so the batch asks it once for all of them)."""
     if opponent == "policy":
-        policy: Any = FrozenPolicy(117 + 14 * players)
-    elif opponent == "learned":
-        from dp_arena.agents.spec import AGENTS_DIR
-        from dp_arena.learn import LinearPolicy
-
-        policy = LinearPolicy.load(AGENTS_DIR / "learned_weights.json")
-    else:
-        return [opponent] * (players - 1)
-    return [policy] * (players - 1)
+        return [FrozenPolicy(117 + 14 * players)] * (players - 1)
+    return [opponent] * (players - 1)
 
 
 def _measure_vector(

@@ -9,8 +9,6 @@ table (the tests play each beside its bot, decision for decision).
   may; its draws come from a Mersenne Twister per table and seat, seeded from the deal's
   text as the bot seeds it, at the first raise of the deal (a Python loop over the raises).
 - ``tag`` (``agents/tag.py``): :mod:`dp_arena.envs.batch_tag`.
-- ``learned`` (``agents/learned.py``): its policy over the observation vectors, a mixed
-  policy (below) whose softmax the batch draws from as a dealer draws it.
 - A **policy** over the observation vectors: any callable ``policy(observations, masks)
   -> actions`` (a frozen snapshot of a learner, say), called once per step of the batch
   with the vectors and masks of every table where one of its seats is to act; a mixed
@@ -32,7 +30,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 
 from dp_arena.agents.seat import SeatFault
-from dp_arena.agents.spec import load_agent
 from dp_arena.agents.uniform import RAISE_SIZES
 from dp_arena.engine.actions import Action, ActionKind
 from dp_arena.engine.mixes import UNIT, draw_number, mix_material
@@ -349,12 +346,3 @@ def _engine_action(codes: list[int], raise_to: list[int], action: int) -> Action
     """The engine action of discrete ``action`` from a row's codes and raise-to amounts."""
     code = codes[action]
     return Action(_ACTION_KINDS[code], raise_to[action] if code == RAISE else None)
-
-
-class LearnedPlayer(PolicyPlayer):
-    """The built-in ``learned`` bot (``agents/learned.py``): the policy over the
-    observation vectors it plays, mixed at its temperature, as the bot plays it."""
-
-    def __init__(self, tables: int, seats: int) -> None:
-        bot: Any = load_agent("learned")
-        super().__init__(bot.batch_policy(), "learned")

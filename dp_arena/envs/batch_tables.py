@@ -1,8 +1,8 @@
 """The tables of the vector environment played as one batch: sessions of deals on a
 :class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, opponents that
 decide for many tables at once at the others (:mod:`dp_arena.envs.batch_players`: the
-built-in ``calling-station``, ``random``, ``aggressive``, ``tag`` and ``learned`` bots,
-and policies over the observation vectors, such as a learner's frozen snapshots).
+built-in ``calling-station``, ``random``, ``aggressive`` and ``tag`` bots, and policies
+over the observation vectors, such as a learner's frozen snapshots).
 
 :class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
 time (and the single environment one step at a time), with the same decks, the same
@@ -10,7 +10,7 @@ opponents' decisions, the same rewards and observations, in arrays: the learners
 discrete actions are translated for every table at once, each opponent decides for
 every table where one of its seats is to act (one call per step of the batch: a policy
 gets the observation vectors and masks of all of them; a mixed answer, the random bot's
-or the learned bot's, is drawn as a dealer draws it, from the table's event seed,
+or a mixed policy's, is drawn as a dealer draws it, from the table's event seed,
 session, deal and the decision's place in the deal), and the deals that end are paid
 and the next ones dealt together, until each table's learner is to act again. The decks
 of up to :data:`DECK_CHUNK` deals of a session are shuffled together
@@ -47,7 +47,6 @@ from dp_arena.envs.batch_players import (
     AggressivePlayer,
     BatchPlayer,
     CallingStationPlayer,
-    LearnedPlayer,
     PolicyPlayer,
     RandomPlayer,
     is_policy,
@@ -61,13 +60,12 @@ __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
 # The built-in bots a batch plays, and what plays them.
 BATCH_OPPONENTS: dict[
-    str, type[CallingStationPlayer | RandomPlayer | AggressivePlayer | TagPlayer | LearnedPlayer]
+    str, type[CallingStationPlayer | RandomPlayer | AggressivePlayer | TagPlayer]
 ] = {
     "calling-station": CallingStationPlayer,
     "random": RandomPlayer,
     "aggressive": AggressivePlayer,
     "tag": TagPlayer,
-    "learned": LearnedPlayer,
 }
 _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)

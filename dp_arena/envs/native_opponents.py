@@ -6,7 +6,7 @@ Each answers exactly as its bot in ``agents/`` does given the same decision: the
 one with the same mixed strategy (:func:`dp_arena.agents.uniform.uniform_mix`), which the
 environment draws from as a dealer would (``tests/envs`` plays both side by side). Any
 other opponent is played through its typed observation (:class:`BotOpponent` plays
-``tag``, ``aggressive`` and ``learned`` so for the batch's replays).
+``tag`` and ``aggressive`` so for the batch's replays).
 """
 
 from __future__ import annotations

@@ -22,8 +22,8 @@ compare every array of every step. Gymnasium's three autoreset modes are support
 infos, and ``"Disabled"`` with ``reset(options={"reset_mask": ...})``).
 
 How the tables are played (``batched`` says which way): against the built-in
-``random``, ``calling-station``, ``aggressive``, ``tag`` and ``learned`` bots and
-policies over the observation vectors (a learner's frozen snapshots: any callable
+``random``, ``calling-station``, ``aggressive`` and ``tag`` bots and policies over
+the observation vectors (a learner's frozen snapshots: any callable
 ``policy(observations, masks) -> actions``), with the net reward, all tables are one batch
 (:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across tables
 (:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together, the

@@ -91,7 +91,7 @@ def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
 
 
 def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> None:
-    recipe = load_recipe(REPO / "configs" / "learned.toml")
+    recipe = load_recipe(REPO / "configs" / "learned-self-play.toml")
     assert isinstance(recipe.train, SelfPlayConfig)
     bad = tmp_path / "bad.toml"
     bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
