@@ -47,6 +47,7 @@ __all__ = [
     "Policy",
     "PolicyPlayer",
     "RandomPlayer",
+    "Stateless",
     "is_policy",
 ]
 
@@ -98,8 +99,9 @@ def calls(tables: BatchTables, rows: np.ndarray) -> np.ndarray:
     return np.where(tables.batch.call_amount[rows] > 0, CALL, CHECK)
 
 
-class CallingStationPlayer:
-    """``agents/calling_station.py``: calls any bet, checks otherwise."""
+class Stateless:
+    """A batch player that keeps nothing between sessions or deals (its hooks do
+    nothing); it leaves a deal the learner folded out of unplayed."""
 
     leaves = True
 
@@ -111,6 +113,10 @@ class CallingStationPlayer:
 
     def start_deals(self, tables: BatchTables, rows: np.ndarray) -> None:
         return None
+
+
+class CallingStationPlayer(Stateless):
+    """``agents/calling_station.py``: calls any bet, checks otherwise."""
 
     def decide(
         self, tables: BatchTables, rows: np.ndarray, seats: np.ndarray
@@ -118,24 +124,13 @@ class CallingStationPlayer:
         return calls(tables, rows), np.zeros(rows.size, dtype=np.int64)
 
 
-class RandomPlayer:
+class RandomPlayer(Stateless):
     """``agents/random_bot.py`` at every table and seat at once: its mix
     (:func:`~dp_arena.agents.uniform.uniform_mix`: every legal kind alike, a raise's share
     spread over :data:`~dp_arena.agents.uniform.RAISE_SIZES` amounts from the minimum to
     the maximum), drawn as a dealer draws it. The mixes' weights and the entries drawn are
     arrays; the number each decision draws is read from its own stream
     (:func:`~dp_arena.engine.mixes.draw_number`, one hash a decision)."""
-
-    leaves = True
-
-    def __init__(self, tables: int, seats: int) -> None:
-        return None
-
-    def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None:
-        return None
-
-    def start_deals(self, tables: BatchTables, rows: np.ndarray) -> None:
-        return None
 
     def decide(
         self, tables: BatchTables, rows: np.ndarray, seats: np.ndarray

@@ -15,7 +15,7 @@ import numpy as np
 
 from dp_arena.envs.batch_cards import board_values, draw_odds, strength_counts
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
-from dp_arena.envs.batch_players import passive
+from dp_arena.envs.batch_players import Stateless, passive
 
 if TYPE_CHECKING:
     from dp_arena.envs.batch_tables import BatchTables
@@ -51,22 +51,14 @@ CHEN_SCORES = np.array(
 )
 
 
-class TagPlayer:
+class TagPlayer(Stateless):
     """``agents/tag.py``'s ``TightAggressiveBot`` at every table and seat at once."""
-
-    leaves = True
 
     def __init__(self, tables: int, seats: int) -> None:
         # Every holding's value on each table's board, kept for the street it was read on.
         self.values = np.zeros((tables, 1326), dtype=np.int16)
         self.possible = np.zeros((tables, 1326), dtype=bool)
         self.read = np.full(tables, -1, dtype=np.int64)  # (deal serial x 8 + street)
-
-    def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None:
-        return None
-
-    def start_deals(self, tables: BatchTables, rows: np.ndarray) -> None:
-        return None
 
     def decide(
         self, tables: BatchTables, rows: np.ndarray, seats: np.ndarray

@@ -11,10 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import gymnasium
 import numpy as np
 import pytest
-from gymnasium.vector import SyncVectorEnv
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
 from dp_arena.agents import DealStart, SessionContext, load_agent, observe
@@ -24,8 +22,8 @@ from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs.batch_cards import HOLDINGS, board_values
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.batch_tables import BatchTables
-from dp_arena.envs.single_agent import ENV_ID
 from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from tests.envs.helpers import play_in_lockstep
 
 KINDS = {
     FOLD: ActionKind.FOLD,
@@ -191,26 +189,9 @@ def test_a_policy_opponent_plays_in_the_batch_as_in_the_single_env(seats: int) -
     opponents: list[Any] = [policy] * (seats - 1)
     if seats == 3:
         opponents = [policy, "tag"]
-    kwargs: dict[str, Any] = {
-        "opponents": opponents,
-        "deals": seats * 2,
-        "observation_format": "flat",
-    }
-    vector = SingleAgentVectorEnv(num_envs=6, **kwargs)
-    assert vector.batched
-    oracle = SyncVectorEnv([lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(6)])
-    observations, infos = vector.reset(seed=2)
-    expected, expected_infos = oracle.reset(seed=2)
-    rng = np.random.default_rng(seats)
-    for _ in range(80):
-        assert np.array_equal(observations, expected)
-        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in infos["action_mask"]])
-        observations, rewards, terminated, _, infos = vector.step(actions)
-        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
-        assert np.array_equal(rewards, expected_rewards)
-        assert np.array_equal(terminated, expected_terminated)
-    oracle.close()
+    play_in_lockstep(
+        opponents, opponents, seed=2, steps=80, deals=seats * 2, observation_format="flat"
+    )
 
 
 def test_a_policys_illegal_answer_is_a_fault_played_as_check_or_fold() -> None:
@@ -231,34 +212,28 @@ def test_a_mixed_policy_is_drawn_in_the_batch_as_a_dealer_draws_it(seats: int) -
     """A policy that answers probabilities (a learner's softmax at a temperature) is
     drawn from in the batch as the single env's dealer draws from the bot's mix: the same
     arrays at every step, while its answers really are mixed."""
-    from dp_arena.learn import LinearPolicy
-    from dp_arena.learn.policy import SoftmaxPolicy
+    from dp_arena.learn import LinearPolicy, SoftmaxPolicy
 
     linear = LinearPolicy.zeros(feature_set="vector")
     linear.weights[:] = np.random.default_rng(seats).normal(size=linear.weights.shape)
     policy = SoftmaxPolicy(linear, temperature=2.0)
-    kwargs: dict[str, Any] = {
-        "opponents": [policy] * (seats - 1),
-        "deals": seats * 2,
-        "observation_format": "flat",
-    }
-    vector = SingleAgentVectorEnv(num_envs=6, **kwargs)
-    assert vector.batched
-    oracle = SyncVectorEnv([lambda: gymnasium.make(ENV_ID, **kwargs) for _ in range(6)])
-    observations, infos = vector.reset(seed=3)
-    expected, expected_infos = oracle.reset(seed=3)
-    rng = np.random.default_rng(seats)
     mixed = 0
-    for _ in range(80):
-        assert np.array_equal(observations, expected)
-        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
-        shares = policy.distribution(observations, infos["action_mask"])
+
+    def count_mixed(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        nonlocal mixed
+        shares = policy.distribution(observations, masks)
         mixed += int((shares.max(axis=1) < 0.9).sum())
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in infos["action_mask"]])
-        observations, rewards, terminated, _, infos = vector.step(actions)
-        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
-        assert np.array_equal(rewards, expected_rewards)
-        assert np.array_equal(terminated, expected_terminated)
+        return shares
+
+    watched: Any = SoftmaxPolicy(linear, temperature=2.0)
+    watched.distribution = count_mixed  # the batch's calls, counted
+    vector = play_in_lockstep(
+        [watched] * (seats - 1),
+        [policy] * (seats - 1),
+        seed=3,
+        steps=80,
+        deals=seats * 2,
+        observation_format="flat",
+    )
     assert mixed > 100
     assert not vector.opponent_faults
-    oracle.close()

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import gymnasium
 import numpy as np
 import pytest
-from gymnasium.vector import SyncVectorEnv
 
-import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
-from dp_arena.envs.single_agent import ENV_ID
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.learn import LinearPolicy, PolicyBot, SoftmaxPolicy
+from tests.envs.helpers import play_in_lockstep
 
 
 @pytest.mark.parametrize(("seats", "temperature"), [(2, None), (6, None), (2, 0.5), (6, 0.5)])
@@ -28,22 +24,12 @@ def test_a_policy_bot_plays_in_the_batch_as_at_a_table(
     bot = PolicyBot(policy, temperature)
     snapshot: Any = policy if temperature is None else SoftmaxPolicy(policy, temperature)
     assert bot.batch_policy() is policy or isinstance(bot.batch_policy(), SoftmaxPolicy)
-    common: dict[str, Any] = {"deals": 2 * seats, "observation_format": "flat"}
-    vector = SingleAgentVectorEnv(num_envs=6, opponents=[snapshot] * (seats - 1), **common)
-    assert vector.batched
-    oracle = SyncVectorEnv(
-        [lambda: gymnasium.make(ENV_ID, opponents=[bot] * (seats - 1), **common)] * 6
+    vector = play_in_lockstep(
+        [snapshot] * (seats - 1),
+        [bot] * (seats - 1),
+        seed=seats,
+        steps=60,
+        deals=2 * seats,
+        observation_format="flat",
     )
-    observations, infos = vector.reset(seed=seats)
-    expected, expected_infos = oracle.reset(seed=seats)
-    rng = np.random.default_rng(seats)
-    for _ in range(60):
-        assert np.array_equal(observations, expected)
-        assert np.array_equal(infos["action_mask"], expected_infos["action_mask"])
-        actions = np.array([rng.choice(np.flatnonzero(row)) for row in infos["action_mask"]])
-        observations, rewards, terminated, _, infos = vector.step(actions)
-        expected, expected_rewards, expected_terminated, _, expected_infos = oracle.step(actions)
-        assert np.array_equal(rewards, expected_rewards)
-        assert np.array_equal(terminated, expected_terminated)
     assert not vector.opponent_faults
-    oracle.close()
