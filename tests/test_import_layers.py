@@ -35,16 +35,24 @@ ALLOWED: dict[str, frozenset[str]] = {
     "frozen": frozenset(),
     # Package names loaded when first used (dp_arena.lazy): a leaf for packages.
     "lazy": frozenset(),
-    "results": frozenset({"errors"}),
+    # The words several layers spell alike (dp_arena.names): spec prefixes, file names.
+    "names": frozenset(),
+    # The one progress line of every command (dp_arena.progress): a leaf.
+    "progress": frozenset(),
+    # Records as JSON and back by one generic walk (dp_arena.records): a leaf over frozen.
+    "records": frozenset({"frozen"}),
+    "results": frozenset({"errors", "records"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
-    "agents": frozenset({"engine", "errors", "frozen", "results", "text"}),
-    "registry": frozenset({"errors", "results", "text"}),
-    "sandbox": frozenset({"agents", "engine", "registry", "errors", "lazy", "results", "text"}),
-    "ratings": frozenset({"engine", "errors", "results"}),
-    "envs": frozenset({"agents", "engine", "errors", "results"}),
+    "agents": frozenset({"engine", "errors", "frozen", "names", "records", "results", "text"}),
+    "registry": frozenset({"errors", "names", "results", "text"}),
+    "sandbox": frozenset(
+        {"agents", "engine", "registry", "errors", "lazy", "names", "records", "results", "text"}
+    ),
+    "ratings": frozenset({"engine", "errors", "names", "results"}),
+    "envs": frozenset({"agents", "engine", "errors", "lazy", "results"}),
     "match": frozenset(
-        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "names", "results"}
     ),
     # The bot skeletons of new-bot: templates, and the names and programs they must avoid.
     "skeletons": frozenset({"sandbox", "agents", "errors"}),
@@ -52,7 +60,18 @@ ALLOWED: dict[str, frozenset[str]] = {
         {"envs", "match", "ratings", "agents", "engine", "keys", "errors", "lazy", "results"}
     ),
     "tournament": frozenset(
-        {"files", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {
+            "files",
+            "sandbox",
+            "ratings",
+            "registry",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "names",
+            "results",
+        }
     ),
     # Local best response: it plays a bot as a match seats it, with the environments'
     # vectorised hand values and discrete actions.
@@ -84,6 +103,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "progress",
             "results",
             "text",
         }
@@ -99,6 +119,8 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
         }
     ),
@@ -120,6 +142,8 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
             "text",
         }
@@ -141,13 +165,15 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
             "text",
         }
     ),
     "cli": frozenset({"commands", "server"}),
     # The package itself: ``__version__`` and the lazily loaded public names.
-    "": frozenset({"agents", "engine", "errors", "match", "results"}),
+    "": frozenset({"agents", "engine", "errors", "lazy", "match", "results"}),
 }
 
 # Single module pairs allowed across the table, each with the reason it is tolerated. Written

@@ -29,6 +29,7 @@ from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor, ResultSink
 from dp_arena.runner.fingerprint import (
     bot_codes,
@@ -274,7 +275,7 @@ def _deal_seconds(entrant: Entrant) -> float | None:
     its seats are sandboxed processes (not a built-in, nor a trusted Python bot)."""
     from dp_arena.agents.spec import SpecKind, parse_spec
 
-    if entrant.spec.startswith("registry:"):
+    if entrant.spec.startswith(REGISTRY_PREFIX):
         return None
     try:
         spec = parse_spec(entrant.resolved)

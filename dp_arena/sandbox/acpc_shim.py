@@ -31,6 +31,7 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
+from dp_arena.names import ACPC_PREFIX
 from dp_arena.sandbox.acpc import (
     BOARD_AT,
     ROUNDS,
@@ -48,6 +49,9 @@ HOST = "127.0.0.1"
 MAX_LINE = 1 << 16  # an ACPC line is a few hundred bytes
 MAX_AGENTS = 8
 QUICKACK = getattr(socket, "TCP_QUICKACK", 12)  # Linux's
+# How long an agent has to leave once its connection is closed, and again after SIGTERM:
+# both within the dealer's grace for the shim itself.
+LEAVE_GRACE = 0.2
 
 
 class AgentGone(Exception):
@@ -169,13 +173,17 @@ class Agent:
         return line.rstrip(b"\r").decode("ascii", "replace")
 
     def close(self) -> None:
+        """Close the connection as the ACPC dealer does, so the agent reads the last match
+        state and leaves on its own; one that stays is ended."""
         try:
             self.connection.close()
         finally:
-            if self.process.poll() is None:
+            try:
+                self.process.wait(LEAVE_GRACE)
+            except subprocess.TimeoutExpired:
                 self.process.terminate()
                 try:
-                    self.process.wait(0.5)
+                    self.process.wait(LEAVE_GRACE)
                 except subprocess.TimeoutExpired:
                     self.process.kill()
 
@@ -205,7 +213,7 @@ class Shim:
         kind = message.get("type")
         if kind == "hello":
             self.load_timeout = float(message.get("limits", {}).get("load_timeout", 15.0))
-            name = "acpc:" + os.path.basename(self.command[0])
+            name = ACPC_PREFIX + os.path.basename(self.command[0])
             self.write(
                 {"type": "hello", "protocol": 1, "name": name, "hooks": ["begin_deal", "end_deal"]}
             )
