@@ -35,6 +35,8 @@ in a fixed order, so a row's features do not depend on the other rows of its bat
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dp_arena.envs.batch_cards import board_values, draw_odds, hand_values, strength_counts
@@ -76,12 +78,17 @@ FEATURE_NAMES = (
 _MAX_OPPONENTS = 4
 _BOARD, _STREET, _POSITION = 52, 104, 108
 ROLLOUTS = 48
-# For a board of 3 and of 4 cards: the positions, among the cards left (sorted), of each
-# rollout's opponent cards and cards to come. Fixed, from a fixed seed.
-_PATTERNS = {
-    size: np.array([generator.permutation(50 - size)[: 2 + 5 - size] for _ in range(ROLLOUTS)])
-    for size, generator in ((3, np.random.default_rng(3)), (4, np.random.default_rng(4)))
-}
+
+
+@functools.cache
+def _patterns(size: int) -> np.ndarray:
+    """For a board of ``size`` cards (3 or 4): the positions, among the cards left
+    (sorted), of each rollout's opponent cards and cards to come. Fixed, from a fixed seed;
+    made at the first use, so that importing the policy bot loads no random generator (a
+    sandboxed bot's template imports it, and must leave NumPy's generators to each seat)."""
+    generator = np.random.default_rng(size)
+    return np.array([generator.permutation(50 - size)[: 2 + 5 - size] for _ in range(ROLLOUTS)])
+
 
 # Pre-flop equity (a share) by the two hole cards and opponents - 1: the table's half
 # points over 2,000, as dp_arena.learn.features.preflop_equity reads them.
@@ -206,7 +213,7 @@ def _rollout_equity(holes: np.ndarray, boards: np.ndarray) -> np.ndarray:
     known[lines, holes] = True
     known[lines, boards] = True
     left = np.argsort(known, axis=1, kind="stable")[:, : 50 - size]  # the cards left, sorted
-    drawn = left[:, _PATTERNS[size]]  # (rows, rollouts, 2 + cards to come)
+    drawn = left[:, _patterns(size)]  # (rows, rollouts, 2 + cards to come)
     full = np.concatenate(
         (np.broadcast_to(boards[:, None, :], (rows, ROLLOUTS, size)), drawn[:, :, 2:]), axis=2
     )
