@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("leaderboard", "publish leaderboards from run directories"),
     "luck": ("luck", "measure how much luck duplicate removes compared to a classic freezeout"),
     "train": ("train", "train the built-in learning bot"),
+    "exploit": ("exploit", "measure how much a bot can be beaten: local best response (LBR)"),
     "serve": (SERVER, "run the competition server: uploads, the duplicate ladder, the pages"),
     "server": (
         SERVER,

@@ -18,6 +18,7 @@ data in the results (see :mod:`dp_arena.results`).
 from __future__ import annotations
 
 import enum
+import pickle
 
 __all__ = [
     "AgentError",
@@ -64,12 +65,47 @@ class IllegalReason(enum.StrEnum):
 
 
 class IllegalActionError(DPArenaError, ValueError):
-    """The rules refuse this action; the hand state is unchanged."""
+    """The rules refuse this action; the hand state is unchanged.
 
-    def __init__(self, reason: IllegalReason, message: str, *, action: object = None) -> None:
+    It crosses process boundaries whole: it pickles with its reason, message and action
+    (an environment stepped in a worker process, as Gymnasium's ``AsyncVectorEnv`` and
+    Stable-Baselines3's ``SubprocVecEnv`` step them), and ``IllegalActionError(error)``
+    is a copy of ``error``, as ``AsyncVectorEnv`` re-raises a worker's error with
+    ``type(error)(error)``.
+
+    >>> import pickle
+    >>> error = IllegalActionError(IllegalReason.NOTHING_TO_FOLD, "action 0 is masked", action=0)
+    >>> copy = pickle.loads(pickle.dumps(error))
+    >>> copy.reason is error.reason, str(copy), copy.action
+    (True, 'action 0 is masked', 0)
+    >>> str(IllegalActionError(copy))
+    'action 0 is masked'
+    """
+
+    def __init__(
+        self,
+        reason: IllegalReason | IllegalActionError,
+        message: str | None = None,
+        *,
+        action: object = None,
+    ) -> None:
+        if isinstance(reason, IllegalActionError):
+            original = reason
+            reason, message, action = original.reason, str(original), original.action
+        if message is None:
+            raise TypeError("IllegalActionError needs a reason and a message")
         super().__init__(message)
-        self.reason = reason
-        self.action = action
+        self.reason: IllegalReason = reason
+        self.action: object = action
+
+    def __reduce__(self) -> tuple[object, ...]:
+        action = self.action
+        try:
+            pickle.dumps(action)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            # an action object that cannot travel is named instead
+            action = repr(action)
+        return (type(self), (self.reason, str(self)), {"action": action})
 
 
 class HandHistoryError(DPArenaError, ValueError):

@@ -73,6 +73,22 @@ ALLOWED: dict[str, frozenset[str]] = {
             "results",
         }
     ),
+    # Local best response: it plays a bot as a match seats it, with the environments'
+    # vectorised hand values and discrete actions.
+    "exploit": frozenset(
+        {
+            "envs",
+            "match",
+            "sandbox",
+            "ratings",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "frozen",
+            "results",
+        }
+    ),
     # Above the tournament: it reads what events wrote, and its luck study plays a classic
     # freezeout and a duplicate match of the same field.
     "leaderboard": frozenset(
@@ -112,6 +128,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {
             "skeletons",
             "files",
+            "exploit",
             "runner",
             "tournament",
             "leaderboard",

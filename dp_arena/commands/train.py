@@ -216,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_recipe(args: argparse.Namespace) -> int:
     from dp_arena.learn.fitted import train_fitted
     from dp_arena.learn.recipe import evaluate_policy, load_recipe, training_card
+    from dp_arena.learn.selfplay import SelfPlayConfig, train_self_play
 
     try:
         recipe = load_recipe(args.config)
@@ -227,11 +228,21 @@ def _run_recipe(args: argparse.Namespace) -> int:
     if output is None:
         return 2
     card_path: Path = args.card if args.card is not None else output.with_suffix(".md")
-    print(
-        f"training (fitted control): {config.iterations} iterations x {config.decisions:,}"
-        f" decisions over {len(config.lineups)} line-ups, {config.betting}, seed {config.seed}",
-        flush=True,
-    )
+    if isinstance(config, SelfPlayConfig):
+        print(
+            f"training (self-play): {config.iterations} iterations x {config.decisions:,}"
+            f" decisions over {config.lineups} line-ups drawn from a league of"
+            f" {', '.join(config.builtins)} and the learner's snapshots, {config.betting},"
+            f" seed {config.seed}",
+            flush=True,
+        )
+    else:
+        print(
+            f"training (fitted control): {config.iterations} iterations x {config.decisions:,}"
+            f" decisions over {len(config.lineups)} line-ups, {config.betting},"
+            f" seed {config.seed}",
+            flush=True,
+        )
     started = time.perf_counter()
     totals = {"decisions": 0, "deals": 0}
 
@@ -248,7 +259,12 @@ def _run_recipe(args: argparse.Namespace) -> int:
             flush=True,
         )
 
-    policy = train_fitted(config, on_iteration=report)
+    league = None
+    if isinstance(config, SelfPlayConfig):
+        policy, trained_league = train_self_play(config, on_iteration=report)
+        league = trained_league.table()
+    else:
+        policy = train_fitted(config, on_iteration=report)
     elapsed = _save(policy, output, started, force=args.force, recipe=str(args.config))
     if elapsed is None:
         return 2
@@ -264,6 +280,7 @@ def _run_recipe(args: argparse.Namespace) -> int:
             seed=recipe.evaluate_seed,
             betting=config.betting,
             progress=lambda line: print(f"  {line}", flush=True),
+            temperature=recipe.temperature,
         )
     command = f"dp-arena train --config {args.config} --output {output}" + (
         " --force" if args.force else ""
@@ -276,6 +293,7 @@ def _run_recipe(args: argparse.Namespace) -> int:
         command=command,
         decisions=totals["decisions"],
         deals=totals["deals"],
+        league=league,
     )
     card_path.parent.mkdir(parents=True, exist_ok=True)
     card_path.write_text(card)

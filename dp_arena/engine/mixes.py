@@ -55,6 +55,7 @@ __all__ = [
     "MixDraws",
     "draw",
     "draw_index",
+    "draw_number",
     "mix_material",
 ]
 
@@ -262,9 +263,8 @@ def mix_material(
     ).encode()
 
 
-def draw_index(weights: tuple[int, ...], material: bytes) -> int:
-    """The index of the entry drawn from ``weights`` by the stream of ``material``."""
-    total = sum(weights)
+def draw_number(total: int, material: bytes) -> int:
+    """The number ``u`` (uniform on ``0 .. total - 1``) the stream of ``material`` draws."""
     accept_below = (1 << 64) - (1 << 64) % total
     shake = hashlib.shake_256(material)
     count = 4
@@ -273,14 +273,20 @@ def draw_index(weights: tuple[int, ...], material: bytes) -> int:
         words = struct.unpack(f"<{count}Q", shake.digest(8 * count))[offset:]
         for word in words:
             if word < accept_below:
-                u = word % total
-                running = 0
-                for index, weight in enumerate(weights):
-                    running += weight
-                    if u < running:
-                        return index
+                return int(word % total)
         offset = count  # astronomically rare: every word so far was rejected
         count *= 2
+
+
+def draw_index(weights: tuple[int, ...], material: bytes) -> int:
+    """The index of the entry drawn from ``weights`` by the stream of ``material``."""
+    u = draw_number(sum(weights), material)
+    running = 0
+    for index, weight in enumerate(weights):
+        running += weight
+        if u < running:
+            return index
+    raise AssertionError("a number drawn below the total is below some running total")
 
 
 def draw(

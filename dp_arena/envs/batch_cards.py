@@ -22,13 +22,24 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from itertools import combinations_with_replacement
 
 import numpy as np
 
 from dp_arena.engine import deck_for
 from dp_arena.engine import evaluator as _evaluator
 
-__all__ = ["decks", "hand_values"]
+__all__ = [
+    "HOLDINGS",
+    "HOLDING_INDEX",
+    "USES",
+    "WITH",
+    "board_values",
+    "decks",
+    "draw_odds",
+    "hand_values",
+    "strength_counts",
+]
 
 _WORDS = 51  # one 64-bit word a swap, when no word is rejected
 # Every bound is at most 52, so a word below 2**64 - 64 is accepted at every position.
@@ -93,3 +104,173 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
         mask = np.where(in_suit, 1 << (flush_cards >> 2), 0).sum(axis=-1)
         values[flush] = flush_values[mask]
     return values
+
+
+# Every two-card holding, as (lower card, higher card), and its index by its two cards.
+HOLDINGS = np.array([(low, high) for high in range(52) for low in range(high)], dtype=np.int64)
+HOLDING_INDEX = np.full((52, 52), -1, dtype=np.int64)
+HOLDING_INDEX[HOLDINGS[:, 0], HOLDINGS[:, 1]] = np.arange(len(HOLDINGS))
+HOLDING_INDEX[HOLDINGS[:, 1], HOLDINGS[:, 0]] = np.arange(len(HOLDINGS))
+# USES[c, h]: holding h holds card c.
+USES = np.zeros((52, len(HOLDINGS)), dtype=bool)
+USES[HOLDINGS[:, 0], np.arange(len(HOLDINGS))] = True
+USES[HOLDINGS[:, 1], np.arange(len(HOLDINGS))] = True
+# A holding's value on a board without a flush depends only on its two ranks: the 91
+# pairs of ranks, each holding's pair, and the pair's part of the rank-count key.
+# (In the order of their keys: a board's 91 look-ups are then in ascending order, which
+# NumPy's binary search walks faster.)
+_RANK_PAIRS = sorted(
+    ((low, high) for high in range(13) for low in range(high + 1)),
+    key=lambda pair: 5 ** pair[0] + 5 ** pair[1],
+)
+_PAIR_OF = {pair: index for index, pair in enumerate(_RANK_PAIRS)}
+HOLDING_PAIR = np.array(
+    [_PAIR_OF[tuple(sorted((low >> 2, high >> 2)))] for low, high in HOLDINGS.tolist()],
+    dtype=np.int64,
+)
+_PAIR_KEYS = np.array([5**low + 5**high for low, high in _RANK_PAIRS], dtype=np.int64)
+# WITH[c]: the 51 holdings that hold card c.
+WITH = np.array([np.flatnonzero(USES[card]) for card in range(52)], dtype=np.int64)
+_FIRST, _SECOND = HOLDINGS[:, 0], HOLDINGS[:, 1]
+# Per suit, the holdings with both cards of that suit, and those with exactly one (the
+# suit's card first), and those with none: what a board's flush suit needs.
+
+
+def _suited(suit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    suits = HOLDINGS & 3
+    first, second = np.equal(suits[:, 0], suit), np.equal(suits[:, 1], suit)
+    return (
+        np.flatnonzero(first & second),
+        np.flatnonzero(first ^ second),
+        np.flatnonzero(~first & ~second),
+    )
+
+
+_SUITED = [_suited(suit) for suit in range(4)]
+_SUITED_BOTH = [both for both, _, _ in _SUITED]
+_SUITED_ONE = [one for _, one, _ in _SUITED]
+_SUITED_NONE = [none for _, _, none in _SUITED]
+_RANK_BIT = np.left_shift(1, np.arange(52) >> 2)  # each card's rank as a bit
+
+
+_board_tables: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def _board_table() -> tuple[np.ndarray, np.ndarray]:
+    """The value without a flush of every pair of ranks with every board of 3 to 5 cards,
+    by the board's ranks: the sorted rank-count keys of the 8,463 multisets of 3 to 5
+    ranks, and for each the 91 pairs' values (0 where a rank would be counted five times,
+    which real cards cannot be). Built once, from the evaluator's table."""
+    global _board_tables
+    if _board_tables is None:
+        _, _, _, nonflush_keys, nonflush_values = _lookup()
+        multisets = sorted(
+            {
+                sum(5**rank for rank in ranks)
+                for size in (3, 4, 5)
+                for ranks in combinations_with_replacement(range(13), size)
+                if max(ranks.count(rank) for rank in ranks) <= 4
+            }
+        )
+        board_keys = np.array(multisets, dtype=np.int64)
+        keys = board_keys[:, None] + _PAIR_KEYS[None, :]
+        found = np.minimum(np.searchsorted(nonflush_keys, keys), len(nonflush_keys) - 1)
+        pair_table = np.where(nonflush_keys[found] == keys, nonflush_values[found], 0)
+        _board_tables = (board_keys, pair_table.astype(np.int16))
+    return _board_tables
+
+
+def board_values(boards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each board of 3 to 5 cards (rows of ``boards``, all of one length), the rank
+    number of every holding of :data:`HOLDINGS` with it (``evaluate`` of the holding and
+    the board), shape ``(boards, 1326)`` (``int16``), and which holdings are possible
+    (hold no board card). A holding's value is read once per pair of ranks (91 look-ups a board, not
+    1,326), and those of the board's flush suit (three or more board cards of one suit)
+    from the flush table."""
+    flush_values = _lookup()[2]
+    board_keys, pair_table = _board_table()
+    count = boards.shape[0]
+    ranks = boards >> 2
+    rank_key = (5**ranks).sum(axis=1)
+    values = pair_table[np.searchsorted(board_keys, rank_key)][:, HOLDING_PAIR]
+    suits = boards & 3
+    suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
+    flush_suit = suit_counts.argmax(axis=1)
+    board_count = suit_counts[np.arange(count), flush_suit]
+    # A holding makes a flush with the board's suit when it holds 5 - board_count of its
+    # cards: both with 3 on the board, one with 4, none with 5 (the board's own flush).
+    for row in np.flatnonzero(board_count >= 3).tolist():
+        suit = int(flush_suit[row])
+        board_bits = int(_RANK_BIT[boards[row][suits[row] == suit]].sum())
+        both = _SUITED_BOTH[suit]
+        values[row, both] = flush_values[
+            board_bits | _RANK_BIT[_FIRST[both]] | _RANK_BIT[_SECOND[both]]
+        ]
+        if board_count[row] >= 4:
+            one = _SUITED_ONE[suit]
+            suited = np.where((_FIRST[one] & 3) == suit, _FIRST[one], _SECOND[one])
+            values[row, one] = flush_values[board_bits | _RANK_BIT[suited]]
+        if board_count[row] == 5:
+            values[row, _SUITED_NONE[suit]] = flush_values[board_bits]
+    on_board = np.zeros((count, 52), dtype=bool)
+    on_board[np.arange(count)[:, None], boards] = True
+    possible = ~(on_board[:, _FIRST] | on_board[:, _SECOND])
+    return values, possible
+
+
+def strength_counts(
+    values: np.ndarray, possible: np.ndarray, holes: np.ndarray, board_sizes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For each row's board (its :func:`board_values`: ``values`` and ``possible``, shape
+    ``(rows, 1326)``, and its number of cards) and hole cards (``holes``, shape
+    ``(rows, 2)``): how many possible opponent holdings (every pair of cards in neither
+    the board nor the hand) the hand beats and ties now, and how many there are."""
+    lines = np.arange(holes.shape[0])
+    mine = values[lines, HOLDING_INDEX[holes[:, 0], holes[:, 1]]][:, None]
+    # Every possible holding, then less those that hold one of the hand's cards (its own
+    # holding, tied, is among both cards' and is added back once).
+    beaten = (possible & (values > mine)).sum(axis=1)
+    tied = (possible & (values == mine)).sum(axis=1) + 1
+    held = np.concatenate((WITH[holes[:, 0]], WITH[holes[:, 1]]), axis=1)
+    held_values = values[lines[:, None], held]
+    held_possible = possible[lines[:, None], held]
+    beaten -= (held_possible & (held_values > mine)).sum(axis=1)
+    tied -= (held_possible & (held_values == mine)).sum(axis=1)
+    left = 50 - board_sizes  # the cards in neither the hand nor the board
+    return beaten, tied, left * (left - 1) // 2
+
+
+def draw_odds(hole: np.ndarray, board: np.ndarray, street: np.ndarray) -> np.ndarray:
+    """``draw_odds``: the chance that a flush draw or an open-ended straight draw using a
+    hole card completes by the river (0 on the river)."""
+    odds = np.zeros(hole.shape[0], dtype=np.float64)
+    for current in (1, 2):  # flop and turn: 2 and 1 cards to come
+        lines = (street == current).nonzero()[0]
+        if not lines.size:
+            continue
+        size = current + 2
+        cards = np.concatenate((hole[lines], board[lines, :size]), axis=1)
+        suits = cards & 3
+        suit_counts = (suits[:, :, None] == np.arange(4)).sum(axis=1)
+        hole_suits = (hole[lines, :, None] & 3) == np.arange(4)
+        flush_draw = ((suit_counts == 4) & hole_suits.any(axis=1)).any(axis=1)
+        ranks = np.zeros((lines.size, 13), dtype=bool)
+        ranks[np.arange(lines.size)[:, None], cards >> 2] = True
+        hole_ranks = np.zeros((lines.size, 13), dtype=bool)
+        hole_ranks[np.arange(lines.size)[:, None], hole[lines] >> 2] = True
+        straight_draw = np.zeros(lines.size, dtype=bool)
+        for low in range(1, 9):
+            run = ranks[:, low : low + 4].all(axis=1)
+            touched = hole_ranks[:, low : low + 4].any(axis=1)
+            open_below = ~ranks[:, low - 1]
+            open_above = ~ranks[:, low + 4] if low + 4 < 13 else np.ones(lines.size, dtype=bool)
+            straight_draw |= run & touched & open_below & open_above
+        outs = np.where(
+            flush_draw & straight_draw, 15, np.where(flush_draw, 9, np.where(straight_draw, 8, 0))
+        )
+        unseen = 52 - cards.shape[1]
+        miss = np.ones(lines.size, dtype=np.float64)
+        for drawn in range(5 - size):
+            miss = miss * ((unseen - drawn - outs) / (unseen - drawn))
+        odds[lines] = 1.0 - miss
+    return odds

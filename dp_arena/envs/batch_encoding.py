@@ -25,7 +25,7 @@ import numpy as np
 from dp_arena.envs.batch_engine import TableBatch
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 
-__all__ = ["batch_masks", "encode_batch"]
+__all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
 
 _BOARD = 52
 _STREET = 104
@@ -100,4 +100,86 @@ def batch_masks(batch: TableBatch, seat: int, actions: int) -> np.ndarray:
     masks[:, 0] = to_act & (batch.owed > 0)
     masks[:, 1] = to_act
     masks[:, 2:] = (to_act & batch.can_raise)[:, None]
+    return masks
+
+
+def encode_rows(
+    batch: TableBatch,
+    rows: np.ndarray,
+    seats: np.ndarray,
+    deal_numbers: np.ndarray,
+    deals_in_session: int,
+    session_nets: np.ndarray,
+) -> np.ndarray:
+    """The vector of ``seats[i]`` at table ``rows[i]``, for each ``i``, shape
+    ``(len(rows), length)``: :func:`encode_batch` for a different seat at each row (the
+    opponents of the vector environment that are policies over these vectors), given
+    each row's deal number and that seat's session net before the deal. (Written entry by
+    entry over all rows, in a Fortran-ordered array: every write is contiguous.)"""
+    count, table_seats = rows.size, batch.seat_count
+    columns = np.zeros((observation_length(table_seats), count), dtype=np.float32)
+    lines = np.arange(count)
+    scale = 1.0 / batch.cap
+    hole = batch.hole_cards[rows, seats]
+    columns[hole[:, 0], lines] = 1.0
+    columns[hole[:, 1], lines] = 1.0
+    street = batch.street[rows]
+    visible = _BOARD_SIZES[street]
+    board = batch.board[rows]
+    for card in range(5):
+        shown = np.flatnonzero(visible > card)
+        columns[_BOARD + board[shown, card], shown] = 1.0
+    playing = np.flatnonzero(street < 4)
+    columns[_STREET + street[playing], playing] = 1.0
+    columns[_POSITION + (seats - batch.button[rows]) % table_seats, lines] = 1.0
+    to_act = batch.actor[rows] == seats
+    raising = to_act & batch.can_raise[rows]
+    committed = batch.committed[rows]
+    folded = batch.folded[rows]
+    deals = deals_in_session if deals_in_session > 0 else 1
+    bound = table_seats - 1
+    scalars = _POSITION + table_seats
+    columns[scalars] = committed.sum(axis=1) * scale
+    columns[scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
+    columns[scalars + 2] = batch.current_bet[rows] * scale
+    columns[scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
+    columns[scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
+    columns[scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
+    columns[scalars + 6] = (~folded).sum(axis=1) / table_seats
+    columns[scalars + 7] = np.minimum(deal_numbers, deals) / deals
+    columns[scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
+    # Seats relative to each observer: relative seat r of row i is seats[i] + r.
+    relative = (seats[:, None] + np.arange(table_seats)) % table_seats
+    flat = (lines * table_seats)[:, None] + relative  # into a row-major (count, seats)
+    first = scalars + _SCALARS
+    per_seat = columns[first : first + _PER_SEAT * table_seats].reshape(
+        table_seats, _PER_SEAT, count
+    )
+    around = committed.reshape(-1)[flat].T
+    per_seat[:, 0] = around * scale
+    per_seat[:, 1] = (batch.cap - around) * scale
+    per_seat[:, 2] = batch.street_bets[rows].reshape(-1)[flat].T * scale
+    per_seat[:, 3] = folded.reshape(-1)[flat].T
+    history_base = first + _PER_SEAT * table_seats
+    history = columns[history_base : history_base + 8 * table_seats].reshape(
+        4, table_seats, 2, count
+    )
+    # (count, 4, seats) row-major: row i, street s, seat k at (4 i + s) seats + k.
+    by_street = (((lines * 4)[:, None] + np.arange(4)) * table_seats)[:, :, None] + relative[
+        :, None, :
+    ]
+    raises = batch.raises[rows].reshape(-1)[by_street]
+    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP).transpose(1, 2, 0) / (
+        HISTORY_RAISES_CAP
+    )
+    history[:, :, 1] = batch.action_chips[rows].reshape(-1)[by_street].transpose(1, 2, 0) * scale
+    return columns.T
+
+
+def row_masks(batch: TableBatch, rows: np.ndarray, actions: int) -> np.ndarray:
+    """The action masks of the players to act at ``rows`` over ``actions`` discrete
+    actions (int8): :func:`batch_masks` of each row's actor."""
+    masks = np.ones((rows.size, actions), dtype=np.int8)
+    masks[:, 0] = batch.owed[rows] > 0
+    masks[:, 2:] = batch.can_raise[rows][:, None]
     return masks

@@ -94,6 +94,10 @@ class TableBatch:
         # and raises made and the chips put in by actions.
         self.raises = np.zeros((tables, 4, seats), dtype=np.int64)
         self.action_chips = np.zeros((tables, 4, seats), dtype=np.int64)
+        # What rule-based players read of the history: the calls before the flop, and the
+        # seat of the last raise before the flop (NO_ACTOR when none).
+        self.preflop_calls = np.zeros(tables, dtype=np.int64)
+        self.preflop_raiser = np.full(tables, NO_ACTOR, dtype=np.int64)
         # The legal actions of each table's player to act (meaningless when none is), and
         # the kinds allowed as bits (fold 8, check 4, call 2, raise 1).
         self.owed = np.zeros(tables, dtype=np.int64)
@@ -155,6 +159,8 @@ class TableBatch:
         self.folded[rows] = False
         self.raises[rows] = 0
         self.action_chips[rows] = 0
+        self.preflop_calls[rows] = 0
+        self.preflop_raiser[rows] = NO_ACTOR
         self.log_length[rows] = 0
         self.street[rows] = _PREFLOP
         self.largest_increment[rows] = 0
@@ -227,6 +233,11 @@ class TableBatch:
         self.acted[rows, seat] = True
         self.raises[rows, street, seat] += raising
         self.action_chips[rows, street, seat] += chips
+        preflop = street == _PREFLOP
+        self.preflop_calls[rows] += preflop & (kinds == CALL)
+        opening = (preflop & raising).nonzero()[0]
+        if opening.size:
+            self.preflop_raiser[rows[opening]] = seat[opening]
         self._log(rows, kinds, np.where(raising, amounts, 0))
         self._advance(rows, seat, current_bet)
         if update:

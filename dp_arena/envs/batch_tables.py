@@ -1,33 +1,34 @@
 """The tables of the vector environment played as one batch: sessions of deals on a
-:class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, the built-in
-``calling-station`` and ``random`` opponents at the others.
+:class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, opponents that
+decide for many tables at once at the others (:mod:`dp_arena.envs.batch_players`: the
+built-in ``calling-station``, ``random``, ``aggressive`` and ``tag`` bots, and policies
+over the observation vectors, such as a learner's frozen snapshots).
 
 :class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
 time (and the single environment one step at a time), with the same decks, the same
 opponents' decisions, the same rewards and observations, in arrays: the learners'
-discrete actions are translated for every table at once, the opponents decide for every
-table whose turn it is, and the deals that end are paid and the next ones dealt
-together, until each table's learner is to act again. The calling station's decisions
-are arrays too; the random bot's are drawn per decision from its mixed strategy
-(:func:`~dp_arena.agents.uniform.uniform_mix`) as a dealer draws them, from the table's
-event seed, session, deal and the decision's place in the deal, the only Python loop of
-a step. The decks of up to :data:`DECK_CHUNK` deals of a session are shuffled together
+discrete actions are translated for every table at once, each opponent decides for
+every table where one of its seats is to act (one call per step of the batch: a policy
+gets the observation vectors and masks of all of them; a mixed answer, the random bot's
+or a mixed policy's, is drawn as a dealer draws it, from the table's event seed,
+session, deal and the decision's place in the deal), and the deals that end are paid
+and the next ones dealt together, until each table's learner is to act again. The decks
+of up to :data:`DECK_CHUNK` deals of a session are shuffled together
 (:func:`~dp_arena.envs.batch_cards.decks`).
 
-A deal the learner folded out of is not played on, unless it is the session's last:
-the learner's net is what it put in, the next deal's cards and the opponents' next
-decisions do not depend on the rest (the random bot's draws come from the deal and
-the decision's place in it), and nothing else the environment returns does. Only the
-other seats' session nets, which the typed observations show, do: those deals are played
-to their end on the engine when :meth:`BatchTables.views` asks (or when a table has left
-:data:`_LEFT_LIMIT` of them). The typed observations are built on request too, by
-replaying each table's deal on the engine, which also proves, in the tests, every
-action the batch took.
+A deal the learner folded out of is not played on, unless it is the session's last or an
+opponent's decisions depend on the session's nets (a policy's observation holds its
+net): the learner's net is what it put in, the next deal's cards and the opponents'
+next decisions do not depend on the rest, and nothing else the environment returns
+does. Only the other seats' session nets, which the typed observations show, do: those
+deals are played to their end on the engine when :meth:`BatchTables.views` asks (or when
+a table has left :data:`_LEFT_LIMIT` of them). The typed observations are built on
+request too, by replaying each table's deal on the engine, which also proves, in the
+tests, every action the batch took.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -36,22 +37,36 @@ from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
-from dp_arena.agents.uniform import uniform_mix
-from dp_arena.engine import Action, ActionKind, HandState, LegalActions, Mix, deck_for, new_hand
+from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch_players import (
+    AggressivePlayer,
+    BatchPlayer,
+    CallingStationPlayer,
+    PolicyPlayer,
+    RandomPlayer,
+    is_policy,
+)
+from dp_arena.envs.batch_tag import TagPlayer
 from dp_arena.envs.discrete_actions import ActionTable
-from dp_arena.envs.native_opponents import NATIVE_OPPONENTS
+from dp_arena.envs.native_opponents import native_opponent
 from dp_arena.envs.session_env import next_session
 
 __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
-# The opponents a batch plays, and their codes.
-BATCH_OPPONENTS = ("calling-station", "random")
-_LEARNER, _CALLING_STATION, _RANDOM = 0, 1, 2
+# The built-in bots a batch plays, and what plays them.
+BATCH_OPPONENTS: dict[
+    str, type[CallingStationPlayer | RandomPlayer | AggressivePlayer | TagPlayer]
+] = {
+    "calling-station": CallingStationPlayer,
+    "random": RandomPlayer,
+    "aggressive": AggressivePlayer,
+    "tag": TagPlayer,
+}
 _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
@@ -62,39 +77,26 @@ _KINDS = {
     CALL: ActionKind.CALL,
     RAISE: ActionKind.RAISE,
 }
-_CODES = {kind: code for code, kind in _KINDS.items()}
-
-
-@functools.lru_cache(maxsize=1 << 12)
-def _uniform(permissions: int, low: int, high: int) -> Mix:
-    """The random bot's mix for the permissions (8 fold + 4 check + 2 call + 1 raise)
-    and the raise range (``low``, ``high``: ignored when raising is not allowed)."""
-    raising = bool(permissions & 1)
-    legal = LegalActions(
-        0,
-        bool(permissions & 8),
-        bool(permissions & 4),
-        1 if permissions & 2 else 0,
-        low if raising else None,
-        high if raising else None,
-    )
-    return uniform_mix(legal)
 
 
 def batchable(opponents: Sequence[object], rules: TableRules, action_table: ActionTable) -> bool:
-    """Whether these opponents and rules can be played as a batch: only batch opponents,
-    and chips small enough for ``int64`` arithmetic (any real table's)."""
+    """Whether these opponents and rules can be played as a batch: only batch opponents
+    (built-in bots of :data:`BATCH_OPPONENTS`, policies), and chips small enough for
+    ``int64`` arithmetic (any real table's)."""
     if rules.cap is None:
         return False
     pot = rules.cap * rules.seat_count
     if 4 * pot * action_table.largest_fraction_part() >= _CHIP_LIMIT:
         return False
-    return all(isinstance(spec, str) and spec in BATCH_OPPONENTS for spec in opponents)
+    return all(
+        is_policy(spec) or (isinstance(spec, str) and spec in BATCH_OPPONENTS) for spec in opponents
+    )
 
 
 class BatchTables:
-    """``count`` tables, each a session against ``opponents`` (batch opponents' specs, in
-    seat order around the learner); see the module docstring."""
+    """``count`` tables, each a session against ``opponents`` (batch opponents: specs of
+    built-in bots or policies, in seat order around the learner); see the module
+    docstring."""
 
     def __init__(
         self,
@@ -102,7 +104,7 @@ class BatchTables:
         deals: int,
         action_table: ActionTable,
         learner_seat: int,
-        opponents: Sequence[str],
+        opponents: Sequence[object],
         count: int,
     ) -> None:
         assert rules.cap is not None
@@ -113,18 +115,29 @@ class BatchTables:
         self.deals = deals
         self.cap = rules.cap
         self.big_blind = rules.big_blind
+        self.small_blind = rules.small_blind
         self.action_table = action_table
         self.learner = learner_seat
         self.batch = TableBatch(rules, count)
         others = [seat for seat in range(seats) if seat != learner_seat]
-        kinds = [_LEARNER] * seats
-        for seat, spec in zip(others, opponents, strict=True):
-            kinds[seat] = _CALLING_STATION if spec == "calling-station" else _RANDOM
-        self.seat_kinds = np.array(kinds)
-        self.has_random = _RANDOM in kinds
-        self.has_calling_station = _CALLING_STATION in kinds
+        # One player per distinct opponent (a spec, or a policy object), whatever seats it
+        # holds: it decides for all of them at once.
+        self.players: list[BatchPlayer] = []
+        keys: list[object] = []
+        self.seat_players = np.full(seats, -1, dtype=np.int64)  # the learner's: -1
+        for seat, opponent in zip(others, opponents, strict=True):
+            key = opponent if isinstance(opponent, str) else id(opponent)
+            if key not in keys:
+                keys.append(key)
+                if isinstance(opponent, str):
+                    self.players.append(BATCH_OPPONENTS[opponent](count, seats))
+                else:
+                    name = getattr(opponent, "__name__", type(opponent).__name__)
+                    self.players.append(PolicyPlayer(opponent, name))  # type: ignore[arg-type]
+            self.seat_players[seat] = keys.index(key)
+        self.leaves = all(player.leaves for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
-        self.draws = [MixDraws()] * count  # each table's draws of the random bot's mixes
+        self.draws = [MixDraws()] * count  # each table's draws of mixed answers
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -138,7 +151,12 @@ class BatchTables:
         self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
-        self.opponents = dict(zip(others, opponents, strict=True))
+        self.opponents = {
+            seat: opponent
+            for seat, opponent in zip(others, opponents, strict=True)
+            if isinstance(opponent, str)
+        }
+        self._faults: list[tuple[int, int, SeatFault]] = []
         # Per table, the deals of this session the learner folded out of and the batch did
         # not play on: (session, deal, the kinds and amounts played up to the fold).
         self.left: list[list[tuple[int, int, list[int], list[int]]]] = [[] for _ in range(count)]
@@ -158,6 +176,8 @@ class BatchTables:
         chosen = np.array(rows, dtype=np.intp)
         for row in chosen.tolist():
             self.draws[row] = MixDraws(self.event_seeds[row] or 0, 0, int(self.session[row]), 0)
+        for player in self.players:
+            player.start_sessions(self, chosen)
         self.deal[chosen] = 0
         self.nets[chosen] = 0
         self.pending[chosen] = 0.0
@@ -178,6 +198,24 @@ class BatchTables:
         them against the masks) and the opponents after them; the rewards and whether
         each session ended."""
         batch = self.batch
+        kinds, amounts = self.discrete(rows, actions)
+        batch.apply(rows, kinds, amounts, update=False)
+        if self.seat_count > 2 and self.leaves:
+            folded = rows[kinds == FOLD]
+            # Out of a deal that goes on without it, and not the session's last.
+            out = folded[(batch.actor[folded] != NO_ACTOR) & (self.deal[folded] + 1 < self.deals)]
+            if out.size:
+                self._leave(out)
+        self._play(rows)
+        rewards = self.carried[rows] + self.pending[rows]
+        self.carried[rows] = 0.0
+        self.pending[rows] = 0.0
+        return rewards, self.done[rows]
+
+    def discrete(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The engine kinds and raise-to amounts of the discrete ``actions`` (legal) of the
+        players to act at ``rows``."""
+        batch = self.batch
         call_amount = batch.call_amount[rows]
         kinds = np.where(actions == 0, FOLD, np.where(call_amount > 0, CALL, CHECK))
         amounts = np.zeros(rows.size, dtype=np.int64)
@@ -193,18 +231,11 @@ class BatchTables:
                 call_amount=call_amount[raising],
                 current_bet=batch.current_bet[raised],
             )
-        batch.apply(rows, kinds, amounts, update=False)
-        if self.seat_count > 2:
-            folded = rows[kinds == FOLD]
-            # Out of a deal that goes on without it, and not the session's last.
-            out = folded[(batch.actor[folded] != NO_ACTOR) & (self.deal[folded] + 1 < self.deals)]
-            if out.size:
-                self._leave(out)
-        self._play(rows)
-        rewards = self.carried[rows] + self.pending[rows]
-        self.carried[rows] = 0.0
-        self.pending[rows] = 0.0
-        return rewards, self.done[rows]
+        return kinds, amounts
+
+    def fault(self, row: int, seat: int, fault: SeatFault) -> None:
+        """Record an opponent's fault (a policy's illegal answer) at table ``row``."""
+        self._faults.append((row, seat, fault))
 
     def _play(self, rows: np.ndarray) -> None:
         """Play the opponents (and deal on) at ``rows`` until each table's learner is to
@@ -264,7 +295,7 @@ class BatchTables:
         assert seed is not None
         event = f"capped_holdem_v0:{seed}"
         learner = self.learner
-        players = {seat: NATIVE_OPPONENTS[spec]() for seat, spec in self.opponents.items()}
+        players = {seat: native_opponent(spec) for seat, spec in self.opponents.items()}
         for session, deal, kinds, amounts in self.left[row]:
             hand = new_hand(
                 self.rules, deck_for(seed, 0, session, deal), button=deal % self.seat_count
@@ -319,6 +350,8 @@ class BatchTables:
         self.context_deal[rows] = deal
         self.context_net[rows] = self.nets[rows, self.learner]
         self.serial[rows] += 1
+        for player in self.players:
+            player.start_deals(self, rows)
 
     def _shuffle(self, rows: np.ndarray, first: np.ndarray) -> None:
         """The decks of deals ``first`` .. ``first + DECK_CHUNK - 1`` (those in the session)."""
@@ -345,48 +378,20 @@ class BatchTables:
     # -- the opponents ---------------------------------------------------------------
 
     def _opponents_act(self, rows: np.ndarray, seats: np.ndarray) -> None:
-        batch = self.batch
-        if not self.has_random:  # calling stations: call any bet, check otherwise
-            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
-            batch.apply(rows, kinds, np.zeros(rows.size, dtype=np.int64), update=False)
-            return
-        random_seat = self.seat_kinds[seats] == _RANDOM
-        if self.has_calling_station:
-            kinds = np.where(batch.call_amount[rows] > 0, CALL, CHECK)
-            drawn = random_seat.nonzero()[0]
-            kinds[drawn], amounts = self._random_decisions(rows[drawn], seats[drawn])
-            all_amounts = np.zeros(rows.size, dtype=np.int64)
-            all_amounts[drawn] = amounts
-            batch.apply(rows, kinds, all_amounts, update=False)
-            return
-        kinds, amounts = self._random_decisions(rows, seats)
-        batch.apply(rows, kinds, amounts, update=False)
-
-    def _random_decisions(
-        self, rows: np.ndarray, seats: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
-        """``agents/random_bot.py``'s decisions: its mix (every legal kind alike, a raise
-        spread over amounts from the minimum to the maximum), drawn as a dealer draws it
-        at the decision's place in the deal."""
-        batch = self.batch
-        kinds = np.zeros(rows.size, dtype=np.int64)
-        amounts = np.zeros(rows.size, dtype=np.int64)
-        draws = self.draws
-        for index, (row, deal, permissions, low, high, decision) in enumerate(
-            zip(
-                rows.tolist(),
-                self.deal[rows].tolist(),
-                batch.permissions[rows].tolist(),
-                batch.min_raise_to[rows].tolist(),
-                batch.max_raise_to[rows].tolist(),
-                batch.log_length[rows].tolist(),
-                strict=True,
-            )
-        ):
-            action = draws[row].action(_uniform(permissions, low, high), deal, decision)
-            kinds[index] = _CODES[action.kind]
-            amounts[index] = action.amount or 0
-        return kinds, amounts
+        """Each opponent decides at the tables where one of its seats is to act, then
+        every action is applied at once."""
+        players = self.seat_players[seats]
+        if len(self.players) == 1:
+            kinds, amounts = self.players[0].decide(self, rows, seats)
+        else:
+            kinds = np.zeros(rows.size, dtype=np.int64)
+            amounts = np.zeros(rows.size, dtype=np.int64)
+            for index in np.unique(players).tolist():
+                lines = (players == index).nonzero()[0]
+                kinds[lines], amounts[lines] = self.players[index].decide(
+                    self, rows[lines], seats[lines]
+                )
+        self.batch.apply(rows, kinds, amounts, update=False)
 
     # -- what the learner sees -------------------------------------------------------
 
@@ -415,7 +420,8 @@ class BatchTables:
 
     @property
     def faults(self) -> list[tuple[int, int, SeatFault]]:
-        return []  # the batch opponents never fault
+        """``(table, seat, fault)`` of the opponents' faults (a policy's illegal answers)."""
+        return list(self._faults)
 
     def close(self) -> None:
         return None

@@ -36,16 +36,30 @@ from dp_arena.engine import (
     new_hand,
 )
 from dp_arena.engine.cards import format_cards
-from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
+from dp_arena.envs.discrete_actions import CALL, DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
 from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
-from dp_arena.errors import ConfigError, IllegalActionError
+from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
-__all__ = ["OBSERVATION_FORMATS", "DealListener", "SessionEnv", "TableOptions", "next_session"]
+__all__ = [
+    "ILLEGAL_ACTIONS",
+    "OBSERVATION_FORMATS",
+    "DealListener",
+    "SessionEnv",
+    "TableOptions",
+    "check_illegal_action",
+    "fallback_action",
+    "next_session",
+]
 
 # The dict format is PettingZoo's classic games' observation and mask; the flat one is
 # the vector alone, a Box that SuperSuit's wrappers and CleanRL-style code take, with the
 # mask in the player's info.
 OBSERVATION_FORMATS = ("dict", "flat")
+# What a masked discrete action does: raise IllegalActionError (the default: a learner's
+# bug shows at once), or fall back to the nearest legal action, check/call, which is never
+# masked for the player to act (plain PPO samples masked actions; the fallbacks are
+# counted in the infos).
+ILLEGAL_ACTIONS = ("raise", "fallback")
 
 # Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
 # the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
@@ -70,7 +84,7 @@ class TableOptions(TypedDict, total=False):
     session; each environment passes them on as it got them, and :class:`SessionEnv`
     gives the defaults and checks them: ``betting`` ("no-limit"), ``cap`` (1000),
     ``blinds`` ((10, 20)), ``deals`` (one round of the button), ``raise_sizes``,
-    ``observation_format`` ("dict")."""
+    ``observation_format`` ("dict"), ``illegal_action`` ("raise")."""
 
     betting: str | Betting
     cap: int
@@ -78,6 +92,7 @@ class TableOptions(TypedDict, total=False):
     deals: int | None
     raise_sizes: Sequence[RaiseSize]
     observation_format: str
+    illegal_action: str
 
 
 class SessionEnv(AECEnv[str, Any, int]):
@@ -105,9 +120,11 @@ class SessionEnv(AECEnv[str, Any, int]):
         raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
         tables: int = 1,
         observation_format: str = "dict",
+        illegal_action: str = "raise",
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
+        check_illegal_action(illegal_action)
         self.rules, deals = _checked_rules(
             num_players, betting, cap, blinds, deals, observation_format
         )
@@ -137,6 +154,10 @@ class SessionEnv(AECEnv[str, Any, int]):
         }
         self.observation_format = observation_format
         self.flat = observation_format == "flat"
+        self.illegal_action = illegal_action
+        # Per agent, the masked actions replaced by check/call this episode (fallback).
+        self.illegal_actions: dict[str, int] = {}
+        self.last_illegal = False  # whether the last step's action was replaced
         self._make_spaces()
         self.deal_listeners: list[DealListener] = []
         self.event_seed: int | None = None
@@ -191,6 +212,8 @@ class SessionEnv(AECEnv[str, Any, int]):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in self.agents}
+        self.illegal_actions = dict.fromkeys(self.agents, 0)
+        self.last_illegal = False
         self._skip_agent_selection = None
         self._rewards_set = False
         self.deal = 0
@@ -206,13 +229,23 @@ class SessionEnv(AECEnv[str, Any, int]):
         table = self._table_in_play
         hand = self.hands[table]
         legal = hand.legal_actions()
+        self.last_illegal = False
         try:
             if isinstance(action, Action):  # a rule-based bot acting on infos[agent]["observation"]
                 engine_action = action
             else:
-                engine_action = self.action_table.to_action(
-                    action, legal, pot=hand.pot_total, current_bet=hand.current_bet
-                )
+                try:
+                    engine_action = self.action_table.to_action(
+                        action, legal, pot=hand.pot_total, current_bet=hand.current_bet
+                    )
+                except IllegalActionError as error:
+                    if self.illegal_action == "raise" or not fallback_action(error):
+                        raise
+                    engine_action = self.action_table.to_action(
+                        CALL, legal, pot=hand.pot_total, current_bet=hand.current_bet
+                    )
+                    self.illegal_actions[agent] += 1
+                    self.last_illegal = True
             hand.apply(engine_action)
         except IllegalActionError as error:
             raise IllegalActionError(error.reason, f"{agent}: {error}", action=action) from None
@@ -348,6 +381,8 @@ class SessionEnv(AECEnv[str, Any, int]):
             "observation": observe_actor(hand, seat, self.contexts[table][seat]),
             "action_mask": self.action_table.mask_array(hand.legal_actions()),
         }
+        if self.illegal_action == "fallback":
+            self.infos[agent]["illegal_actions"] = self.illegal_actions[agent]
 
     def _finish_hand(self, table: int) -> None:
         """``table``'s hand is over (``-1``: the deal is starting): go to the next table
@@ -383,6 +418,22 @@ class SessionEnv(AECEnv[str, Any, int]):
         for name in self.agents:
             self.terminations[name] = True
         self.agent_selection = self.agents[0]
+
+
+def check_illegal_action(illegal_action: object) -> None:
+    """:class:`ConfigError` unless ``illegal_action`` is one of :data:`ILLEGAL_ACTIONS`."""
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise ConfigError(
+            f"illegal_action must be one of {list(ILLEGAL_ACTIONS)}, not {illegal_action!r}",
+            field="illegal_action",
+        )
+
+
+def fallback_action(error: IllegalActionError) -> bool:
+    """Whether ``illegal_action="fallback"`` replaces the action ``error`` refused: a
+    masked action (a fold with nothing owed, a raise when raising is not allowed) is
+    replaced by check/call; an index outside the action space is a bug and still raises."""
+    return error.reason in (IllegalReason.NOTHING_TO_FOLD, IllegalReason.RAISE_NOT_ALLOWED)
 
 
 def _checked_rules(

@@ -26,14 +26,14 @@ from typing import Any, Unpack
 import gymnasium
 import numpy as np
 
-from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
-from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import played
 from dp_arena.engine import HandState
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.discrete_actions import ActionTable
+from dp_arena.envs.policy_agent import Opponent, opponent_agent
 from dp_arena.envs.session_env import TableOptions
 from dp_arena.errors import ConfigError
 
@@ -58,7 +58,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
 
     def __init__(
         self,
-        opponents: Sequence[str | Agent] = ("calling-station",),
+        opponents: Sequence[Opponent] = ("calling-station",),
         learner_seat: int = 0,
         render_mode: str | None = None,
         **options: Unpack[TableOptions],
@@ -70,7 +70,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         self.render_mode = render_mode
         self.learner_seat = learner_seat
         self.learner = self.table.agent_grid[0][learner_seat]
-        self.seats = load_opponents(opponents, learner_seat)
+        self.seats = load_opponents(opponents, learner_seat, self.table.action_table)
         self.table.deal_listeners.append(self._on_deal)
         self.observation_space = self.table.observation_space(self.learner)
         self.action_space = self.table.action_space(self.learner)
@@ -85,7 +85,10 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         # Every session has a decision of the learner's: it is first to act before the
         # flop at least once a round, and a table where no one ever acts is refused.
         assert not self.table.terminations[self.learner], "a session without a decision"
-        return self.table.observe(self.learner), self.table.infos[self.learner]
+        info = dict(self.table.infos[self.learner])
+        if self.table.illegal_action == "fallback":
+            info["illegal_action"] = False
+        return self._observe(), info
 
     def step(self, action: int) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         table = self.table
@@ -93,21 +96,38 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         # opponents folded to it) are paid with that first decision's reward.
         carried = float(table._cumulative_rewards[self.learner])
         table.step(action)
+        replaced = table.last_illegal
         self._play_opponents()
         reward = carried + float(table._cumulative_rewards[self.learner])
         terminated = table.terminations[self.learner]
         if terminated:
-            # The mask is always in the info, all zeros at the end (no action is left).
-            info: dict[str, Any] = {"action_mask": table.action_mask(self.learner)}
+            # The mask is always in the info; at the end, check/call alone (see
+            # action_masks), so that a masked softmax over it stays finite.
+            info: dict[str, Any] = {"action_mask": self.action_masks()}
+            if table.illegal_action == "fallback":
+                info["illegal_actions"] = table.illegal_actions[self.learner]
         else:
             table._cumulative_rewards[self.learner] = 0.0  # paid out now, not again
-            info = table.infos[self.learner]
-        return table.observe(self.learner), reward, terminated, False, info
+            info = dict(table.infos[self.learner])
+        if table.illegal_action == "fallback":
+            info["illegal_action"] = replaced
+        return self._observe(), reward, terminated, False, info
 
     def action_masks(self) -> np.ndarray:
-        """The learner's action mask now (all zeros once the episode is over): the method
-        sb3-contrib's ``MaskablePPO`` calls; the same mask as ``info["action_mask"]``."""
+        """The learner's action mask now: the method sb3-contrib's ``MaskablePPO`` calls;
+        the same mask as ``info["action_mask"]``. Once the episode is over no action is
+        left, and the mask allows check/call alone (the action a vector env's autoreset
+        ignores): every mask has a legal action, so a masked softmax never divides by
+        zero."""
+        if self.table.terminations[self.learner]:
+            return self.table.action_table.mask_array_for(False, False)
         return self.table.action_mask(self.learner)
+
+    def _observe(self) -> Any:
+        observation = self.table.observe(self.learner)
+        if not self.table.flat and self.table.terminations[self.learner]:
+            observation["action_mask"] = self.action_masks()
+        return observation
 
     # Gymnasium annotates ``Env.render`` with a type variable bound to nothing, which no
     # concrete return type can override; ours renders text ("ansi") or prints ("human").
@@ -146,7 +166,7 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
             tell_end(self.seats, hand, contexts, self.opponent_faults)
 
 
-def check_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> int:
+def check_opponents(opponents: Sequence[Opponent], learner_seat: int) -> int:
     """The table's number of players; :class:`ConfigError` for bad opponents or seat."""
     if isinstance(opponents, str) or not opponents:
         raise ConfigError(
@@ -165,15 +185,17 @@ def check_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> int:
     return num_players
 
 
-def load_opponents(opponents: Sequence[str | Agent], learner_seat: int) -> dict[int, InProcessSeat]:
+def load_opponents(
+    opponents: Sequence[Opponent], learner_seat: int, action_table: ActionTable
+) -> dict[int, InProcessSeat]:
     """The opponents' seats, every seat but the learner's in order, each agent loaded
-    afresh from its spec (an agent object is seated as it is)."""
+    afresh from its spec (an agent object is seated as it is, a policy over the
+    observation vectors as a :class:`~dp_arena.envs.policy_agent.PolicyAgent`)."""
     num_players = check_opponents(opponents, learner_seat)
     others = [seat for seat in range(num_players) if seat != learner_seat]
     seats: dict[int, InProcessSeat] = {}
     for seat, opponent in zip(others, opponents, strict=True):
-        name = opponent if isinstance(opponent, str) else type(opponent).__name__
-        agent = load_agent(opponent) if isinstance(opponent, str) else opponent
+        agent, name = opponent_agent(opponent, action_table)
         seats[seat] = InProcessSeat(agent, name)
     return seats
 

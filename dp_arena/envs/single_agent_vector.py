@@ -22,18 +22,29 @@ compare every array of every step. Gymnasium's three autoreset modes are support
 infos, and ``"Disabled"`` with ``reset(options={"reset_mask": ...})``).
 
 How the tables are played (``batched`` says which way): against the built-in
-``random`` and ``calling-station`` opponents, with the net reward, all tables are one
-batch (:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across
-tables (:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together,
-the showdown values read from the evaluator's tables, the observations and masks
-encoded as arrays, the opponents' decisions made for every table whose turn it is, and
-the learners' typed observations built only on request (``views()``, by replaying the
-deal on the engine). Any other line-up, the duplicate reward, or
-``native_opponents=False`` plays each table straight on the engine
+``random``, ``calling-station``, ``aggressive`` and ``tag`` bots and policies over
+the observation vectors (a learner's frozen snapshots: any callable
+``policy(observations, masks) -> actions``), with the net reward, all tables are one batch
+(:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across tables
+(:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together, the
+showdown values read from the evaluator's tables, the observations and masks encoded as
+arrays, each opponent deciding for every table where one of its seats is to act, one call
+a step of the batch (:mod:`dp_arena.envs.batch_players`), and the learners' typed
+observations built only on request (``views()``, by replaying the deal on the engine).
+Any other line-up (the ``equity`` bot, a file's class, an agent object), the duplicate
+reward, or ``native_opponents=False`` plays each table straight on the engine
 (:mod:`dp_arena.envs.vector_tables`): no AEC bookkeeping, no typed observation for the
-learner, the built-in bots played natively (:mod:`dp_arena.envs.native_opponents`), any
-other opponent through its typed observation and hooks, as the single env plays it.
-``infos`` holds ``"action_mask"`` (all zeros for a table whose episode just ended).
+learner, the built-in ``random`` and ``calling-station`` bots played natively
+(:mod:`dp_arena.envs.native_opponents`), any other opponent through its typed
+observation and hooks, as the single env plays it.
+``infos`` holds ``"action_mask"``; a table whose episode just ended (its next step resets
+it under the ``NextStep`` autoreset, and ignores its action) has the mask of check/call
+alone, so every row has a legal action and a masked softmax over all rows stays finite.
+
+``illegal_action="fallback"`` plays check/call (never masked) for a masked action instead
+of refusing the step, and counts it: ``infos["illegal_action"]`` marks the tables whose
+action was replaced this step, ``infos["illegal_actions"]`` counts them in each table's
+episode (what plain PPO needs: it samples masked actions).
 
 ``reward="duplicate"`` pays each deal's net minus the net of ``reference`` (an agent
 spec) playing the same cards in the same seat at a shadow table, against its own copies
@@ -54,12 +65,13 @@ import numpy as np
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine import LegalActions
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.batch_tables import BatchTables, batchable
+from dp_arena.envs.discrete_actions import CALL
+from dp_arena.envs.policy_agent import Opponent
 from dp_arena.envs.session_env import TableOptions
 from dp_arena.envs.single_agent import check_opponents
 from dp_arena.envs.vector_tables import EngineTables
@@ -86,7 +98,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
     def __init__(
         self,
         num_envs: int = 1,
-        opponents: Sequence[str | Agent] = ("calling-station",),
+        opponents: Sequence[Opponent] = ("calling-station",),
         learner_seat: int = 0,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
         native_opponents: bool = True,
@@ -129,6 +141,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         self.rules = model.rules
         self.deals = model.deals
         self.action_table = model.action_table
+        self.illegal_action = model.illegal_action
         self.learner_seat = learner_seat
         self.single_observation_space = model.observation_space(learner)
         self.single_action_space = model.action_space(learner)
@@ -149,7 +162,7 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 model.deals,
                 model.action_table,
                 learner_seat,
-                [str(spec) for spec in opponents],
+                list(opponents),
                 num_envs,
             )
         else:
@@ -164,6 +177,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             )
         self._done = np.zeros(num_envs, dtype=bool)
         self._masks = np.zeros((num_envs, self.action_table.size), dtype=np.int8)
+        self._replaced = np.zeros(num_envs, dtype=bool)  # this step's fallbacks
+        self._illegal_counts = np.zeros(num_envs, dtype=np.int64)  # this episode's
 
     # -- the VectorEnv interface -----------------------------------------------------
 
@@ -194,6 +209,8 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         )
         self.tables.reset(chosen, [seeds[index] for index in chosen])
         self._done[chosen] = False
+        self._replaced[:] = False
+        self._illegal_counts[chosen] = 0
         return self._observations(), self._infos()
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -208,13 +225,14 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                 f"step: environment {index}'s episode is over; with autoreset disabled, reset"
                 " it first (reset(options={'reset_mask': ...}))"
             )
-        self._check(actions)
+        actions = self._check(actions)
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         if done.any():  # NextStep: this step resets them; their actions are ignored
             over = np.flatnonzero(done)
             self.tables.reset(over.tolist(), [None] * over.size)
             done[over] = False
+            self._illegal_counts[over] = 0
             playing = np.flatnonzero(~np.isin(np.arange(self.num_envs), over))
         else:
             playing = np.arange(self.num_envs)
@@ -229,8 +247,15 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
             self.tables.reset(ended, [None] * len(ended))
             infos["final_obs"] = final
             infos["_final_obs"] = terminated.copy()
-            infos["final_info"] = {}
+            # The ended tables' last infos; the step's infos are those of their reset.
+            final_info = self._infos()
+            for key in list(final_info):
+                if not key.startswith("_"):
+                    final_info[f"_{key}"] = terminated.copy()
+            infos["final_info"] = final_info
             infos["_final_info"] = terminated.copy()
+            self._replaced[ended] = False
+            self._illegal_counts[ended] = 0
         elif mode is not AutoresetMode.SAME_STEP:
             done |= terminated
         observations = self._observations()
@@ -260,8 +285,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     # -- internals -------------------------------------------------------------------
 
-    def _check(self, actions: np.ndarray) -> None:
-        """Refuse the whole step, before any table moves, when one action is masked."""
+    def _check(self, actions: np.ndarray) -> np.ndarray:
+        """The actions to play: refuse the whole step, before any table moves, when one
+        action is masked, or (``illegal_action="fallback"``) play check/call for each
+        masked one, counted."""
         if not np.issubdtype(actions.dtype, np.integer):
             raise IllegalActionError(
                 IllegalReason.UNKNOWN_ACTION,
@@ -272,7 +299,13 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         allowed = np.zeros(self.num_envs, dtype=bool)
         rows = np.flatnonzero(inside)
         allowed[rows] = self._masks[rows, actions[rows]] == 1
-        bad = np.flatnonzero(~self._done & ~allowed)
+        masked = ~self._done & ~allowed
+        self._replaced[:] = False
+        if self.illegal_action == "fallback" and masked.any() and inside[masked].all():
+            self._replaced[:] = masked
+            self._illegal_counts += masked
+            return np.where(masked, CALL, actions)
+        bad = np.flatnonzero(masked)
         if bad.size:
             index = int(bad[0])
             legal, pot, current_bet = self.tables.legal(index)
@@ -285,18 +318,28 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
                     error.reason, f"environment {index}: {error}", action=int(actions[index])
                 ) from None
             raise AssertionError("a masked action was accepted")  # the mask is the rules'
+        return actions
 
     def _observations(self) -> Any:
         vectors, self._masks = self.tables.observations()
+        # A table whose session is over: check/call alone (see the module docstring).
+        self._masks[~self._masks.any(axis=1), CALL] = 1
         if self.flat:
             return vectors
         return {"observation": vectors, "action_mask": self._masks.copy()}
 
     def _infos(self) -> dict[str, Any]:
-        return {
+        infos = {
             "action_mask": self._masks.copy(),
             "_action_mask": np.ones(self.num_envs, dtype=bool),
         }
+        if self.illegal_action == "fallback":
+            every = np.ones(self.num_envs, dtype=bool)
+            infos["illegal_action"] = self._replaced.copy()
+            infos["_illegal_action"] = every
+            infos["illegal_actions"] = self._illegal_counts.copy()
+            infos["_illegal_actions"] = every.copy()
+        return infos
 
 
 REWARDS = ("net", "duplicate")

@@ -18,17 +18,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
-from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
 from dp_arena.engine import HandState, LegalActions, button_for_deal, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
+from dp_arena.envs.policy_agent import Opponent, opponent_agent
 from dp_arena.envs.session_env import next_session
 from dp_arena.envs.single_agent import tell_begin, tell_end
 
@@ -42,7 +42,7 @@ class EngineTables:
         self,
         model: capped_holdem_v0.raw_env,
         learner_seat: int,
-        opponents: Sequence[str | Agent],
+        opponents: Sequence[Opponent],
         count: int,
         *,
         native_opponents: bool,
@@ -51,7 +51,7 @@ class EngineTables:
     ) -> None:
         self.tables: list[_Table] = []
         for _ in range(count):
-            native, seats = _players(opponents, learner_seat, native_opponents)
+            native, seats = _players(opponents, learner_seat, native_opponents, model.action_table)
             table = _Table(model, learner_seat, seats, native)
             if reward == "duplicate":
                 # The shadow table: the reference in the learner's seat, its own copies of
@@ -60,6 +60,7 @@ class EngineTables:
                     [*opponents[:learner_seat], reference, *opponents[learner_seat:]],
                     None,
                     native_opponents,
+                    model.action_table,
                 )
                 table.shadow = _Shadow(model, shadow_seats, shadow_native)
             self.tables.append(table)
@@ -132,7 +133,10 @@ class EngineTables:
 
 
 def _players(
-    specs: Sequence[str | Agent], learner_seat: int | None, native_opponents: bool
+    specs: Sequence[Opponent],
+    learner_seat: int | None,
+    native_opponents: bool,
+    action_table: ActionTable,
 ) -> tuple[dict[int, NativeOpponent], dict[int, InProcessSeat]]:
     """The players of every seat but the learner's (all seats when it is ``None``):
     native where one stands for the spec, otherwise the loaded agent (a copy of an agent
@@ -146,10 +150,12 @@ def _players(
         if native_opponents and isinstance(spec, str) and spec in NATIVE_OPPONENTS:
             native[seat] = NATIVE_OPPONENTS[spec]()
         else:
-            if isinstance(spec, str):
-                loaded[seat] = InProcessSeat(load_agent(spec), spec)
-            else:  # an agent object: each table plays its own copy
-                loaded[seat] = InProcessSeat(copy.deepcopy(spec), type(spec).__name__)
+            # An agent object: each table plays its own copy (a policy keeps no state, and
+            # its PolicyAgent is shared).
+            agent, name = opponent_agent(spec, action_table)
+            loaded[seat] = InProcessSeat(
+                agent if isinstance(spec, str) else copy.deepcopy(agent), name
+            )
     return native, loaded
 
 

@@ -1,6 +1,13 @@
 """The linear softmax policy: one weight vector per discrete action, a logit per action
 ``w_a · features``, masked to the legal actions; saved as a small JSON file.
 
+Its features are either those of a typed observation (:mod:`dp_arena.learn.features`,
+``feature_set="observation"``) or those read from the environments' observation vectors
+(:mod:`dp_arena.learn.vector_features`, ``feature_set="vector"``); a policy of the second
+kind is also a policy over batched observations (``policy(observations, masks) ->
+actions``, its greedy actions), which the vector environment's batch plays as an
+opponent, one call for all its tables, exactly as the bot plays at one table.
+
 >>> import numpy as np
 >>> policy = LinearPolicy.zeros(raise_sizes=("min", 1, "all-in"))
 >>> policy.weights.shape  # 5 actions (fold, check/call, 3 raises) x 54 features
@@ -21,9 +28,16 @@ import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
 from dp_arena.errors import AgentError
+from dp_arena.learn import vector_features
 from dp_arena.learn.features import FEATURE_NAMES
 
-__all__ = ["FORMAT", "LinearPolicy"]
+__all__ = ["FEATURE_SETS", "FORMAT", "LinearPolicy", "SoftmaxPolicy"]
+
+# The feature sets a policy may weigh, by name: their features' names, in order.
+FEATURE_SETS: dict[str, tuple[str, ...]] = {
+    "observation": FEATURE_NAMES,
+    "vector": vector_features.FEATURE_NAMES,
+}
 
 FORMAT = "dp-arena/linear-policy/v1"
 MAX_FILE_BYTES = 16 * 1024 * 1024  # a policy file: a few kilobytes; more is not one
@@ -33,16 +47,24 @@ MAX_WEIGHT = 1e6
 
 
 class LinearPolicy:
-    """Weights of shape ``(actions, features)`` over the action table of ``raise_sizes``."""
+    """Weights of shape ``(actions, features)`` over the action table of ``raise_sizes``
+    and the features of ``feature_set`` (:data:`FEATURE_SETS`)."""
 
     def __init__(
         self,
         weights: np.ndarray,
         raise_sizes: Sequence[RaiseSize],
         metadata: dict[str, Any] | None = None,
+        feature_set: str = "observation",
     ):
+        if feature_set not in FEATURE_SETS:
+            raise ValueError(
+                f"feature_set must be one of {list(FEATURE_SETS)}, not {feature_set!r}"
+            )
+        self.feature_set = feature_set
+        self.feature_names = FEATURE_SETS[feature_set]
         self.actions = ActionTable(raise_sizes)
-        expected = (self.actions.size, len(FEATURE_NAMES))
+        expected = (self.actions.size, len(self.feature_names))
         if weights.shape != expected:
             raise ValueError(f"weights must have shape {expected}, not {weights.shape}")
         self.weights = np.asarray(weights, dtype=np.float64)
@@ -50,10 +72,51 @@ class LinearPolicy:
         self.metadata = dict(metadata or {})
 
     @classmethod
-    def zeros(cls, raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES) -> LinearPolicy:
+    def zeros(
+        cls,
+        raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES,
+        feature_set: str = "observation",
+    ) -> LinearPolicy:
         """The untrained policy: every legal action equally likely."""
         table = ActionTable(raise_sizes)
-        return cls(np.zeros((table.size, len(FEATURE_NAMES))), raise_sizes)
+        width = len(FEATURE_SETS[feature_set])
+        return cls(np.zeros((table.size, width)), raise_sizes, feature_set=feature_set)
+
+    def copy(self) -> LinearPolicy:
+        """A frozen snapshot: the same weights, never changed by the original's training."""
+        return LinearPolicy(
+            self.weights.copy(), self.raise_sizes, dict(self.metadata), self.feature_set
+        )
+
+    def logits(self, rows: np.ndarray) -> np.ndarray:
+        """Every action's logit for each row of features, shape ``(rows, actions)``: the
+        products summed feature by feature, in one order for every row (a row's logits do
+        not depend on the other rows of its batch, as a matrix product's might)."""
+        logits = np.zeros((rows.shape[0], self.weights.shape[0]), dtype=np.float64)
+        for column in range(self.weights.shape[1]):
+            logits += rows[:, column, None] * self.weights[None, :, column]
+        return logits
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The greedy legal action of each row of observation vectors (a policy over
+        batched observations; ``feature_set="vector"`` only): the first of the largest
+        logits among the actions of the row's mask."""
+        if self.feature_set != "vector":
+            raise TypeError("only a policy over vector features plays observation vectors")
+        logits = self.logits(vector_features.features(observations))
+        chosen: np.ndarray = np.where(masks.astype(bool), logits, -np.inf).argmax(axis=1)
+        return chosen
+
+    def softmax(self, rows: np.ndarray, masks: np.ndarray, temperature: float) -> np.ndarray:
+        """Each row's softmax of its logits over ``temperature`` among the actions of its
+        mask, shape ``(rows, actions)``: every operation is done row by row alike, so a
+        row's probabilities do not depend on the other rows of its batch."""
+        logits = self.logits(rows)
+        legal = masks.astype(bool)
+        best = np.where(legal, logits, -np.inf).max(axis=1, keepdims=True)
+        exponentials = np.exp(np.where(legal, (logits - best) / temperature, -np.inf))
+        shares: np.ndarray = exponentials / exponentials.sum(axis=1, keepdims=True)
+        return shares
 
     def probabilities(self, features: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The softmax over the legal actions (``mask`` 1) of the logits ``weights @ features``."""
@@ -73,7 +136,7 @@ class LinearPolicy:
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT,
-            "features": list(FEATURE_NAMES),
+            "features": list(self.feature_names),
             "actions": list(self.actions.labels),
             "raise_sizes": list(self.raise_sizes),
             "weights": [[round(float(value), 6) for value in row] for row in self.weights],
@@ -86,10 +149,14 @@ class LinearPolicy:
         field at fault when it is not a whole, finite policy of this version."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise AgentError(f"{source}: not a {FORMAT} file")
-        if data.get("features") != list(FEATURE_NAMES):
+        feature_set = next(
+            (name for name, names in FEATURE_SETS.items() if data.get("features") == list(names)),
+            None,
+        )
+        if feature_set is None:
             raise AgentError(
-                f"{source}: its features {str(data.get('features'))[:300]}"
-                f" are not this version's {list(FEATURE_NAMES)}"
+                f"{source}: its features {str(data.get('features'))[:300]} are not those of"
+                f" this version's feature sets {list(FEATURE_SETS)}"
             )
         raise_sizes = data.get("raise_sizes")
         if not isinstance(raise_sizes, list):
@@ -115,7 +182,7 @@ class LinearPolicy:
                 f" ±{MAX_WEIGHT:g}: not a trained policy"
             )
         try:
-            return cls(weights, tuple(raise_sizes), metadata)
+            return cls(weights, tuple(raise_sizes), metadata, feature_set)
         except (TypeError, ValueError) as error:  # ConfigError is a ValueError
             raise AgentError(f"{source}: {error}") from None
 
@@ -144,3 +211,25 @@ class LinearPolicy:
         except RecursionError:
             raise AgentError(f"{path}: cannot read the policy: JSON nested too deeply") from None
         return cls.from_json(data, source=str(path))
+
+
+class SoftmaxPolicy:
+    """A policy over vector features played as a mixed strategy: a mixed policy over
+    batched observations (:mod:`dp_arena.envs.policy_agent`) whose ``distribution`` is the
+    softmax of the logits at ``temperature`` (:meth:`LinearPolicy.softmax`); called, it
+    answers the greedy actions."""
+
+    def __init__(self, policy: LinearPolicy, temperature: float) -> None:
+        if policy.feature_set != "vector":
+            raise TypeError("only a policy over vector features plays observation vectors")
+        if not temperature > 0:
+            raise ValueError(f"a temperature must be positive, not {temperature!r}")
+        self.policy = policy
+        self.temperature = temperature
+        self.__name__ = f"softmax-{temperature:g}"
+
+    def distribution(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.policy.softmax(vector_features.features(observations), masks, self.temperature)
+
+    def __call__(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.policy(observations, masks)

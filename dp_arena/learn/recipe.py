@@ -1,6 +1,8 @@
-"""A training recipe: the fitted-control config and its evaluation in one TOML file, the
-evaluation itself (heads-up duplicate matches against each built-in bot, and a six-max
-duplicate match of all of them), and the training card written beside the weights.
+"""A training recipe: the trainer's config (``[self_play]``: self-play against a league,
+:mod:`dp_arena.learn.selfplay`; or ``[train]``: fitted control against fixed line-ups,
+:mod:`dp_arena.learn.fitted`) and its evaluation in one TOML file, the evaluation itself
+(heads-up duplicate matches against each built-in bot, and a six-max duplicate match of
+all of them), and the training card written beside the weights.
 
 ``dp-arena train --config configs/learned.toml`` runs a recipe end to end; the card
 records what was trained on, for how long, and what it scored.
@@ -22,6 +24,7 @@ from dp_arena.learn.bot import PolicyBot
 from dp_arena.learn.evaluate import DuplicateScore, duplicate_score, summarize
 from dp_arena.learn.fitted import FittedConfig
 from dp_arena.learn.policy import LinearPolicy
+from dp_arena.learn.selfplay import SelfPlayConfig
 from dp_arena.match import MatchConfig, play_match
 
 __all__ = ["Evaluation", "Recipe", "evaluate_policy", "load_recipe", "training_card"]
@@ -32,11 +35,14 @@ LEARNER = "learned"  # the policy's name in the evaluation's matches
 
 @dataclass(frozen=True, slots=True)
 class Recipe:
-    train: FittedConfig
+    train: FittedConfig | SelfPlayConfig
     evaluate_deals: int = 2000
     six_max_deals: int = 600
     evaluate_seed: int = 20260
     source: str = ""
+    # How the evaluation plays the policy: its softmax at this temperature, as the shipped
+    # bot plays (agents/learned.py), or greedily (None).
+    temperature: float | None = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,27 +61,35 @@ class Evaluation:
 
 
 def load_recipe(path: str | Path) -> Recipe:
-    """The recipe in a TOML file: a ``[train]`` table of :class:`FittedConfig` fields and
-    an ``[evaluate]`` table (``deals``, ``six_max_deals``, ``seed``)."""
+    """The recipe in a TOML file: a ``[self_play]`` table of :class:`SelfPlayConfig`
+    fields or a ``[train]`` table of :class:`FittedConfig` fields, and an ``[evaluate]``
+    table (``deals``, ``six_max_deals``, ``seed``)."""
     try:
         data = tomllib.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise ConfigError(f"{path}: not a training recipe: {error}") from None
-    train = dict(data.get("train", {}))
-    known = {item.name for item in fields(FittedConfig)}
+    if "self_play" in data and "train" in data:
+        raise ConfigError(f"{path}: give [self_play] or [train], not both", field="train")
+    table = "self_play" if "self_play" in data else "train"
+    kind: type[FittedConfig] | type[SelfPlayConfig] = (
+        SelfPlayConfig if table == "self_play" else FittedConfig
+    )
+    train = dict(data.get(table, {}))
+    known = {item.name for item in fields(kind)}
     unknown = sorted(set(train) - known)
     if unknown:
-        raise ConfigError(f"{path}: [train] has unknown fields {unknown}", field=unknown[0])
-    if "lineups" in train:
+        raise ConfigError(f"{path}: [{table}] has unknown fields {unknown}", field=unknown[0])
+    if "lineups" in train and table == "train":
         train["lineups"] = tuple(tuple(lineup) for lineup in train["lineups"])
-    if "raise_sizes" in train:
-        train["raise_sizes"] = tuple(train["raise_sizes"])
+    for name in ("raise_sizes", "builtins"):
+        if name in train:
+            train[name] = tuple(train[name])
     evaluate = dict(data.get("evaluate", {}))
-    unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed"})
+    unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed", "temperature"})
     if unknown:
         raise ConfigError(f"{path}: [evaluate] has unknown fields {unknown}", field=unknown[0])
     try:
-        config = FittedConfig(**train)
+        config = kind(**train)
     except TypeError as error:
         raise ConfigError(f"{path}: {error}") from None
     return Recipe(
@@ -84,7 +98,20 @@ def load_recipe(path: str | Path) -> Recipe:
         six_max_deals=int(evaluate.get("six_max_deals", 600)),
         evaluate_seed=int(evaluate.get("seed", 20260)),
         source=str(path),
+        temperature=_temperature(path, evaluate.get("temperature", 0.1)),
     )
+
+
+def _temperature(path: str | Path, value: object) -> float | None:
+    """``[evaluate] temperature``: a positive number, or ``"greedy"`` for none."""
+    if value == "greedy":
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise ConfigError(
+            f"{path}: [evaluate] temperature must be a positive number or 'greedy', not {value!r}",
+            field="temperature",
+        )
+    return float(value)
 
 
 def evaluate_policy(
@@ -96,14 +123,20 @@ def evaluate_policy(
     betting: str = "no-limit",
     opponents: tuple[str, ...] = BUILTINS,
     progress: Any = None,
+    temperature: float | None = None,
 ) -> Evaluation:
     """Heads-up duplicate matches against each opponent, then a duplicate match of the
-    policy and all of them at one table (every seat rotation)."""
+    policy and all of them at one table (every seat rotation); the policy played greedily,
+    or as its softmax at ``temperature``."""
     started = time.perf_counter()
     heads_up = []
     for opponent in opponents:
         score = duplicate_score(
-            lambda: PolicyBot(policy), opponent, deals=deals, seed=seed, betting=betting
+            lambda: PolicyBot(policy, temperature),
+            opponent,
+            deals=deals,
+            seed=seed,
+            betting=betting,
         )
         heads_up.append(score)
         if progress is not None:
@@ -112,7 +145,7 @@ def evaluate_policy(
     if six_max_deals > 0:
 
         def seat(spec: str, name: str) -> Seat:
-            agent = PolicyBot(policy) if spec == LEARNER else load_agent(spec)
+            agent = PolicyBot(policy, temperature) if spec == LEARNER else load_agent(spec)
             return InProcessSeat(agent, name)
 
         result = play_match(
@@ -142,8 +175,11 @@ def training_card(
     command: str,
     decisions: int,
     deals: int,
+    league: list[tuple[str, float, float, float]] | None = None,
+    exploitability: str | None = None,
 ) -> str:
-    """The training card: the data, the time, the opponents and the results."""
+    """The training card: the data, the time, the opponents and the results (and, when
+    measured, how much local best response wins against the bot)."""
     config = recipe.train
     lines = [
         "# Training card: the `learned` bot",
@@ -152,22 +188,11 @@ def training_card(
         "",
         "## Data",
         "",
-        (
-            f"- Method: fitted Monte-Carlo control of a linear action-value model over"
-            f" {policy.weights.shape[1]} features (`dp_arena.learn.fitted`), played greedily."
+        *(
+            _self_play_data(config, policy, decisions, deals, league)
+            if isinstance(config, SelfPlayConfig)
+            else _fitted_data(config, policy, decisions, deals)
         ),
-        (
-            f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
-            f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
-            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last {config.keep}"
-            f" iterations."
-        ),
-        f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up,"
-        f" sessions of {config.rounds} rounds, {config.betting}, reward `{config.reward}`"
-        + (f" (reference `{config.reference}`)" if config.reward == "duplicate" else "")
-        + f", seed {config.seed}.",
-        "- Opponents (one line-up per vector env, equal shares of the decisions):",
-        *[f"  - {', '.join(lineup)}" for lineup in config.lineups],
         "",
         "## Time",
         "",
@@ -184,8 +209,13 @@ def training_card(
             "",
             (
                 f"Duplicate matches (`dp_arena.match`, public seed {recipe.evaluate_seed},"
-                " decks unlike any training deck), in milli-big-blinds per deal with 95%"
-                " intervals over deal blocks."
+                " decks unlike any training deck), the bot "
+                + (
+                    "greedy"
+                    if recipe.temperature is None
+                    else f"answering its softmax at a temperature of {recipe.temperature:g}"
+                )
+                + ", in milli-big-blinds per deal with 95% intervals over deal blocks."
             ),
             "",
             (
@@ -217,4 +247,79 @@ def training_card(
                     for rank, score in enumerate(evaluation.six_max, start=1)
                 ],
             ]
+    if exploitability:
+        lines += ["", "## Exploitability", "", exploitability]
     return "\n".join(lines) + "\n"
+
+
+def _fitted_data(
+    config: FittedConfig, policy: LinearPolicy, decisions: int, deals: int
+) -> list[str]:
+    return [
+        (
+            f"- Method: fitted Monte-Carlo control of a linear action-value model over"
+            f" {policy.weights.shape[1]} features (`dp_arena.learn.fitted`), played greedily."
+        ),
+        (
+            f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
+            f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
+            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last {config.keep}"
+            f" iterations."
+        ),
+        f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up,"
+        f" sessions of {config.rounds} rounds, {config.betting}, reward `{config.reward}`"
+        + (f" (reference `{config.reference}`)" if config.reward == "duplicate" else "")
+        + f", seed {config.seed}.",
+        "- Opponents (one line-up per vector env, equal shares of the decisions):",
+        *[f"  - {', '.join(lineup)}" for lineup in config.lineups],
+    ]
+
+
+def _self_play_data(
+    config: SelfPlayConfig,
+    policy: LinearPolicy,
+    decisions: int,
+    deals: int,
+    league: list[tuple[str, float, float, float]] | None,
+) -> list[str]:
+    lines = [
+        (
+            f"- Method: self-play; fitted Monte-Carlo control of a linear action-value model"
+            f" over {policy.weights.shape[1]} features of the observation vectors"
+            f" (`dp_arena.learn.selfplay`, `dp_arena.learn.vector_features`), trained greedily."
+        ),
+        (
+            f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
+            f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
+            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last {config.keep}"
+            f" iterations."
+        ),
+        (
+            f"- League: the built-in bots {', '.join(config.builtins)} and the learner's frozen"
+            f" snapshots (one every {config.snapshot_every} iterations, the last"
+            f" {config.capacity} kept), drawn by prioritised fictitious self-play (weighting"
+            f" `{config.weighting}`); {config.lineups} line-ups an iteration, {config.six_max}"
+            f" of them six-handed (five members drawn), the others heads-up."
+        ),
+        (
+            f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up (every"
+            f" opponent, the snapshots too, deciding in its batch), sessions of {config.rounds}"
+            f" rounds, {config.betting}, seed {config.seed}."
+        ),
+    ]
+    if league:
+        lines += [
+            "",
+            (
+                "The league at the end (sessions played against each member, the learner's win"
+                " rate, its chance to be drawn next):"
+            ),
+            "",
+            "| member | sessions | win rate | drawn |",
+            "|---|---:|---:|---:|",
+            *[
+                f"| {name} | {sessions:,.0f} | {rate:.2f} | {chance:.2f} |"
+                for name, sessions, rate, chance in league
+            ],
+        ]
+    return lines

@@ -28,7 +28,7 @@ from dp_arena.engine import (
 )
 from dp_arena.envs import batch_cards
 from dp_arena.envs.batch_cards import decks, hand_values
-from dp_arena.envs.batch_encoding import batch_masks, encode_batch
+from dp_arena.envs.batch_encoding import batch_masks, encode_batch, encode_rows, row_masks
 from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode_state
@@ -81,6 +81,10 @@ def _assert_row(batch: TableBatch, row: int, hand: HandState) -> None:
         chips[record.street, record.seat] += record.chips
     assert np.array_equal(batch.raises[row], raises)
     assert np.array_equal(batch.action_chips[row], chips)
+    preflop = [record for record in hand.history if record.street == 0]
+    assert int(batch.preflop_calls[row]) == sum(r.kind is ActionKind.CALL for r in preflop)
+    raisers = [record.seat for record in preflop if record.kind is ActionKind.RAISE]
+    assert int(batch.preflop_raiser[row]) == (raisers[-1] if raisers else NO_ACTOR)
     length = int(batch.log_length[row])
     assert list(
         zip(
@@ -107,6 +111,18 @@ def _assert_observations(batch: TableBatch, hands: list[HandState], deals: int) 
             to_act = hand.actor == seat
             expected_mask = SIZES.mask(hand.legal_actions()) if to_act else [0] * SIZES.size
             assert masks[row].tolist() == expected_mask
+    # Any seat at any table at once, as the batch encodes its policy opponents.
+    rows = np.arange(batch.tables)
+    seats = (rows * 7 + 3) % batch.seat_count
+    vectors = encode_rows(batch, rows, seats, numbers, deals, nets)
+    for row, seat in zip(rows.tolist(), seats.tolist(), strict=True):
+        expected = encode_state(hands[row], seat, int(numbers[row]), deals, int(nets[row]))
+        assert np.array_equal(vectors[row], np.array(expected, dtype=np.float32)), (row, seat)
+    acting = np.array([row for row, hand in enumerate(hands) if hand.actor is not None])
+    if acting.size:
+        masks = row_masks(batch, acting, SIZES.size)
+        for line, row in enumerate(acting.tolist()):
+            assert masks[line].tolist() == SIZES.mask(hands[row].legal_actions())
 
 
 def _decision(hand: HandState, rng: random.Random) -> tuple[Action, int, int]:

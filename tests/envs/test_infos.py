@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import multiprocessing
 import pickle
-from collections.abc import Iterator
 from typing import Any
 
 import gymnasium
@@ -84,18 +83,6 @@ def test_a_deep_copy_plays_on_without_touching_the_original() -> None:
 
 def _make_env() -> gymnasium.Env[Any, int]:
     return gymnasium.make(ENV_ID, opponents=["random"], deals=4)
-
-
-@pytest.fixture
-def no_multiprocessing_helpers_left() -> Iterator[None]:
-    """Stops the helper processes multiprocessing starts once and keeps (its resource
-    tracker and fork server), so that the tests that count a test process's children
-    (the sandbox's) find none of them."""
-    yield
-    from multiprocessing import forkserver, resource_tracker
-
-    resource_tracker._resource_tracker._stop()  # type: ignore[attr-defined]
-    forkserver._forkserver._stop()  # type: ignore[attr-defined]
 
 
 @pytest.mark.usefixtures("no_multiprocessing_helpers_left")

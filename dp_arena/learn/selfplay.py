@@ -1,0 +1,291 @@
+"""Training the linear policy by self-play: fitted Monte-Carlo control against a league
+of the built-in bots and the learner's own frozen snapshots, every table of the vector
+environment's batch (opponents' decisions included) played as arrays.
+
+The policy's logits are action values over the features of the observation vectors
+(:mod:`dp_arena.learn.vector_features`): for each raise size and for check/call, a linear
+function estimates what the action wins *from now on* (the chips already committed are
+sunk), in units of the pot after a call; folding is worth exactly 0. The policy plays
+the best of them, so it is deterministic, and a frozen copy of it is a policy over
+batched observations that the batch plays as an opponent, one call for all its tables.
+
+Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.league.League`
+(heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play
+(the snapshots play in the six-max line-ups, and in the heads-up ones too with
+``snapshots_in="both"``),
+plays ``decisions`` learner decisions spread over them at the tables of
+:class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
+random legal one with probability ``exploration``), credits every decision of a deal with
+the deal's outcome read from the rewards, records each finished session as a win, a draw
+or a loss against the members it was played against, then refits each action's values
+by ridge regression on the last ``keep`` iterations' decisions. Every
+``snapshot_every`` iterations a frozen copy of the learner joins the league. Everything
+is seeded: the same config trains the same weights.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
+from dp_arena.envs.encoding import observation_length
+from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.errors import ConfigError
+from dp_arena.learn.league import WEIGHTINGS, League, Member
+from dp_arena.learn.policy import LinearPolicy
+from dp_arena.learn.vector_features import features
+
+__all__ = ["IterationReport", "SelfPlayConfig", "train_self_play"]
+
+
+@dataclass(frozen=True, slots=True)
+class SelfPlayConfig:
+    iterations: int = 30
+    decisions: int = 60_000  # learner decisions per iteration, over all its line-ups
+    tables: int = 256  # vector-env tables per line-up
+    rounds: int = 5  # rounds of the button per session
+    lineups: int = 4  # line-ups drawn from the league per iteration
+    six_max: int = 2  # how many of them are six-handed (the others heads-up)
+    # Where the learner's snapshots play: "six-max" (heads-up line-ups draw the built-ins
+    # alone) or "both". The features of heads-up and bigger tables are apart, so each
+    # game's weights learn from its own line-ups only.
+    snapshots_in: str = "six-max"
+    builtins: tuple[str, ...] = ("tag", "aggressive", "calling-station", "random")
+    snapshot_every: int = 3  # a frozen copy of the learner joins the league this often
+    capacity: int = 4  # snapshots kept (the oldest goes first)
+    weighting: str = "hard"
+    exploration: float = 0.1
+    ridge: float = 10.0
+    keep: int = 3  # iterations of decisions each fit uses
+    seed: int = 0
+    betting: str = "no-limit"
+    raise_sizes: tuple[RaiseSize, ...] = field(default=DEFAULT_RAISE_SIZES)
+
+    def __post_init__(self) -> None:
+        for name, low, high in (
+            ("iterations", 1, 10_000),
+            ("decisions", 100, 100_000_000),
+            ("tables", 1, 65_536),
+            ("rounds", 1, 1000),
+            ("lineups", 1, 100),
+            ("snapshot_every", 1, 10_000),
+            ("capacity", 1, 10_000),
+            ("keep", 1, 1000),
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                raise ConfigError(
+                    f"self-play: {name} must be an integer from {low} to {high:_}, not {value!r}",
+                    field=name,
+                )
+        if not 0 <= self.six_max <= self.lineups:
+            raise ConfigError("self-play: six_max must be 0 to lineups", field="six_max")
+        if self.snapshots_in not in ("six-max", "both"):
+            raise ConfigError(
+                "self-play: snapshots_in must be 'six-max' or 'both'", field="snapshots_in"
+            )
+        if self.weighting not in WEIGHTINGS:
+            raise ConfigError(
+                f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
+            )
+        if not 0 <= self.exploration <= 1:
+            raise ConfigError("self-play: exploration must be in [0, 1]", field="exploration")
+        if not (0 <= self.ridge < math.inf):
+            raise ConfigError("self-play: ridge must be non-negative", field="ridge")
+
+
+@dataclass(frozen=True, slots=True)
+class IterationReport:
+    iteration: int
+    decisions: int
+    deals: int  # deals with a learner decision
+    seconds: float
+    mean_reward_bb: dict[str, float]  # per line-up, the mean reward per deal with a decision
+    league: list[tuple[str, float, float, float]]  # name, sessions, win rate, draw chance
+
+
+def train_self_play(
+    config: SelfPlayConfig,
+    *,
+    on_iteration: Callable[[IterationReport, LinearPolicy], None] | None = None,
+) -> tuple[LinearPolicy, League]:
+    """Train a policy from scratch for ``config.iterations`` iterations; returns it and
+    its league (every member's record)."""
+    policy = LinearPolicy.zeros(config.raise_sizes, feature_set="vector")
+    rng = np.random.default_rng(config.seed)
+    league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
+    for spec in config.builtins:
+        league.add(spec)
+    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    for iteration in range(config.iterations):
+        started = time.perf_counter()
+        rows: list[np.ndarray] = []
+        actions: list[np.ndarray] = []
+        targets: list[np.ndarray] = []
+        rewards: dict[str, float] = {}
+        deals = 0
+        per_lineup = max(1, config.decisions // config.lineups)
+        for index in range(config.lineups):
+            six_max = index < config.six_max
+            members = league.sample(
+                5 if six_max else 1, snapshots=six_max or config.snapshots_in == "both"
+            )
+            name = " ".join(member.name for member in members)
+            env = SingleAgentVectorEnv(
+                num_envs=config.tables,
+                opponents=[member.opponent for member in members],
+                learner_seat=int(rng.integers(6 if six_max else 2)),
+                deals=config.rounds * (6 if six_max else 2),
+                betting=config.betting,
+                raise_sizes=config.raise_sizes,
+                observation_format="flat",
+                autoreset_mode="SameStep",  # an ended session's row is the next one's at once
+            )
+            seed = (config.seed * 1_000_003 + iteration * 1_009 + index) * 65_536
+            collected = _collect(
+                env, seed, policy, rng, config.exploration, per_lineup, members, league
+            )
+            rows.append(collected[0])
+            actions.append(collected[1])
+            targets.append(collected[2])
+            rewards[name] = collected[3] / max(collected[4], 1)
+            deals += collected[4]
+            env.close()
+        batches.append((np.concatenate(rows), np.concatenate(actions), np.concatenate(targets)))
+        batches = batches[-config.keep :]
+        _fit(policy, batches, config.ridge)
+        if (iteration + 1) % config.snapshot_every == 0:
+            league.add_snapshot(policy, f"learned-{iteration + 1}")
+        if on_iteration is not None:
+            decided = sum(len(batch) for batch in actions)
+            report = IterationReport(
+                iteration,
+                decided,
+                deals,
+                time.perf_counter() - started,
+                rewards,
+                league.table(),
+            )
+            on_iteration(report, policy)
+    policy.metadata = {
+        "trained_with": "dp_arena.learn.selfplay (fitted Monte-Carlo control, self-play league)",
+        "iterations": config.iterations,
+        "decisions_per_iteration": config.decisions,
+        "builtins": list(config.builtins),
+        "weighting": config.weighting,
+        "exploration": config.exploration,
+        "seed": config.seed,
+        "betting": config.betting,
+    }
+    return policy, league
+
+
+def _collect(
+    env: SingleAgentVectorEnv,
+    seed: int,
+    policy: LinearPolicy,
+    rng: np.random.Generator,
+    exploration: float,
+    wanted: int,
+    members: list[Member],
+    league: League,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
+    """Play ``wanted`` learner decisions: their features, actions and values from now on
+    (in pots after a call; NaN for the deals still in play at the end), the rewards'
+    total (bb) and the deals with a decision; finished sessions go to the league."""
+    tables = env.num_envs
+    seats = env.rules.seat_count
+    scalars = 108 + seats
+    cap, big_blind, deals = env.rules.cap, env.rules.big_blind, env.deals
+    assert cap is not None
+    observations, infos = env.reset(seed=seed)
+    assert observations.shape[1] == observation_length(seats)
+    names = list(dict.fromkeys(member.name for member in members))
+    feature_rows: list[np.ndarray] = []
+    chosen_actions: list[np.ndarray] = []
+    committed: list[np.ndarray] = []  # chips, per decision
+    scales: list[np.ndarray] = []  # the pot after a call, chips
+    keys: list[np.ndarray] = []  # (table, deal serial) of each decision
+    outcomes: dict[tuple[int, int], float] = {}  # (table, serial) -> the deal's chips
+    serial = np.zeros(tables, dtype=np.int64)
+    session_rewards = np.zeros(tables)
+    total = 0.0
+    collected = 0
+    while collected < wanted:
+        masks = infos["action_mask"].astype(bool)
+        rows = features(observations)
+        logits = policy.logits(rows)
+        greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
+        noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+        explore = rng.random(tables) < exploration
+        chosen = np.where(explore, noise, greedy)
+        feature_rows.append(rows)
+        chosen_actions.append(chosen)
+        committed.append(observations[:, scalars + 9].astype(np.float64) * cap)
+        scales.append(
+            (observations[:, scalars] + observations[:, scalars + 1]).astype(np.float64) * cap
+        )
+        keys.append(np.stack((np.arange(tables), serial.copy()), axis=1))
+        collected += tables
+        deal_before = np.rint(observations[:, scalars + 7] * deals)
+        observations, reward, terminated, _, infos = env.step(chosen)
+        total += float(reward.sum())
+        session_rewards += reward
+        deal_after = np.rint(observations[:, scalars + 7] * deals)
+        # The deal of the decision ended: this step's reward is its chips when no other
+        # deal ended since (the next decision is in the next deal, or the session ended
+        # with it); a reward that also holds deals the learner had no decision in (the
+        # blinds it won or lost when everyone folded before it acted) would credit the
+        # decision with chips it did not win, and the decision is left out of the fit.
+        closed = terminated | (deal_after != deal_before)
+        exact = np.where(terminated, deal_before == deals - 1, deal_after == deal_before + 1)
+        for table in np.flatnonzero(closed).tolist():
+            won = float(reward[table]) * big_blind if exact[table] else math.nan
+            outcomes[table, int(serial[table])] = won
+        serial[closed] += 1
+        finished = np.flatnonzero(terminated)
+        if finished.size:
+            sessions = session_rewards[finished]
+            league.record(
+                names, np.where(sessions > 0, 1.0, np.where(sessions < 0, 0.0, 0.5)).tolist()
+            )
+            session_rewards[finished] = 0.0
+    keys_all = np.concatenate(keys)
+    chips = np.array(
+        [outcomes.get((int(table), int(number)), math.nan) for table, number in keys_all]
+    )
+    deals_closed = sum(1 for value in outcomes.values() if not math.isnan(value))
+    targets = (chips + np.concatenate(committed)) / np.concatenate(scales)
+    return (
+        np.concatenate(feature_rows),
+        np.concatenate(chosen_actions),
+        targets,
+        total,
+        deals_closed,
+    )
+
+
+def _fit(
+    policy: LinearPolicy,
+    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    ridge: float,
+) -> None:
+    rows = np.concatenate([batch[0] for batch in batches])
+    actions = np.concatenate([batch[1] for batch in batches])
+    targets = np.concatenate([batch[2] for batch in batches])
+    known = ~np.isnan(targets)
+    rows, actions, targets = rows[known], actions[known], targets[known]
+    width = rows.shape[1]
+    weights = np.zeros_like(policy.weights)
+    for action in range(1, policy.actions.size):  # folding is worth 0 from now on
+        chosen = actions == action
+        if chosen.sum() < width:
+            continue  # too few decisions to fit: the action keeps the value 0
+        x = rows[chosen]
+        weights[action] = np.linalg.solve(x.T @ x + ridge * np.eye(width), x.T @ targets[chosen])
+    policy.weights[:] = weights

@@ -1,0 +1,143 @@
+"""Self-play: the league's prioritised sampling, frozen snapshots, and the trainer that
+plays its line-ups in the vector environment's batch (snapshots included), seeded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dp_arena.errors import ConfigError
+from dp_arena.learn import League, LinearPolicy, SelfPlayConfig, train_self_play
+from dp_arena.learn.recipe import load_recipe
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_league_draws_the_members_the_learner_beats_least_most_often() -> None:
+    league = League(weighting="hard", seed=1)
+    for name in ("tag", "random", "aggressive"):
+        league.add(name)
+    league.record("random", [1.0] * 30)  # beaten every time
+    league.record("tag", [0.0] * 30)  # never beaten
+    chances = league.probabilities()
+    assert chances["tag"] > chances["aggressive"] > chances["random"]
+    assert sum(chances.values()) == pytest.approx(1.0)
+    drawn = [member.name for member in league.sample(2000)]
+    assert drawn.count("tag") > drawn.count("aggressive") > drawn.count("random")
+    for weighting, first in (("variance", "aggressive"), ("uniform", None), ("linear", "tag")):
+        other = League(weighting=weighting)
+        for name in ("tag", "random", "aggressive"):
+            other.add(name)
+        other.record("random", [1.0] * 30)
+        other.record("tag", [0.0] * 30)
+        shares = other.probabilities()
+        if first is None:
+            assert len(set(shares.values())) == 1
+        else:
+            assert max(shares, key=shares.__getitem__) == first
+    with pytest.raises(ConfigError, match="weighting"):
+        League(weighting="greedy")
+
+
+def test_snapshots_are_frozen_and_the_oldest_goes_first() -> None:
+    league = League(capacity=2)
+    league.add("tag")
+    policy = LinearPolicy.zeros(feature_set="vector")
+    names = [league.add_snapshot(policy) for _ in range(3)]
+    policy.weights += 1.0
+    assert list(league.members) == ["tag", *names[1:]]
+    snapshot = league.members[names[-1]].opponent
+    assert not snapshot.weights.any()  # training the learner never moves a snapshot
+    league.record([names[0], "tag"], [1.0])  # a member let go is skipped
+    assert league.members["tag"].sessions == 1
+
+
+def test_the_league_draws_among_the_members_that_are_not_snapshots_on_request() -> None:
+    league = League(seed=2)
+    league.add("tag")
+    league.add("random")
+    snapshot = league.add_snapshot(LinearPolicy.zeros(feature_set="vector"))
+    league.record("tag", [1.0] * 8)  # the snapshot and random are drawn more than tag
+    assert set(league.probabilities()) == {"tag", "random", snapshot}
+    without = league.probabilities(snapshots=False)
+    assert set(without) == {"tag", "random"} and sum(without.values()) == pytest.approx(1.0)
+    # Among the two left, the shares keep their ratio.
+    every = league.probabilities()
+    assert without["random"] / without["tag"] == pytest.approx(every["random"] / every["tag"])
+    assert {member.name for member in league.sample(200, snapshots=False)} == {"tag", "random"}
+    alone = League()
+    alone.add_snapshot(LinearPolicy.zeros(feature_set="vector"))
+    with pytest.raises(ConfigError, match="no members"):
+        alone.sample(snapshots=False)
+    with pytest.raises(ConfigError, match="snapshots_in"):
+        SelfPlayConfig(snapshots_in="heads-up")
+
+
+def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
+    config = SelfPlayConfig(
+        iterations=3, decisions=3000, tables=32, lineups=2, six_max=1, snapshot_every=1, seed=4
+    )
+    first, league = train_self_play(config)
+    second, _ = train_self_play(config)
+    assert np.array_equal(first.weights, second.weights)
+    assert first.feature_set == "vector" and first.weights.any()
+    snapshots = [member for member in league.members.values() if member.snapshot]
+    assert [member.name for member in snapshots][-1] == "learned-3"
+    assert sum(member.sessions for member in league.members.values()) > 0
+    # The weights round-trip as a vector policy, which the batch plays.
+    assert LinearPolicy.from_json(first.to_json()).feature_set == "vector"
+
+
+def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> None:
+    recipe = load_recipe(REPO / "configs" / "learned-self-play.toml")
+    assert isinstance(recipe.train, SelfPlayConfig)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
+    with pytest.raises(ConfigError, match=r"\[self_play\] has unknown fields \['speed'\]"):
+        load_recipe(bad)
+    assert recipe.temperature == 0.1  # evaluated as the shipped bot plays
+    cold = tmp_path / "cold.toml"
+    cold.write_text("[self_play]\n[evaluate]\ntemperature = 0\n")
+    with pytest.raises(ConfigError, match="temperature must be a positive number"):
+        load_recipe(cold)
+    greedy = tmp_path / "greedy.toml"
+    greedy.write_text('[self_play]\n[evaluate]\ntemperature = "greedy"\n')
+    assert load_recipe(greedy).temperature is None
+    both = tmp_path / "both.toml"
+    both.write_text("[self_play]\n[train]\n")
+    with pytest.raises(ConfigError, match="not both"):
+        load_recipe(both)
+
+
+def test_the_self_play_example_trains_and_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    import runpy
+
+    module = runpy.run_path(str(REPO / "examples" / "self_play.py"))
+    assert (
+        module["main"](
+            ["--iterations", "2", "--decisions", "2000", "--tables", "16", "--evaluate-deals", "20"]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "iteration 2:" in out and "league:" in out and "heads-up:" in out
+
+
+def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path) -> None:
+    from dp_arena.cli import main
+
+    recipe = tmp_path / "tiny.toml"
+    recipe.write_text(
+        "[self_play]\niterations = 2\ndecisions = 800\ntables = 8\nlineups = 2\n"
+        "six_max = 1\nsnapshot_every = 1\n[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
+    )
+    output, card = tmp_path / "weights.json", tmp_path / "card.md"
+    assert (
+        main(["train", "--config", str(recipe), "--output", str(output), "--card", str(card)]) == 0
+    )
+    policy = LinearPolicy.load(output)
+    assert policy.feature_set == "vector" and policy.metadata["iterations"] == 2
+    text = card.read_text()
+    assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
