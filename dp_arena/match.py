@@ -58,6 +58,7 @@ from dp_arena.agents.spec import class_problem, missing_file, module_problem
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
+from dp_arena.names import MANIFEST
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
@@ -358,7 +359,7 @@ def check_spec(spec: str, *, registry: Path | None = None) -> str:
         except SubmissionError as error:
             raise AgentError(f"agent {spec!r}: {error}") from None
     if parsed.kind is SpecKind.FOLDER:
-        from dp_arena.sandbox.seats import folder_problem
+        from dp_arena.sandbox.dealer.seats import folder_problem
 
         problem = folder_problem(spec)
         if problem is not None:
@@ -391,7 +392,7 @@ def _folder_hint(word: str) -> str:
     """A hint when a word that was meant as a bot folder names none here."""
     import difflib
 
-    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / "bot.toml").is_file()]
+    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / MANIFEST).is_file()]
     close = difflib.get_close_matches(word.rstrip("/") + "/", folders, n=3)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dp_arena.errors import ConfigError
+from dp_arena.records import to_json
 
 __all__ = ["Limits"]
 
@@ -25,7 +26,7 @@ class Limits:
     decisions), ``open_files``, ``processes`` (threads count too), ``file_size`` the
     largest file the bot may write, ``tmp_bytes`` the size of its private ``/tmp``.
     ``memory_bytes``, ``processes`` and ``cpu_seconds`` also bound the bot's whole
-    process tree, through its budget (:mod:`dp_arena.sandbox.budget`).
+    process tree, through its budget (:mod:`dp_arena.sandbox.confinement.budget`).
     ``message_bytes`` is the longest line the dealer reads from the bot, and
     ``log_bytes`` how much of the bot's stderr (and stray output) is kept.
     """
@@ -61,4 +62,4 @@ class Limits:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return to_json(self)

@@ -20,7 +20,7 @@ from typing import Any
 from dp_arena.commands.submit import submit
 from dp_arena.errors import SubmissionError
 from dp_arena.registry import Manifest, Registry
-from dp_arena.sandbox.conformance import CheckReport
+from dp_arena.sandbox.dealer.conformance import CheckReport
 from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import Author, Bot, now
@@ -109,11 +109,10 @@ def check_submission(
         fields: dict[str, Any] = {"reason": error.reason, "message": printable(error, 2000)}
     else:
         status = crud.ACCEPTED
+        # The version's facts are the registry's: the row names it.
         fields = {
             "name": str(outcome["name"]),
             "version": int(str(outcome["version"])),
-            "sha256": str(outcome["sha256"]),
-            "label": printable(outcome["label"], 64),
             "reason": None if outcome["new"] else "unchanged",
             "message": None
             if outcome["new"]

@@ -1,10 +1,10 @@
 """The ACPC shim: an ACPC agent's program, run unchanged inside its sandbox.
 
-Run as the bot's command, ``python -I -m dp_arena.sandbox.acpc_shim -- AGENT ARGS...``
+Run as the bot's command, ``python -I -m dp_arena.sandbox.bot.acpc_shim -- AGENT ARGS...``
 (:func:`dp_arena.sandbox.launch_for` writes it for an ``acpc:`` spec or a bot folder whose
 ``bot.toml`` says ``protocol = "acpc"``). It speaks the pipe protocol of
 ``docs/protocol.md`` to the dealer on its stdin and stdout, and the ACPC dealer protocol
-(:mod:`dp_arena.sandbox.acpc`) to the agent, which it starts itself, over TCP on the
+(:mod:`dp_arena.sandbox.bot.acpc`) to the agent, which it starts itself, over TCP on the
 sandbox's own loopback: nothing else can reach it, and the agent can reach nothing else.
 
 The table's game is known at the agent's first decision (its observation names the
@@ -31,7 +31,8 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
-from dp_arena.sandbox.acpc import (
+from dp_arena.names import ACPC_PREFIX
+from dp_arena.sandbox.bot.acpc import (
     BOARD_AT,
     ROUNDS,
     VERSION,
@@ -48,6 +49,9 @@ HOST = "127.0.0.1"
 MAX_LINE = 1 << 16  # an ACPC line is a few hundred bytes
 MAX_AGENTS = 8
 QUICKACK = getattr(socket, "TCP_QUICKACK", 12)  # Linux's
+# How long an agent has to leave once its connection is closed, and again after SIGTERM:
+# both within the dealer's grace for the shim itself.
+LEAVE_GRACE = 0.2
 
 
 class AgentGone(Exception):
@@ -169,13 +173,17 @@ class Agent:
         return line.rstrip(b"\r").decode("ascii", "replace")
 
     def close(self) -> None:
+        """Close the connection as the ACPC dealer does, so the agent reads the last match
+        state and leaves on its own; one that stays is ended."""
         try:
             self.connection.close()
         finally:
-            if self.process.poll() is None:
+            try:
+                self.process.wait(LEAVE_GRACE)
+            except subprocess.TimeoutExpired:
                 self.process.terminate()
                 try:
-                    self.process.wait(0.5)
+                    self.process.wait(LEAVE_GRACE)
                 except subprocess.TimeoutExpired:
                     self.process.kill()
 
@@ -205,7 +213,7 @@ class Shim:
         kind = message.get("type")
         if kind == "hello":
             self.load_timeout = float(message.get("limits", {}).get("load_timeout", 15.0))
-            name = "acpc:" + os.path.basename(self.command[0])
+            name = ACPC_PREFIX + os.path.basename(self.command[0])
             self.write(
                 {"type": "hello", "protocol": 1, "name": name, "hooks": ["begin_deal", "end_deal"]}
             )
@@ -324,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments[:1] == ["--"]:
         arguments = arguments[1:]
     if not arguments:
-        print("usage: python -m dp_arena.sandbox.acpc_shim -- AGENT ARGS...", file=sys.stderr)
+        print("usage: python -m dp_arena.sandbox.bot.acpc_shim -- AGENT ARGS...", file=sys.stderr)
         return 2
     shim = Shim(arguments, sys.stdout.buffer)
     try:
