@@ -43,7 +43,7 @@ FIELDS: dict[str, tuple[tuple[str, ...], int]] = {
     "heads-up: learned vs random": (("learned", "random"), 2000),
     "6-max: mixed tag, random, learned, tag, equity, calling-station": (
         (MIXED_TAG, "random", "learned", "tag", "equity", "calling-station"),
-        300,
+        2000,
     ),
 }
 
@@ -174,6 +174,7 @@ def run() -> dict[str, object]:
         "variance per deal (summed over the agents) and deals to separate neighbours"
         f" {MARGIN:g} mbb apart: raw / board-adjusted / board+action-adjusted"
     )
+    ratios = []  # board+action's deals over board's, every pair of neighbours
     for label, (specs, deals) in FIELDS.items():
         found: dict[str, Any] = {"deals": deals}
         for common in (False, True):
@@ -200,6 +201,7 @@ def run() -> dict[str, object]:
             f" {measured['largest_z_of_mean_shift']:.2f} standard errors"
         )
         for pair in measured["pairs"]:
+            ratios.append(pair["board+action"] / pair["board"])
             show(
                 f"  {pair['pair']}: deals raw {pair['raw']:,}, board {pair['board']:,},"
                 f" board+action {pair['board+action']:,}"
@@ -207,8 +209,16 @@ def run() -> dict[str, object]:
             )
         common_pairs = found["common"]["pairs"]
         show(
-            "  with common random numbers across the mirrored tables: board+action deals "
-            + ", ".join(f"{pair['board+action']:,}" for pair in common_pairs)
+            "  the same with common random numbers across the mirrored tables (other draws,"
+            " so other play): board+action deals "
+            + ", ".join(f"{pair['pair']} {pair['board+action']:,}" for pair in common_pairs)
             + f" (variance board+action / raw {found['common']['action_to_raw']:.2f})"
         )
+    met = sum(ratio <= 0.5 for ratio in ratios)
+    figures["goal_met"] = f"{met} of {len(ratios)}"
+    show(
+        f"goal (board+action at most half the deals of board): met by {met} of"
+        f" {len(ratios)} pairs of neighbours; board+action / board from"
+        f" {min(ratios):.2f} to {max(ratios):.2f}"
+    )
     return figures

@@ -112,6 +112,7 @@ def test_intervals_of_copies_of_one_bot_cover_zero(mixing: bool) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # the mixing bot's 1,020 intervals take about 7 minutes of CPU
 @pytest.mark.parametrize("mixing", [False, True], ids=["private", "mixing"])
 def test_intervals_of_copies_of_one_bot_cover_zero_ninety_five_percent_of_the_time(
     mixing: bool,
