@@ -20,10 +20,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dp_arena.rundir.store import RunStore, stored_data
 from dp_arena.runner.checkpoint import CheckpointExecutor, ResultSink
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.launch import ExecutorOptions, start_run, stored_code
-from dp_arena.runner.store import RunStore, stored_data
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
 from dp_arena.tournament.units import TableUnit

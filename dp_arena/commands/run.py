@@ -84,8 +84,8 @@ def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int
 
 
 def run(args: argparse.Namespace) -> int:
+    from dp_arena.rundir.lock import refuse_if_running
     from dp_arena.runner.launch import COMMITMENT_FILE, event_key_for, executor_options, start_run
-    from dp_arena.runner.lock import refuse_if_running
     from dp_arena.tournament.event import default_run_dir
     from dp_arena.tournament.loading import load_config
 

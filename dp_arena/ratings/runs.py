@@ -30,6 +30,7 @@ from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError, HandHistoryError, RunError
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.results import DealRecord, Fault, TableSessionResult, session_from_records
+from dp_arena.rundir import RunDir, RunStore
 
 __all__ = [
     "Comparison",
@@ -43,7 +44,7 @@ __all__ = [
     "table_blocks",
 ]
 
-RESULTS_FILE = "results.json"
+RESULTS_FILE = RunDir.RESULTS
 # The groups of tables in a session's results, by the session's kind: a round robin's
 # mini-matches, a session of sections' sections (their list's key, each one's number's).
 _GROUPS = {"round-robin": ("matches", "match"), "sections": ("sections", "section")}
@@ -209,7 +210,7 @@ def load_run(
     """Read ``run_dir``. With ``adjust``, every play's adjusted net is computed from the
     checkpoint store's deal records when the directory has one (``has_adjusted`` says
     whether it did); ``progress(done, total)`` hears of every table-session adjusted."""
-    path = run_dir / RESULTS_FILE
+    path = RunDir(run_dir).results
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -301,7 +302,7 @@ def load_run(
         format=reader.get(event, "format", "event", str),
         seed=reader.get(event, "seed", "event", (int, type(None))),
         digest=hashlib.sha256(raw).hexdigest(),
-        finished=_finished(run_dir),
+        finished=RunDir(run_dir).finished_at(),
         entrants=entrants,
         blocks=tuple(blocks),
         comparisons=tuple(comparisons),
@@ -320,7 +321,8 @@ def read_sessions(run_dir: Path, data: Mapping[str, Any]) -> Iterator[dict[str, 
     digest the summary gives it, and joined into the session's object; a ``results.json``
     of version 1 holds the objects themselves. :class:`RunError` names the file and the
     line at fault."""
-    path = run_dir / RESULTS_FILE
+    layout = RunDir(run_dir)
+    path = layout.results
     reader = _Reader(path)
     for index, entry in enumerate(reader.get(data, "sessions", "", list)):
         if not isinstance(entry, dict) or "part" not in entry:
@@ -329,7 +331,7 @@ def read_sessions(run_dir: Path, data: Mapping[str, Any]) -> Iterator[dict[str, 
         where = f"sessions[{index}]"
         name = reader.get(entry, "part", where, str)
         digest = reader.get(entry, "sha256", where, str)
-        part = run_dir / name
+        part = layout.file(name)
         if Path(name).is_absolute() or ".." in Path(name).parts:
             raise reader.fail(f"{where}.part", f"not a part of the run directory: {name!r}")
         try:
@@ -379,23 +381,10 @@ class _Counter:
         self.progress(self.done, self.total)
 
 
-def _finished(run_dir: Path) -> str | None:
-    try:
-        timing = json.loads((run_dir / "timing.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):  # timing.json only orders events
-        return None
-    finished = timing.get("finished") if isinstance(timing, dict) else None
-    return finished if isinstance(finished, str) else None
-
-
 def _store_results(run_dir: Path) -> dict[tuple[int, int, int], TableSessionResult] | None:
     """(session, section, table) -> the table's full result, from the checkpoint store,
     or ``None`` when the run directory has none."""
-    try:
-        from dp_arena.runner.store import RunStore
-    except ImportError:
-        return None
-    if not RunStore.path_in(run_dir).is_file():
+    if not RunDir(run_dir).store.is_file():
         return None
     with RunStore.read(run_dir) as store:
         return {

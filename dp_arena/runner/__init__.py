@@ -13,6 +13,7 @@ run. See ``docs/running.md``. Ray is imported only when a Ray executor starts.
 
 from __future__ import annotations
 
+from dp_arena.rundir.store import RunStore
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.launch import (
     EXECUTORS,
@@ -23,7 +24,6 @@ from dp_arena.runner.launch import (
     start_run,
 )
 from dp_arena.runner.resume import check_resumable, resume_run
-from dp_arena.runner.store import RunStore
 
 __all__ = [
     "EXECUTORS",

@@ -17,9 +17,9 @@ from typing import Any, Protocol
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
+from dp_arena.rundir.store import ReadWhenAsked, RunStore
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.progress import RunLog, RunProgress
-from dp_arena.runner.store import ReadWhenAsked, RunStore
 from dp_arena.tournament.units import Executor, TableUnit
 
 __all__ = ["CheckpointExecutor", "JsonExecutor", "ResultSink"]

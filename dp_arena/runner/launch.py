@@ -29,6 +29,8 @@ from dp_arena import __version__
 from dp_arena.errors import ConfigError, DPArenaError, RunError
 from dp_arena.files import write_atomic
 from dp_arena.keys import EventKey
+from dp_arena.rundir import RunDir, RunLock, refuse_if_running
+from dp_arena.rundir.store import RunStore, StoredResults, encode_result
 from dp_arena.runner.checkpoint import CheckpointExecutor, JsonExecutor, ResultSink
 from dp_arena.runner.fingerprint import (
     bot_codes,
@@ -37,10 +39,8 @@ from dp_arena.runner.fingerprint import (
     code_version,
     config_to_json,
 )
-from dp_arena.runner.lock import RunLock, refuse_if_running
 from dp_arena.runner.placement import SERIAL, Placement
 from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
-from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.config import Entrant, EventConfig, with_key
 from dp_arena.tournament.event import EventRun, run_event
 from dp_arena.tournament.formats import get_format
@@ -61,8 +61,8 @@ __all__ = [
 ]
 
 EXECUTORS = ("auto", "ray", "serial")
-KEY_FILE = "key"  # the secret deck key, owner-only; revealed in results.json at the end
-COMMITMENT_FILE = "commitment"  # SHA-256 of the key, to publish before the event
+KEY_FILE = RunDir.KEY  # the secret deck key, owner-only; revealed in results.json at the end
+COMMITMENT_FILE = RunDir.COMMITMENT  # SHA-256 of the key, to publish before the event
 MAX_WORKERS = 10_000  # an embedded Ray starts a process for each
 
 # What `auto` weighs, measured by `make bench-scale` on the project's 2-core machine
@@ -395,9 +395,9 @@ def _running(executor: EventExecutor) -> Iterator[EventExecutor]:
 
 def _check_fresh(run_dir: Path) -> None:
     refuse_if_running(run_dir)
-    if (run_dir / "results.json").exists():
+    if RunDir(run_dir).is_finished():
         raise RunError(
-            f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
+            f"{run_dir} already holds a finished run ({RunDir.RESULTS}); choose another --run-dir"
         )
 
 
@@ -471,13 +471,13 @@ def start_run(
         if RunStore.path_in(run_dir).exists():
             raise RunError(f"{run_dir} was started by another process meanwhile")
         if not key.public:
-            key.write(run_dir / KEY_FILE)
+            key.write(RunDir(run_dir).key)
         _write_commitment(run_dir, key)
         store = RunStore.create(run_dir, meta, lock=lock)
     except BaseException:
         lock.release()
         raise
-    RunLog(run_dir / "run.log").write(
+    RunLog(RunDir(run_dir).log).write(
         f"started {config.name!r} ({config.format}, {len(config.entrants)} entrants);"
         f" code version {meta['code_version'][:12]}; {key.describe()}"
     )
@@ -487,17 +487,18 @@ def start_run(
 
 
 def _write_commitment(run_dir: Path, key: EventKey) -> None:
-    write_atomic(run_dir / COMMITMENT_FILE, key.commitment + "\n")
+    write_atomic(RunDir(run_dir).commitment, key.commitment + "\n")
 
 
 def run_key(run_dir: Path, store: RunStore, config: EventConfig) -> EventKey:
     """The key a run directory was started with, checked against its commitment."""
     meta = store.meta()
-    key = config.event_key if config.seed is not None else EventKey.read(run_dir / KEY_FILE)
+    key_file = RunDir(run_dir).key
+    key = config.event_key if config.seed is not None else EventKey.read(key_file)
     recorded = meta.get("commitment")
     if recorded is not None and recorded != key.commitment:
         raise RunError(
-            f"{run_dir / KEY_FILE}: the key does not match the commitment the run started"
+            f"{key_file}: the key does not match the commitment the run started"
             f" with ({recorded[:16]}...): it was changed, and the run cannot go on"
         )
     return key
@@ -515,7 +516,8 @@ def continue_run(
 ) -> RunOutcome:
     """Play ``config`` over ``store`` to the end (``store`` is closed afterwards)."""
     options = options or ExecutorOptions()
-    log = RunLog(run_dir / "run.log")
+    layout = RunDir(run_dir)
+    log = RunLog(layout.log)
     try:
         totals = PlanTotals.of(get_format(config.format).plan(config))
         progress = RunProgress(totals, stream=stream, live=not quiet)
@@ -523,7 +525,7 @@ def continue_run(
         log.write(f"executor chosen: {choice.reason}")
         if not quiet and choice.reason.startswith("auto"):
             print(f"executor {choice.reason}", file=stream or sys.stderr, flush=True)
-        executor = _executor(choice.options, run_dir / "logs")
+        executor = _executor(choice.options, layout.logs)
         with _running(executor):
             description = executor.description
             startup = executor.startup_seconds
@@ -610,4 +612,4 @@ def _write_runner_figures(run_dir: Path, outcome: RunOutcome) -> None:
         "bots_copied_to_workers": dict(sorted(outcome.copied_bots.items())),
         "placement": outcome.placement.to_json(),
     }
-    write_atomic(run_dir / "runner.json", json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    write_atomic(RunDir(run_dir).runner, json.dumps(figures, indent=2, sort_keys=True) + "\n")

@@ -47,11 +47,11 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.rundir.store import StoredResults, stored_data
 from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.placement import MirrorCount, Node, Placement, place
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
-from dp_arena.runner.store import StoredResults, stored_data
 from dp_arena.runner.worker import run_batch, warm_up
 from dp_arena.tournament.units import TableUnit
 

@@ -32,8 +32,8 @@ from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
 from dp_arena.registry import MANIFEST
 from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
+from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
-from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import Entrant
 from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
 
@@ -54,7 +54,7 @@ class Unseated:
 @dataclass(slots=True)
 class Replay:
     """What a replay played and found. ``results``: each replayed table-session by unit
-    id, in its stored form (:func:`~dp_arena.runner.store.encode_result`)."""
+    id, in its stored form (:func:`~dp_arena.rundir.store.encode_result`)."""
 
     label: str = "replay"  # what the progress line calls it
     table_sessions: int = 0

@@ -16,10 +16,10 @@ from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult, place_text
+from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
-from dp_arena.runner.store import RunStore
 from dp_arena.runner.verification import Verification
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.config import EventConfig
@@ -147,7 +147,7 @@ def check_sessions(
         store,
         executor,
         histories,
-        lambda again: recomputed.append(_read_json(again / "results.json")),
+        lambda again: recomputed.append(_read_json(RunDir(again).results)),
     )
     deals = _deals(executor.asked, executor.deals)
     verification.add(
@@ -165,7 +165,7 @@ def check_sessions(
         + (", and every hand history" if histories else ""),
     )
     if recomputed:
-        _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
+        _check_clairvoyance(verification, _read_json(RunDir(run_dir).results), recomputed[0])
     return executor.asked
 
 
@@ -392,8 +392,9 @@ def check_replay(
 
 def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
     problems = []
-    original = _read_json(run_dir / "results.json")
-    recomputed = _read_json(again / "results.json")
+    ours, theirs_again = RunDir(run_dir), RunDir(again)
+    original = _read_json(ours.results)
+    recomputed = _read_json(theirs_again.results)
     if "clairvoyance" not in original:  # written before the test: compared without it
         recomputed = _without_clairvoyance(recomputed, original)
     if original != recomputed:
@@ -407,19 +408,15 @@ def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
             + " (and the files it names)"
         )
         problems += _moved_prizes(original, recomputed)
-    for part in sorted((again / "sessions").glob("*.jsonl")):
-        theirs = run_dir / "sessions" / part.name
-        if not theirs.is_file():
-            problems.append(f"sessions/{part.name} is missing")
-        elif theirs.read_bytes() != part.read_bytes():
-            problems.append(f"sessions/{part.name} differs from what the table-sessions give")
-    names = sorted(path.name for path in (again / "histories").glob("*.phhs")) if histories else []
-    for name in names:
-        theirs = run_dir / "histories" / name
-        if not theirs.is_file():
-            problems.append(f"histories/{name} is missing")
-        elif theirs.read_bytes() != (again / "histories" / name).read_bytes():
-            problems.append(f"histories/{name} differs from what the table-sessions give")
+    folders = [(RunDir.SESSIONS, "*.jsonl")] + [(RunDir.HISTORIES, "*.phhs")] * histories
+    for folder, pattern in folders:
+        for path in sorted((again / folder).glob(pattern)):
+            name = f"{folder}/{path.name}"
+            theirs = ours.file(name)
+            if not theirs.is_file():
+                problems.append(f"{name} is missing")
+            elif theirs.read_bytes() != path.read_bytes():
+                problems.append(f"{name} differs from what the table-sessions give")
     return problems
 
 

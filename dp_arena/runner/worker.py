@@ -19,9 +19,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from dp_arena.results import to_json
+from dp_arena.rundir.store import encode_result
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.parcels import locate
-from dp_arena.runner.store import encode_result
 from dp_arena.tournament.histories import empty_history
 from dp_arena.tournament.units import Located, TableUnit, prepare_units, run_unit
 
@@ -45,7 +45,7 @@ def run_batch(
     parcels: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Play ``units`` (each as :meth:`TableUnit.to_json` data) in order; their results in
-    the form the driver stores them (:func:`~dp_arena.runner.store.encode_result`:
+    the form the driver stores them (:func:`~dp_arena.rundir.store.encode_result`:
     compressed JSON, a fraction of the data's size, which the driver then need not
     encode), their hand histories (PHH text, when ``histories``: the driver only writes
     them), and the worker's facts. ``parcels``: spec -> the descriptor of the parcel of

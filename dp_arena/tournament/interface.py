@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dp_arena.rundir import RunDir
 from dp_arena.tournament.config import Problem
 from dp_arena.tournament.describe import SummaryParts
 
@@ -94,6 +95,12 @@ class Runtime:
     observer: RunObserver = field(default_factory=NullObserver)
     log_dir: str | None = None
     keep_sessions: bool = True
+
+    @property
+    def run_dir(self) -> RunDir | None:
+        """The run directory whose bots' logs go to ``log_dir`` (``None``: no logs, no
+        run directory: the event is played in memory)."""
+        return None if self.log_dir is None else RunDir.of_logs(self.log_dir)
 
     def run_units(
         self,

@@ -17,6 +17,7 @@ import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.results import Fault, TableSessionResult, to_json
+from dp_arena.rundir.store import RunStore, StoredResults, encode_result
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
@@ -26,7 +27,6 @@ from dp_arena.runner.fingerprint import (
     unit_id,
 )
 from dp_arena.runner.launch import SerialRun
-from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import load_config, parse_config

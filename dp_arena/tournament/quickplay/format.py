@@ -332,8 +332,8 @@ def _ledger_path(config: EventConfig, options: QuickPlayOptions, runtime: Runtim
         if not path.is_absolute() and config.source is not None:
             path = Path(config.source).resolve().parent / path
         return str(path)
-    if runtime.log_dir is not None:
-        return str(Path(runtime.log_dir).parent / "ledger.sqlite")
+    if runtime.run_dir is not None:
+        return str(runtime.run_dir.ledger)
     return ":memory:"
 
 
