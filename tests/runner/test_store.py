@@ -19,6 +19,7 @@ from dp_arena.errors import RunError
 from dp_arena.results import Fault, TableSessionResult, to_json
 from dp_arena.rundir.store import RunStore, StoredResults, encode_result
 from dp_arena.runner.checkpoint import CheckpointExecutor
+from dp_arena.runner.executors import SerialRun
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
     code_version,
@@ -26,7 +27,6 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
     unit_id,
 )
-from dp_arena.runner.launch import SerialRun
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import load_config, parse_config
