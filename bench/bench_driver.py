@@ -26,7 +26,7 @@ from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.launch import ExecutorOptions, start_run, stored_code
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 GOAL = 5000
 ROUNDS = 3

@@ -46,8 +46,10 @@ ALLOWED: dict[str, frozenset[str]] = {
     "sandbox": frozenset({"agents", "engine", "registry", "errors", "lazy", "results", "text"}),
     "ratings": frozenset({"engine", "errors", "results", "rundir"}),
     "envs": frozenset({"agents", "engine", "errors", "results"}),
+    # The unit of work: table units, seats opened for them, executors, histories.
+    "units": frozenset({"sandbox", "registry", "agents", "engine", "errors", "results"}),
     "match": frozenset(
-        {"sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {"units", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
     ),
     # The bot skeletons of new-bot: templates, and the names and programs they must avoid.
     "skeletons": frozenset({"sandbox", "agents", "errors"}),
@@ -57,6 +59,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tournament": frozenset(
         {
             "files",
+            "units",
             "sandbox",
             "ratings",
             "registry",
@@ -75,6 +78,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "files",
             "tournament",
             "match",
+            "units",
             "sandbox",
             "ratings",
             "registry",
@@ -91,6 +95,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {
             "files",
             "tournament",
+            "units",
             "sandbox",
             "ratings",
             "registry",
@@ -112,6 +117,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "learn",
             "match",
             "envs",
+            "units",
             "sandbox",
             "ratings",
             "registry",
@@ -134,6 +140,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "tournament",
             "leaderboard",
             "match",
+            "units",
             "sandbox",
             "ratings",
             "registry",
@@ -171,6 +178,7 @@ LIGHT_MODULES = (
     "dp_arena.sandbox",
     "dp_arena.sandbox.runner",  # the host of every sandboxed Python bot
     "dp_arena.match",
+    "dp_arena.units",  # the unit of work, which every match plays through
 )
 
 

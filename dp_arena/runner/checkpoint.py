@@ -20,7 +20,7 @@ from dp_arena.results import TableSessionResult, to_json
 from dp_arena.rundir.store import ReadWhenAsked, RunStore
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.progress import RunLog, RunProgress
-from dp_arena.tournament.units import Executor, TableUnit
+from dp_arena.units import Executor, TableUnit
 
 __all__ = ["CheckpointExecutor", "JsonExecutor", "ResultSink"]
 

@@ -21,7 +21,7 @@ from dp_arena.runner.checkpoint import JsonExecutor, ResultSink
 from dp_arena.runner.placement import SERIAL, Placement
 from dp_arena.runner.progress import PlanTotals
 from dp_arena.tournament.config import Entrant, EventConfig
-from dp_arena.tournament.units import SerialExecutor, TableUnit
+from dp_arena.units import SerialExecutor, TableUnit
 
 __all__ = [
     "EXECUTORS",

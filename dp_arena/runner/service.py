@@ -10,7 +10,7 @@ same preflight and each end the same closing lines.
     outcome = start(checked.config, run_dir, options, key=key)
     print(closing_lines(outcome, run_dir))
     outcome = resume(run_dir, options)                       # None: it had finished
-    verification = verify(run_dir, replay="all")
+    verification = verify(run_dir, replay="all")             # runner/verify.py's checks
 
 A bot that cannot load refuses the start (:class:`~dp_arena.errors.ConfigError` naming
 every entrant it costs and why, with nothing written), unless the caller allows absent
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO
 
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
@@ -30,12 +30,9 @@ from dp_arena.rundir import RunDir, refuse_if_running
 from dp_arena.runner.executors import ExecutorOptions
 from dp_arena.runner.launch import RunOutcome, event_key_for, start_run
 from dp_arena.runner.resume import resume_run
+from dp_arena.runner.verify import verify_run as verify
 from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.preflight import LoadProblem, describe_problems, mark_absent, preflight
-
-if TYPE_CHECKING:
-    from dp_arena.runner.replay import Replay
-    from dp_arena.runner.verification import Verification
 
 __all__ = [
     "Preflight",
@@ -130,27 +127,6 @@ def resume(
     if RunDir(run_dir).is_finished():
         return None
     return resume_run(run_dir, options, quiet=quiet, stream=stream)
-
-
-def verify(
-    run_dir: Path,
-    *,
-    commitment: str | None = None,
-    results_digest: str | None = None,
-    replay: str | None = None,
-    on_progress: Callable[[Replay, int], None] | None = None,
-) -> Verification:
-    """Check the finished run in ``run_dir`` against its revealed key: every check of
-    :func:`~dp_arena.runner.verify.verify_run` (loaded only now)."""
-    from dp_arena.runner.verify import verify_run
-
-    return verify_run(
-        run_dir,
-        commitment=commitment,
-        results_digest=results_digest,
-        replay=replay,
-        on_progress=on_progress,
-    )
 
 
 def closing_lines(outcome: RunOutcome, run_dir: Path) -> str:

@@ -73,7 +73,7 @@ from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, listed_files, results_digest
 from dp_arena.tournament.documents import plain
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["Check", "Verification", "check_unit", "verify_run"]
 

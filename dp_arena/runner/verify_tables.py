@@ -25,7 +25,7 @@ from dp_arena.tournament.code import code_label
 from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.digest import DIGEST_FIELD
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.units import Executor, TableUnit
+from dp_arena.units import Executor, TableUnit
 
 __all__ = ["CLASSIC", "check_replay", "check_sessions", "check_unit", "first_difference"]
 

@@ -4,7 +4,7 @@
 every node of a cluster imports the same function by name). It reads each unit from
 plain JSON data, finds the files of the bots that travel with the batch
 (:func:`~dp_arena.runner.parcels.locate`), seats its bots itself, plays the unit with
-:func:`~dp_arena.tournament.units.run_unit`, writes its hand history, and returns the
+:func:`~dp_arena.units.run_unit`, writes its hand history, and returns the
 results as JSON data and the histories as text, with a little about the worker: its
 host and Ray node, the folder and code version of the dp-arena it runs (the driver
 refuses results from a different one), process id and peak memory.
@@ -22,8 +22,8 @@ from dp_arena.results import to_json
 from dp_arena.rundir.store import encode_result
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.parcels import locate
-from dp_arena.tournament.histories import empty_history
-from dp_arena.tournament.units import Located, TableUnit, prepare_units, run_unit
+from dp_arena.units import Located, TableUnit, prepare_units, run_unit
+from dp_arena.units.histories import empty_history
 
 __all__ = ["play_units", "run_batch", "warm_up"]
 

@@ -53,11 +53,11 @@ from dp_arena.tournament.documents import (
     summary_pieces,
 )
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.histories import session_history_text
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
-from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
+from dp_arena.units import Executor, SerialExecutor, TableUnit
+from dp_arena.units.histories import session_history_text
 
 __all__ = [
     "RESULTS_VERSION",

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from dp_arena.tournament.config import EventConfig, FormatDefaults
     from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
     from dp_arena.tournament.plan import EventPlan
-    from dp_arena.tournament.units import Executor, TableUnit
+    from dp_arena.units import Executor, TableUnit
 
 __all__ = ["EventFormat", "NullObserver", "RunObserver", "Runtime"]
 

@@ -20,7 +20,7 @@ from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.executors import SerialRun
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 SERIAL = ExecutorOptions("serial")
 

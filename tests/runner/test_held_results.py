@@ -19,7 +19,7 @@ from dp_arena.runner.executors import SerialRun
 from dp_arena.runner.fingerprint import bot_codes
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 from .helpers import reference_results, write_config
 

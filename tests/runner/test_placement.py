@@ -13,7 +13,7 @@ from dp_arena.commands.run import executor_options
 from dp_arena.engine import Betting, TableRules
 from dp_arena.runner.executors import ExecutorOptions
 from dp_arena.runner.placement import SERIAL, MirrorCount, Node, Placement, place
-from dp_arena.tournament.units import SeatAssignment, TableUnit
+from dp_arena.units import SeatAssignment, TableUnit
 
 RULES = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT, cap=1000)
 TWO = [Node("b-node", 1), Node("a-node", 1)]

@@ -30,7 +30,7 @@ from dp_arena.runner.verify import verify_run
 from dp_arena.tournament.config import with_key
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 from tests.forgery import forged_session
 
 from .helpers import BOTS

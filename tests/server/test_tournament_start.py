@@ -13,13 +13,12 @@ from dp_arena.commands import NOT_LOADED
 from dp_arena.errors import ConfigError
 from dp_arena.registry import Registry, read_manifest
 from dp_arena.runner.executors import ExecutorOptions
-from dp_arena.server import crud
 from dp_arena.server.db import Database
-from dp_arena.server.models import Submission, Tournament, now
+from dp_arena.server.models import Tournament
 from dp_arena.server.settings import ServerSettings
 from dp_arena.server.tournaments import run_tournament
 
-from .helpers import CALLER, bot_folder, cli
+from .helpers import CALLER, accepted, bot_folder, cli
 
 BROKEN = """raise RuntimeError("this bot breaks as it is imported")
 
@@ -42,24 +41,13 @@ from = ["random"]
 def _accept(database: Database, registry: Registry, folder: Path) -> str:
     """``folder`` stored in the registry and accepted on the server: its ``name@version``."""
     stored, _ = registry.add(folder, read_manifest(folder))
-    with database.session() as session:
-        author = crud.add_author(session, f"author-of-{folder.name}")[0]
-        claimed = crud.claim_bot_name(session, stored.name, author.id)
-        assert claimed is not None
-        session.add(
-            Submission(
-                author_id=author.id,
-                bot_id=claimed.id,
-                status=crud.ACCEPTED,
-                archive_sha256="0" * 64,
-                archive_bytes=1,
-                created_at=now(),
-                name=stored.name,
-                label="1",
-                version=stored.version,
-                sha256=stored.sha256,
-            )
-        )
+    accepted(
+        database,
+        f"author-of-{folder.name}",
+        stored.name,
+        version=stored.version,
+        sha256=stored.sha256,
+    )
     return f"{stored.name}@{stored.version}"
 
 

@@ -63,7 +63,7 @@ from dp_arena.tournament.quickplay.schedule import PlannedSet, QuickPlaySchedule
 from dp_arena.tournament.quickplay.summary import summary_parts
 from dp_arena.tournament.sessions import section_outcome, section_units
 from dp_arena.tournament.standings import groups_by_key, standings_from_groups
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["QUICK_PLAY", "QuickPlayFormat", "QuickPlayPlan"]
 

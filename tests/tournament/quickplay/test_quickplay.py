@@ -18,7 +18,7 @@ from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.quickplay.ledger import Ledger
 from dp_arena.tournament.quickplay.money import set_awards, set_money
 from dp_arena.tournament.quickplay.schedule import schedule_sets
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 # -- the rules' example --------------------------------------------------------------
 
