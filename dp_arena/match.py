@@ -18,7 +18,8 @@ milli-big-blinds per deal with a 95% Student-t interval over blocks
 nets, so two copies of the same deterministic bot score exactly zero, and the block
 scores of all agents sum to zero. Heads-up, an agent's score is simply its mean net
 per hand played. Beside it, the **adjusted** score is the same computed from the nets
-with the luck of the board taken out (:mod:`dp_arena.ratings.board_luck`): unbiased,
+with the luck of the board and of the dealer's draws from bots' mixed strategies taken
+out (:mod:`dp_arena.ratings.board_luck`, :mod:`dp_arena.ratings.action_luck`): unbiased,
 and it needs fewer deals for the same interval.
 
 Clairvoyance. Each agent's play is tested against the cards it could not see
@@ -47,8 +48,8 @@ from dp_arena.agents import FaultPolicy, Seat, parse_spec
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
-from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
@@ -148,9 +149,9 @@ class MatchConfig:
 @dataclass(frozen=True, slots=True)
 class AgentScore:
     """One agent's result: its duplicate score in mbb per deal over ``summary.count``
-    deal blocks, the same with the luck of the board taken out (``adjusted``; ``None``
-    when it was not computed), its total net in chips over all its hands, and its faults
-    by kind."""
+    deal blocks, the same with the luck of the board and of the dealer's draws taken out
+    (``adjusted``; ``None`` when it was not computed), its total net in chips over all
+    its hands, and its faults by kind."""
 
     index: int
     name: str
@@ -214,7 +215,8 @@ class MatchResult:
                 **config.event_key.reveal(),
                 "unit": "mbb/deal",
                 "confidence": 0.95,
-                "adjusted": "board-luck" if self.adjusted_block_scores else None,
+                # The terms taken out: the board's luck and the dealer's draws'.
+                "adjusted": "board+action" if self.adjusted_block_scores else None,
                 "clairvoyance_flag_below": FLAG_BELOW,
             },
             "agents": [score.to_json() for score in self.scores],
@@ -430,7 +432,7 @@ def score_match(
     per_agent_adjusted: tuple[tuple[float, ...], ...] = ()
     if adjusted:
         rules = config.rules()
-        corrected = [[corrected_nets(rules, deal) for deal in table.deals] for table in tables]
+        corrected = [[board_action_nets(rules, deal) for deal in table.deals] for table in tables]
         per_agent_adjusted = tuple(
             tuple(float(score) for score in scores)
             for scores in block_scores(tables, seating, config.big_blind, corrected)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
@@ -75,6 +75,10 @@ class DealRecord:
     actions: tuple[str, ...]  # compact per-action log, e.g. "3:raise 120", "0:fold"
     nets: tuple[int, ...]  # per seat; sums to zero
     absent: tuple[int, ...] = ()
+    # The decisions the dealer drew from a bot's mixed strategy: (index of the action in
+    # ``actions``, the mix's text, e.g. "fold 0.25, call 0.75"); left out of the JSON
+    # when there are none, as in every deal of bots that answer with single actions.
+    mixes: tuple[tuple[int, str], ...] = field(default=(), metadata={"omit_empty": True})
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DealRecord:
@@ -87,7 +91,15 @@ class DealRecord:
             actions=tuple(data["actions"]),
             nets=tuple(data["nets"]),
             absent=tuple(data.get("absent", ())),
+            mixes=tuple((decision, text) for decision, text in data.get("mixes", ())),
         )
+
+    def mix_at(self, decision: int) -> str | None:
+        """The text of the mix the action at ``decision`` was drawn from, or ``None``."""
+        for index, text in self.mixes:
+            if index == decision:
+                return text
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +162,9 @@ class ScoredResult:
 
 
 _FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a record type's field names, looked up once
+# A record type's fields written only when not empty (``metadata={"omit_empty": True}``):
+# a field added later keeps the JSON of every record without it byte for byte.
+_OMIT_EMPTY: dict[type, frozenset[str]] = {}
 # Values that are their own JSON (exactly these types: an enum of str is not one), taken
 # as they are without a call: nearly every value of a result is one.
 _PLAIN = frozenset((str, int, float, bool, type(None)))
@@ -171,13 +186,18 @@ def to_json(record: Any) -> Any:
     """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
     names = _FIELD_NAMES.get(type(record))
     if names is None and dataclasses.is_dataclass(record) and not isinstance(record, type):
-        names = _FIELD_NAMES[type(record)] = tuple(
-            field.name for field in dataclasses.fields(record)
+        fields = dataclasses.fields(record)
+        names = _FIELD_NAMES[type(record)] = tuple(field.name for field in fields)
+        _OMIT_EMPTY[type(record)] = frozenset(
+            field.name for field in fields if field.metadata.get("omit_empty")
         )
     if names is not None:
         data = {}
+        omitted = _OMIT_EMPTY[type(record)]
         for name in names:
             value = getattr(record, name)
+            if not value and name in omitted:
+                continue
             data[name] = value if type(value) in _PLAIN else to_json(value)
         return data
     if isinstance(record, enum.Enum):

@@ -26,6 +26,7 @@ PUBLIC_NAMES = [
     "Card",
     "HandState",
     "LegalActions",
+    "Mix",
     "Street",
     "TableRules",
     "button_for_deal",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dp_arena.agents.agent import Agent, parse_action
+from dp_arena.agents.agent import Agent, parse_action, parse_answer
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import AbsentSeat, InProcessSeat, Seat, SeatFault
 from dp_arena.agents.spec import (
@@ -34,6 +34,7 @@ __all__ = [
     "load_agent",
     "observe",
     "parse_action",
+    "parse_answer",
     "parse_spec",
     "play_deal",
     "play_table_session",

@@ -20,6 +20,9 @@ Optional hooks, called when the bot defines them:
 ``act`` may return an :class:`~dp_arena.engine.Action`, or for convenience a string
 (``"fold"``, ``"check"``, ``"call"``, ``"raise 120"``) or a dict
 (``{"action": "raise", "amount": 120}``); :func:`parse_action` turns those into actions.
+It may also answer with a mixed strategy, a :class:`~dp_arena.engine.mixes.Mix` of actions
+and their probabilities (or a list of ``(action, probability)`` pairs): the dealer then
+draws the action (:func:`parse_answer` reads every form).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action, ActionKind
+from dp_arena.engine.mixes import Mix
 
-__all__ = ["HOOKS", "Agent", "parse_action"]
+__all__ = ["HOOKS", "Agent", "parse_action", "parse_answer"]
 
 HOOKS = ("begin_session", "begin_deal", "end_deal")
 
@@ -38,7 +42,7 @@ HOOKS = ("begin_session", "begin_deal", "end_deal")
 class Agent(Protocol):
     """A poker bot. Only :meth:`act` is required; see the module docstring for the hooks."""
 
-    def act(self, observation: Observation) -> Action: ...
+    def act(self, observation: Observation) -> Action | Mix: ...
 
 
 class _AgentWithHooks(Agent, Protocol):  # documents the hooks' signatures for type checkers
@@ -100,3 +104,29 @@ def parse_action(value: Any) -> Action:
     if amount is not None:
         raise ValueError(f"{kind_text} takes no amount")
     return Action(kind)
+
+
+def parse_answer(value: Any) -> Action | Mix:
+    """What a bot's ``act`` answered: an action in any form :func:`parse_action` reads, or
+    a mixed strategy: a :class:`~dp_arena.engine.mixes.Mix`, or a list of ``(action,
+    probability)`` pairs whose actions are in any of those forms. A mix of one action is
+    that action. ``ValueError`` names what is wrong.
+
+    >>> parse_answer([("call", 0.75), ({"action": "raise", "amount": 120}, 0.25)])
+    Mix.parse('call 0.75, raise 120 0.25')
+    >>> parse_answer([("check", 1.0)])
+    Action(kind=<ActionKind.CHECK: 'check'>, amount=None)
+    """
+    if type(value) is Mix:
+        mix = value
+    elif isinstance(value, list):
+        entries = []
+        for index, entry in enumerate(value):
+            if not isinstance(entry, (tuple, list)) or len(entry) != 2:
+                raise ValueError(f"entry {index} of a mix is not an (action, probability) pair")
+            entries.append((parse_action(entry[0]), entry[1]))
+        mix = Mix(entries)
+    else:
+        return parse_action(value)
+    pure = mix.pure
+    return mix if pure is None else pure

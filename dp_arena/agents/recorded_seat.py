@@ -3,9 +3,12 @@ of the bot that sat there and holds the session's record.
 
 At each decision it asks the bot, as the table always does, with the observation the
 table makes, and compares the answer with the action the record holds for that
-decision; whatever the bot answers, the table gets the recorded action (or the recorded
-fault, when the bot faulted there in the record), so the hand goes on exactly as it was
-played and every later decision of every bot is asked with the view it had then. A bot
+decision, or with the mixed strategy when the recorded action was drawn from one;
+whatever the bot answers, the table gets the recorded action (or the recorded mix, which
+the table draws from again with the same key and place, and so draws the recorded
+action; or the recorded fault, when the bot faulted there in the record), so the hand
+goes on exactly as it was played and every later decision of every bot is asked with
+the view it had then. A bot
 whose answer is not the recorded one is told to ``on_difference`` with a
 :class:`Difference`. Hooks (``begin_session``, ``begin_deal``, ``end_deal``) go to the
 bot unchanged; a fault they give is the table's, as in a run.
@@ -29,6 +32,7 @@ from dp_arena.agents.observation import DealEnd, DealStart, Observation, Session
 from dp_arena.agents.seat import Seat, SeatFault
 from dp_arena.agents.table import action_text
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import Fault, TableSessionResult, place_text
 
 __all__ = ["Difference", "RecordedSeat", "parse_recorded"]
@@ -38,7 +42,8 @@ __all__ = ["Difference", "RecordedSeat", "parse_recorded"]
 class Difference:
     """A decision at which a bot, asked again with the view it had, answers otherwise than
     the record. ``decision`` counts the deal's actions from 0 (every seat's, in order);
-    ``recorded`` and ``replayed`` are actions (``raise 120``) or faults (``TIMEOUT fault``)."""
+    ``recorded`` and ``replayed`` are actions (``raise 120``), mixed strategies (``mix
+    fold 0.25, call 0.75``) or faults (``TIMEOUT fault``)."""
 
     player: str
     seat: int
@@ -122,7 +127,7 @@ class RecordedSeat(Seat):
     def close(self) -> None:
         self.inner.close()
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         answer = self.inner.decide(observation)
         if self.left:
             return answer
@@ -140,10 +145,20 @@ class RecordedSeat(Seat):
             self.on_leave(f"deal {deal + 1}, decision {len(played) + 1}")
             return answer
         fault = self.faults.get((deal, observation.street.name.lower(), recorded))
-        expected = f"{fault.kind} fault" if fault is not None else recorded
+        mix = records[deal].mix_at(len(played))
+        if fault is not None:
+            expected = f"{fault.kind} fault"
+        else:
+            expected = recorded if mix is None else f"mix {mix}"
+        legal = observation.legal()
         if isinstance(answer, SeatFault):
             replayed = shown = f"{answer.kind} fault"
-        elif observation.legal().allows(answer):
+        elif isinstance(answer, Mix):
+            if answer.refusal(legal) is None:
+                replayed = shown = f"mix {answer}"
+            else:
+                replayed, shown = "ILLEGAL fault", f"ILLEGAL fault (mix {answer})"
+        elif legal.allows(answer):
             replayed = shown = str(answer)
         else:
             replayed, shown = "ILLEGAL fault", f"ILLEGAL fault ({answer})"
@@ -163,4 +178,6 @@ class RecordedSeat(Seat):
             )
         if fault is not None:  # the table records the same fault, and plays the same substitute
             return SeatFault(fault.kind, fault.detail)
+        if mix is not None:  # drawn again from the same key and place: the same action
+            return Mix.parse(mix)
         return parse_recorded(recorded)

@@ -2,7 +2,9 @@
 
 A table cannot tell an in-process seat (trusted code, tests) from a sandboxed one
 (a submitted bot in its own process, :mod:`dp_arena.sandbox`): both answer
-:meth:`Seat.decide` with an action or a :class:`SeatFault`, never an exception.
+:meth:`Seat.decide` with an action, a mixed strategy (a
+:class:`~dp_arena.engine.mixes.Mix`, which the table draws from) or a
+:class:`SeatFault`, never an exception.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ import traceback
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from dp_arena.agents.agent import HOOKS, Agent, parse_action
+from dp_arena.agents.agent import HOOKS, Agent, parse_answer
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.text import printable
 
@@ -66,7 +69,7 @@ class Seat(Protocol):
 
     def begin_deal(self, start: DealStart) -> SeatFault | None: ...
 
-    def decide(self, observation: Observation) -> Action | SeatFault: ...
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault: ...
 
     def end_deal(self, end: DealEnd) -> SeatFault | None: ...
 
@@ -154,7 +157,7 @@ class InProcessSeat(Seat):
     def end_deal(self, end: DealEnd) -> SeatFault | None:
         return self._hook("end_deal", end)
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         try:
             answer = self.agent.act(observation)
         except Exception as error:
@@ -162,7 +165,7 @@ class InProcessSeat(Seat):
         if type(answer) is Action:
             return answer
         try:
-            return parse_action(answer)
+            return parse_answer(answer)
         except Exception as error:  # a bot's str or dict subclass may raise anything
             return SeatFault(FaultKind.PROTOCOL, describe_answer(answer, error))
 
@@ -188,7 +191,7 @@ class AbsentSeat(Seat):
     def begin_deal(self, start: DealStart) -> SeatFault | None:
         return None
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         return observation.legal().passive()
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:

@@ -3,6 +3,10 @@
 
 The table asks the seat to act, validates the answer with the engine, and turns every
 failure into a recorded :class:`~dp_arena.results.Fault` and a check-or-fold. A seat
+that answers with a mixed strategy (a :class:`~dp_arena.engine.mixes.Mix`) has every
+action of it validated, and the table draws the action played from the event key
+(:class:`~dp_arena.engine.mixes.MixDraws`); the deal's record keeps the mix beside the
+action drawn. A seat
 whose bot crashed, could not load, or reached the fault limit of the session plays the
 rest of the session as an absent player. Nothing a bot does can stop the table.
 """
@@ -15,8 +19,9 @@ from dataclasses import dataclass, replace
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import Seat, SeatFault
 from dp_arena.engine import HandState, TableRules, button_for_deal, deck_for, new_hand
-from dp_arena.engine.actions import ActionRecord
+from dp_arena.engine.actions import Action, ActionRecord, LegalActions
 from dp_arena.engine.cards import format_cards
+from dp_arena.engine.mixes import Mix, MixDraws
 from dp_arena.frozen import maker
 from dp_arena.results import DealRecord, Fault, FaultKind, TableSessionResult
 
@@ -28,6 +33,7 @@ __all__ = [
     "observe",
     "play_deal",
     "play_table_session",
+    "played",
 ]
 
 # Made at every decision and for every seat at every deal: see dp_arena.frozen.
@@ -35,6 +41,8 @@ _observation = maker(Observation)
 _session_context = maker(SessionContext)
 _deal_start = maker(DealStart)
 _deal_end = maker(DealEnd)
+# The draws of a deal played outside any table-session (the event seed 0).
+_NO_PLACE = MixDraws()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +121,9 @@ class TableSession:
         self.policy = policy
         self.faults: list[Fault] = []
         self.fault_counts = [0] * len(seats)
+        # The decisions of the deal last played that were drawn from a mix: (index of
+        # the action in the deal's history, the mix).
+        self.mixes: list[tuple[int, Mix]] = []
 
     def record(
         self,
@@ -148,9 +159,13 @@ def play_deal(
     button: int,
     contexts: Sequence[SessionContext],
     stacks: Sequence[int] | None = None,
+    draws: MixDraws = _NO_PLACE,
 ) -> HandState:
-    """Play one deal to the end and return the finished hand."""
+    """Play one deal to the end and return the finished hand. A decision answered with a
+    mix is drawn by ``draws`` (the event key and the table-session's place); the
+    decisions drawn are in ``table.mixes`` until the next deal."""
     state = new_hand(rules, deck, button=button, stacks=stacks, absent=table.absent)
+    table.mixes = []
     seat_count = rules.seat_count
     for seat in range(seat_count):
         if seat not in table.absent:
@@ -167,6 +182,14 @@ def play_deal(
         answer = table.seats[seat].decide(observe(state, seat, contexts[seat]))
         if isinstance(answer, SeatFault):
             fault = answer
+        elif isinstance(answer, Mix):
+            refused = answer.refusal(legal)
+            if refused is None:
+                if answer.pure is None:
+                    table.mixes.append((len(state.history), answer))
+                state.apply(draws.at(answer, deal, state))
+                continue
+            fault = SeatFault(FaultKind.ILLEGAL, f"{refused}; legal: {_describe_legal(legal)}")
         elif legal.allows(answer):
             state.apply(answer)
             continue
@@ -197,6 +220,19 @@ def play_deal(
     return state
 
 
+def played(
+    answer: Action | Mix | SeatFault, legal: LegalActions, draws: MixDraws, deal: int, decision: int
+) -> Action:
+    """The action played for a seat's answer when nobody records faults (the
+    environments): a legal action as it is, an action drawn from a legal mix as a table
+    draws it (``decision``: the index of the action in the deal), else the passive action."""
+    if isinstance(answer, Mix):
+        if answer.refusal(legal) is None:
+            return draws.action(answer, deal, decision)
+        return legal.passive()
+    return legal.or_passive(answer)
+
+
 def _describe_legal(legal: object) -> str:
     from dp_arena.engine.actions import LegalActions
 
@@ -209,8 +245,13 @@ def _describe_legal(legal: object) -> str:
     return ", ".join(options)
 
 
-def deal_record(state: HandState, deal: int, players: Sequence[str]) -> DealRecord:
-    """The result record of a finished hand."""
+def deal_record(
+    state: HandState,
+    deal: int,
+    players: Sequence[str],
+    mixes: Sequence[tuple[int, Mix]] = (),
+) -> DealRecord:
+    """The result record of a finished hand (``mixes``: its decisions drawn from a mix)."""
     assert state.payoffs is not None
     board = state.board if state.showdown_values else state.visible_board
     return DealRecord(
@@ -222,6 +263,7 @@ def deal_record(state: HandState, deal: int, players: Sequence[str]) -> DealReco
         actions=tuple(action_text(record) for record in state.history),
         nets=state.payoffs,
         absent=tuple(seat for seat, absent in enumerate(state.absent) if absent),
+        mixes=tuple((decision, str(mix)) for decision, mix in mixes),
     )
 
 
@@ -268,12 +310,14 @@ def play_table_session(
     starting_chips: Sequence[int] | None = None,
     table_index: int = 0,
     on_deal: Callable[[int, HandState], None] | None = None,
+    draws: MixDraws | None = None,
 ) -> TableSessionResult:
     """Play ``deals`` deals of a session at one table (the button starts at seat 0 and
     moves one seat a deal) and return the result. ``context`` is the shared part of every
     seat's :class:`SessionContext`; ``starting_chips`` each seat's starting stack plus
     carryover (default: cap × deals). ``on_deal`` sees every finished hand, e.g. to
-    write its hand history."""
+    write its hand history. Mixed answers are drawn from the event key at the
+    table-session's place (``draws``: another way, for a measurement)."""
     seat_count = rules.seat_count
     if starting_chips is None:
         starting_chips = [(rules.cap or 0) * deals] * seat_count
@@ -284,6 +328,7 @@ def play_table_session(
             table.tell(seat, table.seats[seat].begin_session(seat_context), None)
     session_nets = [0] * seat_count
     records = []
+    draws = draws or MixDraws(event_seed, section, session, table_index)
     for deal in range(deals):
         deck = deck_for(event_seed, section, session, deal)
         visible_nets = None if base.eliminating else tuple(session_nets)
@@ -304,11 +349,12 @@ def play_table_session(
             deal=deal,
             button=button_for_deal(deal, seat_count),
             contexts=contexts,
+            draws=draws,
         )
         assert state.payoffs is not None
         for seat in range(seat_count):
             session_nets[seat] += state.payoffs[seat]
-        records.append(deal_record(state, deal, table.players))
+        records.append(deal_record(state, deal, table.players, table.mixes))
         if on_deal is not None:
             on_deal(deal, state)
     return TableSessionResult(

@@ -18,7 +18,7 @@ from dp_arena.text import printable
 
 # The keys of dp_arena.leaderboard.adjusted.ADJUSTMENTS, and none (not imported here:
 # building the parser stays light).
-ADJUSTED_CHOICES = ("board-luck", "all-in", "none")
+ADJUSTED_CHOICES = ("board+action", "board-luck", "all-in", "none")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -94,9 +94,10 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--adjusted",
         choices=ADJUSTED_CHOICES,
-        default="board-luck",
-        help="the adjusted score shown beside the raw one: the board-luck correction"
-        " (default), the all-in equity adjustment, or none (the raw scores only)",
+        default="board+action",
+        help="the adjusted score shown beside the raw one: the luck of the board and of"
+        " the dealer's draws from mixed strategies taken out (default), the board-luck"
+        " correction alone, the all-in equity adjustment, or none (the raw scores only)",
     )
     parser.add_argument(
         "--no-equity",

@@ -202,7 +202,8 @@ def format_result(result: MatchResult, *, sandboxed: bool) -> str:
         (
             "Duplicate score in milli-big-blinds per deal (net minus the mean net of the same"
             " seat with the same cards), 95% CI over deal blocks; luck-adjusted: the same"
-            " with the luck of every board card taken out of the nets:"
+            " with the luck of every board card, and of every action the dealer drew from a"
+            " bot's mixed strategy, taken out of the nets:"
         ),
         "",
     ]

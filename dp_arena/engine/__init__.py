@@ -19,6 +19,7 @@ from dp_arena.engine.evaluator import (
     evaluate_reference,
     hand_class_name,
 )
+from dp_arena.engine.mixes import Mix
 from dp_arena.engine.rules import Betting, TableRules
 from dp_arena.engine.showdown import Pot
 from dp_arena.engine.state import HandState
@@ -31,6 +32,7 @@ __all__ = [
     "Card",
     "HandState",
     "LegalActions",
+    "Mix",
     "Pot",
     "Street",
     "TableRules",

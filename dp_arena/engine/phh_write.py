@@ -13,6 +13,8 @@ Conventions (``docs/phh.md`` has the whole list):
 - at a showdown every player still in the hand shows (``pK sm``), right after the last
   betting action, before any board dealt without betting (PokerKit's order).
 - every per-player array, the ``_``-prefixed user fields included, is in PHH order.
+- an action the dealer drew from a bot's mixed strategy carries the mix as a PHH
+  commentary, which readers skip: ``"p2 cc # mix: fold 0.25, call 0.75"``.
 
 >>> from dp_arena.engine import Action, HandState, TableRules, parse_cards
 >>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20)
@@ -40,7 +42,7 @@ _seats = [1, 0]
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -83,8 +85,11 @@ def player_seats(button: int, seat_count: int) -> tuple[int, ...]:
     return tuple((button + 1 + offset) % seat_count for offset in range(seat_count))
 
 
-def write_hand(state: HandState, meta: HandMeta = HandMeta()) -> str:
-    """The PHH text of a finished hand."""
+def write_hand(
+    state: HandState, meta: HandMeta = HandMeta(), mixes: Sequence[tuple[int, str]] = ()
+) -> str:
+    """The PHH text of a finished hand; ``mixes`` are the decisions drawn from a mix (the
+    index of the action in the hand's history, the mix's text), written as commentaries."""
     if state.payoffs is None:
         raise ValueError("write_hand: the hand is not over")
     rules = state.rules
@@ -104,7 +109,7 @@ def write_hand(state: HandState, meta: HandMeta = HandMeta()) -> str:
         f"blinds_or_straddles = {_ints(blinds)}\n",
         f"min_bet = {rules.big_blind}\n",
         f"starting_stacks = {_ints(starting)}\n",
-        f"actions = {_plain_strings(_actions(state, seats, player_of_seat))}\n",
+        f"actions = {_actions_text(_actions(state, seats, player_of_seat, dict(mixes)))}\n",
     ]
     if meta.event:
         lines.append(f"event = {_toml_string(meta.event)}\n")
@@ -135,11 +140,17 @@ def write_hand(state: HandState, meta: HandMeta = HandMeta()) -> str:
     return "".join(lines)
 
 
-def write_session(hands: Iterable[tuple[HandState, HandMeta]]) -> str:
+def write_session(
+    hands: Iterable[tuple[HandState, HandMeta]],
+    mixes: Mapping[int, Sequence[tuple[int, str]]] | None = None,
+) -> str:
     """The PHHS text (several hands in one file) of a sequence of finished hands: each
-    hand is a TOML table named by its position from 1, as PokerKit writes them."""
+    hand is a TOML table named by its position from 1, as PokerKit writes them.
+    ``mixes[deal]``: the deal's decisions drawn from a mix (see :func:`write_hand`)."""
+    mixes = mixes or {}
     return "\n".join(
-        f"[{number}]\n{write_hand(state, meta)}" for number, (state, meta) in enumerate(hands, 1)
+        f"[{number}]\n{write_hand(state, meta, mixes.get(meta.deal or 0, ()))}"
+        for number, (state, meta) in enumerate(hands, 1)
     )
 
 
@@ -169,6 +180,7 @@ class SessionHistory:
         )
         self.session_chips = None if starting_chips is None else list(starting_chips)
         self.hands: list[tuple[HandState, HandMeta]] = []
+        self.mixes: dict[int, tuple[tuple[int, str], ...]] = {}
 
     def record(self, deal: int, state: HandState) -> None:
         """Keep a finished hand (the ``on_deal`` callback of a table-session)."""
@@ -180,8 +192,14 @@ class SessionHistory:
             for seat, payoff in enumerate(state.payoffs):
                 self.session_chips[seat] += payoff
 
+    def note_mixes(self, deal: int, mixes: Sequence[tuple[int, str]]) -> None:
+        """The decisions of ``deal`` that were drawn from a mix (a deal record's
+        ``mixes``), written as commentaries beside the actions drawn."""
+        if mixes:
+            self.mixes[deal] = tuple(mixes)
+
     def text(self) -> str:
-        return write_session(self.hands)
+        return write_session(self.hands, self.mixes)
 
 
 def _replace_meta(base: HandMeta, deal: int, before: tuple[int, ...] | None) -> HandMeta:
@@ -196,7 +214,12 @@ def _checked(values: Sequence[_T], seat_count: int, name: str) -> Sequence[_T]:
     return values
 
 
-def _actions(state: HandState, seats: Sequence[int], player_of_seat: dict[int, int]) -> list[str]:
+def _actions(
+    state: HandState,
+    seats: Sequence[int],
+    player_of_seat: dict[int, int],
+    mixes: Mapping[int, str],
+) -> list[str]:
     actions = [
         f"d dh p{number} {_hole_text(state.hole_cards[seat])}"
         for number, seat in enumerate(seats, 1)
@@ -211,9 +234,11 @@ def _actions(state: HandState, seats: Sequence[int], player_of_seat: dict[int, i
             actions.append(f"d db {format_cards(board[dealt : dealt + street_size])}")
             dealt += street_size
 
-    for record in state.history:
+    for decision, record in enumerate(state.history):
         deal_to(record.street.board_size)
-        actions.append(f"p{player_of_seat[record.seat]} {_action_text(record)}")
+        action = f"p{player_of_seat[record.seat]} {_action_text(record)}"
+        mix = mixes.get(decision)
+        actions.append(action if mix is None else f"{action} # mix: {mix}")
     if state.showdown_values:
         # PokerKit's order: the players show as soon as the betting is over, then any
         # board that is dealt without betting (all-in) follows.
@@ -259,6 +284,14 @@ def _ints(values: Iterable[int]) -> str:
 
 def _strings(values: Iterable[str]) -> str:
     return "[" + ", ".join(map(_toml_string, values)) + "]"
+
+
+def _actions_text(actions: Sequence[str]) -> str:
+    """The actions array: plain strings, but for a mix's commentary, which is escaped
+    like any text (a mix's text is made by the dealer, but a string is a string)."""
+    if any("#" in action for action in actions):
+        return _strings(actions)
+    return _plain_strings(actions)
 
 
 def _plain_strings(values: Sequence[str]) -> str:

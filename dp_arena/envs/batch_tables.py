@@ -8,17 +8,18 @@ opponents' decisions, the same rewards and observations, in arrays: the learners
 discrete actions are translated for every table at once, the opponents decide for every
 table whose turn it is, and the deals that end are paid and the next ones dealt
 together, until each table's learner is to act again. The calling station's decisions
-are arrays too; the random bot's are drawn per decision from the generator it would
-use (seeded, as ``agents/random_bot.py`` seeds it, the first time the seat acts in a
-deal), the only Python loop of a step. The decks of up to :data:`DECK_CHUNK` deals of a
-session are shuffled together (:func:`~dp_arena.envs.batch_cards.decks`).
+are arrays too; the random bot's are drawn per decision from its mixed strategy
+(:func:`~dp_arena.agents.uniform.uniform_mix`) as a dealer draws them, from the table's
+event seed, session, deal and the decision's place in the deal, the only Python loop of
+a step. The decks of up to :data:`DECK_CHUNK` deals of a session are shuffled together
+(:func:`~dp_arena.envs.batch_cards.decks`).
 
 A deal the learner folded out of is not played on, unless it is the session's last:
 the learner's net is what it put in, the next deal's cards and the opponents' next
-decisions do not depend on the rest (the random bot seeds its generator again for every
-deal), and nothing else the environment returns does. Only the other seats' session
-nets, which the typed observations show, do: those deals are played to their end on the
-engine when :meth:`BatchTables.views` asks (or when a table has left
+decisions do not depend on the rest (the random bot's draws come from the deal and
+the decision's place in it), and nothing else the environment returns does. Only the
+other seats' session nets, which the typed observations show, do: those deals are played
+to their end on the engine when :meth:`BatchTables.views` asks (or when a table has left
 :data:`_LEFT_LIMIT` of them). The typed observations are built on request too, by
 replaying each table's deal on the engine, which also proves, in the tests, every
 action the batch took.
@@ -26,7 +27,7 @@ action the batch took.
 
 from __future__ import annotations
 
-import random
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -34,7 +35,10 @@ import numpy as np
 from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
-from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
+from dp_arena.agents.table import played
+from dp_arena.agents.uniform import uniform_mix
+from dp_arena.engine import Action, ActionKind, HandState, LegalActions, Mix, deck_for, new_hand
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
@@ -52,19 +56,29 @@ _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
 _CHIP_LIMIT = 1 << 62
-# The legal kinds' codes for each (fold, check, call, raise) permission, as the bit
-# pattern 8 fold + 4 check + 2 call + 1 raise, in LegalActions.kinds's order: the random
-# bot draws its kind with ``choice`` among them.
-_KIND_CODES = tuple(
-    tuple(code for code, bit in ((FOLD, 8), (CHECK, 4), (CALL, 2), (RAISE, 1)) if permissions & bit)
-    for permissions in range(16)
-)
 _KINDS = {
     FOLD: ActionKind.FOLD,
     CHECK: ActionKind.CHECK,
     CALL: ActionKind.CALL,
     RAISE: ActionKind.RAISE,
 }
+_CODES = {kind: code for code, kind in _KINDS.items()}
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _uniform(permissions: int, low: int, high: int) -> Mix:
+    """The random bot's mix for the permissions (8 fold + 4 check + 2 call + 1 raise)
+    and the raise range (``low``, ``high``: ignored when raising is not allowed)."""
+    raising = bool(permissions & 1)
+    legal = LegalActions(
+        0,
+        bool(permissions & 8),
+        bool(permissions & 4),
+        1 if permissions & 2 else 0,
+        low if raising else None,
+        high if raising else None,
+    )
+    return uniform_mix(legal)
 
 
 def batchable(opponents: Sequence[object], rules: TableRules, action_table: ActionTable) -> bool:
@@ -109,16 +123,8 @@ class BatchTables:
         self.seat_kinds = np.array(kinds)
         self.has_random = _RANDOM in kinds
         self.has_calling_station = _CALLING_STATION in kinds
-        # One generator per table and random seat, seeded again for each deal it acts in.
-        random_seats = [seat for seat in range(seats) if kinds[seat] == _RANDOM]
-        self.generators = [random.Random(0) for _ in range(count * len(random_seats))]
-        # Generator of (table, seat): table x random seats + this seat's place among them.
-        self.random_count = len(random_seats)
-        self.random_place = np.zeros(seats, dtype=np.int64)
-        self.random_place[random_seats] = np.arange(len(random_seats))
-        self.seeded = np.zeros((count, seats), dtype=bool)
         self.event_seeds: list[int | None] = [None] * count
-        self.prefixes = [""] * count  # the random bot's seed text up to the deal
+        self.draws = [MixDraws()] * count  # each table's draws of the random bot's mixes
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -150,7 +156,8 @@ class BatchTables:
         for row, (event_seed, session) in zip(rows, following, strict=True):
             self.event_seeds[row], self.session[row] = event_seed, session
         chosen = np.array(rows, dtype=np.intp)
-        self._name_sessions(chosen)
+        for row in chosen.tolist():
+            self.draws[row] = MixDraws(self.event_seeds[row] or 0, 0, int(self.session[row]), 0)
         self.deal[chosen] = 0
         self.nets[chosen] = 0
         self.pending[chosen] = 0.0
@@ -165,10 +172,6 @@ class BatchTables:
         # Deals that ended before the learner's first decision are paid with it.
         self.carried[chosen] = self.pending[chosen]
         self.pending[chosen] = 0.0
-
-    def _name_sessions(self, rows: np.ndarray) -> None:
-        for row, session in zip(rows.tolist(), self.session[rows].tolist(), strict=True):
-            self.prefixes[row] = f"0:capped_holdem_v0:{self.event_seeds[row]}:0:{session}:"
 
     def act(self, rows: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Play the learner's discrete ``actions`` at ``rows`` (legal: the caller checked
@@ -268,16 +271,25 @@ class BatchTables:
             )
             for seat, player in players.items():
                 player.begin_deal(event, session, deal, seat)
+            draws = MixDraws(seed, 0, session, 0)
+
+            def answer(
+                actor: int, hand: HandState = hand, deal: int = deal, draws: MixDraws = draws
+            ) -> Action:
+                return played(
+                    players[actor].act(hand), hand.legal_actions(), draws, deal, len(hand.history)
+                )
+
             for kind, amount in zip(kinds, amounts, strict=True):
                 action = Action(_KINDS[kind], amount if kind == RAISE else None)
                 actor = hand.actor
                 assert actor is not None
                 # The opponents decide again, so that the random bot draws as it drew.
-                if actor != learner and players[actor].act(hand) != action:
+                if actor != learner and answer(actor) != action:
                     raise AssertionError(f"table {row}: deal {deal} does not replay")
                 hand.apply(action)
             while (actor := hand.actor) is not None:
-                hand.apply(players[actor].act(hand))
+                hand.apply(answer(actor))
             assert hand.payoffs is not None
             for seat in players:
                 self.nets[row, seat] += hand.payoffs[seat]
@@ -306,7 +318,6 @@ class BatchTables:
         self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count, update=False)
         self.context_deal[rows] = deal
         self.context_net[rows] = self.nets[rows, self.learner]
-        self.seeded[rows] = False
         self.serial[rows] += 1
 
     def _shuffle(self, rows: np.ndarray, first: np.ndarray) -> None:
@@ -354,48 +365,27 @@ class BatchTables:
     def _random_decisions(
         self, rows: np.ndarray, seats: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """``agents/random_bot.py``'s decisions: a uniform legal kind, a raise to a uniform
-        amount between the minimum and the maximum, from its generator of the deal (one
-        decision a generator here, so every kind is drawn first, then the amounts)."""
+        """``agents/random_bot.py``'s decisions: its mix (every legal kind alike, a raise
+        spread over amounts from the minimum to the maximum), drawn as a dealer draws it
+        at the decision's place in the deal."""
         batch = self.batch
-        generators = self.generators
-        index = rows * self.random_count + self.random_place[seats]
-        fresh = (~self.seeded[rows, seats]).nonzero()[0]
-        if fresh.size:
-            # RandomBot's text: seed, event, section, session (in the prefix), deal, seat.
-            new_rows = rows[fresh]
-            prefixes = self.prefixes
-            for generator, row, deal, seat in zip(
-                index[fresh].tolist(),
-                new_rows.tolist(),
-                self.deal[new_rows].tolist(),
-                seats[fresh].tolist(),
-                strict=True,
-            ):
-                generators[generator].seed(f"{prefixes[row]}{deal}:{seat}")
-            self.seeded[new_rows, seats[fresh]] = True
-        kinds = np.array(
-            [
-                generators[generator].choice(_KIND_CODES[allowed])
-                for generator, allowed in zip(
-                    index.tolist(), batch.permissions[rows].tolist(), strict=True
-                )
-            ],
-            dtype=np.int64,
-        )
+        kinds = np.zeros(rows.size, dtype=np.int64)
         amounts = np.zeros(rows.size, dtype=np.int64)
-        raising = (kinds == RAISE).nonzero()[0]
-        if raising.size:
-            raised = rows[raising]
-            amounts[raising] = [
-                generators[generator].randint(low, high)
-                for generator, low, high in zip(
-                    index[raising].tolist(),
-                    batch.min_raise_to[raised].tolist(),
-                    batch.max_raise_to[raised].tolist(),
-                    strict=True,
-                )
-            ]
+        draws = self.draws
+        for index, (row, deal, permissions, low, high, decision) in enumerate(
+            zip(
+                rows.tolist(),
+                self.deal[rows].tolist(),
+                batch.permissions[rows].tolist(),
+                batch.min_raise_to[rows].tolist(),
+                batch.max_raise_to[rows].tolist(),
+                batch.log_length[rows].tolist(),
+                strict=True,
+            )
+        ):
+            action = draws[row].action(_uniform(permissions, low, high), deal, decision)
+            kinds[index] = _CODES[action.kind]
+            amounts[index] = action.amount or 0
         return kinds, amounts
 
     # -- what the learner sees -------------------------------------------------------

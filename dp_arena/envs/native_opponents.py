@@ -2,18 +2,18 @@
 ``calling-station`` bots played straight from the engine's hand, without building the
 typed observation (most of the cost of an opponent's decision).
 
-Each makes exactly the decisions of its bot in ``agents/`` given the same seat, deal and
-event: the random one seeds its generator from the same text at the start of every deal
-and draws the same kinds and amounts in the same order (``tests/envs`` plays both side
-by side). Any other opponent is played through its typed observation.
+Each answers exactly as its bot in ``agents/`` does given the same decision: the random
+one with the same mixed strategy (:func:`dp_arena.agents.uniform.uniform_mix`), which the
+environment draws from as a dealer would (``tests/envs`` plays both side by side). Any
+other opponent is played through its typed observation.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Protocol
 
-from dp_arena.engine import Action, ActionKind, HandState
+from dp_arena.agents.uniform import uniform_mix
+from dp_arena.engine import Action, HandState, Mix
 
 __all__ = ["NATIVE_OPPONENTS", "NativeCallingStation", "NativeOpponent", "NativeRandom"]
 
@@ -21,7 +21,7 @@ __all__ = ["NATIVE_OPPONENTS", "NativeCallingStation", "NativeOpponent", "Native
 class NativeOpponent(Protocol):
     def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None: ...
 
-    def act(self, hand: HandState) -> Action: ...
+    def act(self, hand: HandState) -> Action | Mix: ...
 
 
 class NativeCallingStation:
@@ -35,23 +35,14 @@ class NativeCallingStation:
 
 
 class NativeRandom:
-    """``agents/random_bot.py`` with its default seed: a uniform legal kind, a raise to a
-    uniform amount between the minimum and the maximum."""
-
-    def __init__(self) -> None:
-        self.rng = random.Random(0)
+    """``agents/random_bot.py``: every legal kind equally likely, a raise spread over
+    amounts from the minimum to the maximum, answered as a mix."""
 
     def begin_deal(self, event: str, session: int, deal: int, seat: int) -> None:
-        # RandomBot's text: seed, event, section (0 in the environments), session, deal, seat.
-        self.rng = random.Random(f"0:{event}:0:{session}:{deal}:{seat}")
+        return None
 
-    def act(self, hand: HandState) -> Action:
-        legal = hand.legal_actions()
-        kind = self.rng.choice(legal.kinds)
-        if kind is ActionKind.RAISE:
-            assert legal.min_raise_to is not None and legal.max_raise_to is not None
-            return Action.raise_to(self.rng.randint(legal.min_raise_to, legal.max_raise_to))
-        return Action(kind)
+    def act(self, hand: HandState) -> Action | Mix:
+        return uniform_mix(hand.legal_actions())
 
 
 # Built-in specs with a native equivalent, and what builds it.

@@ -30,7 +30,9 @@ from dp_arena.agents.agent import Agent
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
 from dp_arena.agents.spec import load_agent
+from dp_arena.agents.table import played
 from dp_arena.engine import HandState
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.session_env import TableOptions
 from dp_arena.errors import ConfigError
@@ -122,14 +124,18 @@ class SingleAgentEnv(gymnasium.Env[Any, int]):
         table = self.table
         while not table.terminations[self.learner] and table.agent_selection != self.learner:
             agent = table.agent_selection
-            _, seat = table.seat_of[agent]
+            table_index, seat = table.seat_of[agent]
             observation: Observation = table.infos[agent]["observation"]
             answer = self.seats[seat].decide(observation)
             legal = observation.legal()
             if isinstance(answer, SeatFault):
                 self.opponent_faults.append((seat, answer))
-            # As at a real table: a fault or an illegal answer costs the bot this decision.
-            table.step(legal.or_passive(answer))
+            # As at a real table: a fault or an illegal answer costs the bot this decision,
+            # and a mixed answer is drawn as a dealer draws it.
+            assert table.event_seed is not None
+            draws = MixDraws(table.event_seed, 0, table.session, table_index)
+            decision = len(observation.history)
+            table.step(played(answer, legal, draws, table.deal, decision))
 
     def _on_deal(
         self, event: str, table_index: int, hand: HandState, contexts: Sequence[SessionContext]

@@ -23,7 +23,9 @@ from dp_arena.agents.observation import Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault
 from dp_arena.agents.spec import load_agent
 from dp_arena.agents.table import observe as observe_actor
+from dp_arena.agents.table import played
 from dp_arena.engine import HandState, LegalActions, button_for_deal, deck_for, new_hand
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
@@ -176,8 +178,9 @@ class _Shadow:
         event: str,
         session: int,
         deal: int,
+        draws: MixDraws,
     ) -> tuple[int, ...]:
-        """Play the deal to its end; every seat's net."""
+        """Play the deal to its end; every seat's net (``draws``: of mixed answers)."""
         hand = new_hand(self.rules, deck, button=button)
         for seat, player in self.native.items():
             player.begin_deal(event, session, deal, seat)
@@ -186,14 +189,14 @@ class _Shadow:
         while hand.actor is not None:
             actor = hand.actor
             native = self.native.get(actor)
-            if native is not None:
-                hand.apply(native.act(hand))
-                continue
             legal = hand.legal_actions()
+            if native is not None:
+                hand.apply(played(native.act(hand), legal, draws, deal, len(hand.history)))
+                continue
             answer = self.seats[actor].decide(observe_actor(hand, actor, contexts[actor]))
             if isinstance(answer, SeatFault):
                 self.faults.append((actor, answer))
-            hand.apply(legal.or_passive(answer))
+            hand.apply(played(answer, legal, draws, deal, len(hand.history)))
         if self.seats:
             tell_end(self.seats, hand, contexts, self.faults)
         assert hand.payoffs is not None
@@ -214,6 +217,7 @@ class _Table:
         "deal",
         "deals",
         "done",
+        "draws",
         "event",
         "event_seed",
         "faults",
@@ -261,12 +265,14 @@ class _Table:
         self.done = True
         self.shadow: _Shadow | None = None
         self.reference_net = 0
+        self.draws = MixDraws()
 
     def start(self, event_seed: int, session: int) -> None:
         """Start ``session`` of ``event_seed`` (:func:`next_session`) as
         ``SingleAgentEnv.reset`` does, up to the learner's first decision (every session
         has one, as in the single env)."""
         self.event_seed, self.session = event_seed, session
+        self.draws = MixDraws(event_seed, 0, session, 0)
         self.event = f"capped_holdem_v0:{self.event_seed}"
         self.deal = 0
         self.nets = [0] * self.seat_count
@@ -331,14 +337,16 @@ class _Table:
             if actor == learner:
                 return
             player = native.get(actor)
-            if player is not None:
-                hand.apply(player.act(hand))
-                continue
             legal = hand.legal_actions()
+            # Mixed answers are drawn as a dealer draws them, the table numbered 0.
+            if player is not None:
+                native_answer = player.act(hand)
+                hand.apply(played(native_answer, legal, self.draws, self.deal, len(hand.history)))
+                continue
             answer = seats[actor].decide(observe_actor(hand, actor, self.contexts[actor]))
             if isinstance(answer, SeatFault):
                 self.faults.append((actor, answer))
-            hand.apply(legal.or_passive(answer))
+            hand.apply(played(answer, legal, self.draws, self.deal, len(hand.history)))
 
     def _start_deal(self) -> None:
         assert self.event_seed is not None
@@ -352,7 +360,11 @@ class _Table:
             player.begin_deal(self.event, self.session, deal, seat)
         self.contexts = []  # this deal's, built now for opponents that need them, else when asked
         if self.shadow is not None:
-            nets = self.shadow.play(deck, button, self._contexts(), self.event, self.session, deal)
+            # The shadow draws the opponents' mixed answers as this table does: while the
+            # reference plays as the learner, the opponents play alike at both.
+            nets = self.shadow.play(
+                deck, button, self._contexts(), self.event, self.session, deal, self.draws
+            )
             self.reference_net = nets[self.learner]
         if self.seats:
             tell_begin(self.seats, self.hand, self._contexts(), self.faults)

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from dp_arena.leaderboard.adjusted import BOARD_LUCK, AdjustedScore
+from dp_arena.leaderboard.adjusted import BOARD_ACTION, AdjustedScore
 from dp_arena.leaderboard.event import event_codes, event_json, table_deals
-from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.ratings.runs import EventRecord, NetAdjustment, load_run
 from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
@@ -62,7 +62,7 @@ class LeaderboardOptions:
     resamples: int = 1000
     confidence: float = 0.95
     margin: float = 50.0
-    adjusted: AdjustedScore | None = BOARD_LUCK
+    adjusted: AdjustedScore | None = BOARD_ACTION
     not_adjusted: str = "no adjusted score was asked for"
     rating: RatingSettings = field(default_factory=RatingSettings)
 
@@ -78,7 +78,7 @@ class LeaderboardOptions:
 def load_runs(
     run_dirs: Sequence[Path],
     *,
-    adjust: NetAdjustment | None = corrected_nets,
+    adjust: NetAdjustment | None = board_action_nets,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[EventRecord]:
     """The events of ``run_dirs``, in rating order (:func:`order_events`), each entrant
@@ -170,6 +170,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
             "margin_mbb": options.margin,
             "adjusted": {
                 "key": None if adjusted is None else adjusted.key,
+                "terms": [] if adjusted is None else list(adjusted.terms),
                 "label": None if adjusted is None else adjusted.label,
                 "about": None if adjusted is None else adjusted.about,
                 "applied": adjusted_ranking is not None,

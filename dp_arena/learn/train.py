@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dp_arena.agents import Agent, load_agent
+from dp_arena.agents import Agent, load_agent, parse_answer
+from dp_arena.agents.table import played
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import duplicate_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.errors import ConfigError
@@ -171,8 +173,11 @@ def _play_episode(
             pending[table].append((phi, action, probabilities))
             env.step(action)
         else:
-            answer = opponents[table].act(observation)
-            env.step(legal.or_passive(answer))
+            # A mixed answer (the random bot's) is drawn as a dealer draws it.
+            answer = parse_answer(opponents[table].act(observation))
+            assert env.event_seed is not None
+            draws = MixDraws(env.event_seed, 0, env.session, table)
+            env.step(played(answer, legal, draws, env.deal, len(observation.history)))
         if env.deal != deal_before:  # the deal is over at every table: credit its decisions
             for learner_table, learner in enumerate(learner_agents):
                 advantage = env.rewards[learner]

@@ -9,6 +9,7 @@ NumPy and OpenSkill are imported only by the functions that use them.
 
 from __future__ import annotations
 
+from dp_arena.ratings.action_luck import action_luck, board_action_nets
 from dp_arena.ratings.blocks import (
     BlockSummary,
     bootstrap_interval,
@@ -48,8 +49,10 @@ __all__ = [
     "Ratings",
     "ScoreMatrix",
     "SeatPlay",
+    "action_luck",
     "adjusted_nets",
     "all_in_nets",
+    "board_action_nets",
     "board_luck",
     "board_luck_nets",
     "bootstrap_interval",

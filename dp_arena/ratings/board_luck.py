@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -139,6 +139,11 @@ def board_luck_nets(
     if nets is not None and len(nets) == rules.seat_count and not board:
         return tuple(Fraction(net) for net in nets)
     state, streets = _streets(rules, button, hole_cards, board, actions, absent)
+    return _corrected(state, streets)
+
+
+def _corrected(state: HandState, streets: list[_Street]) -> tuple[Fraction, ...]:
+    """The real nets of the replayed hand less the luck of ``streets``."""
     real = state.payoffs
     assert real is not None
     if not streets:
@@ -196,9 +201,11 @@ def _streets(
     board: str,
     actions: Sequence[str],
     absent: Sequence[int],
+    before_action: Callable[[int, HandState], None] | None = None,
 ) -> tuple[HandState, list[_Street]]:
     """The replayed hand and, for every street whose cards came with two or more players
-    in, who was in, the chips committed, and the expected nets before and after."""
+    in, who was in, the chips committed, and the expected nets before and after
+    (``before_action``: told of every action, as :func:`replay` tells it)."""
     came: list[tuple[Street, tuple[int, ...], tuple[int, ...]]] = []
 
     def on_street(street: Street, state: HandState) -> None:
@@ -214,6 +221,7 @@ def _streets(
         actions=actions,
         absent=absent,
         on_street=on_street,
+        before_action=before_action,
     )
     dealt = tuple(seat for seat, hole in enumerate(state.hole_cards) if hole is not None)
     holes = tuple(hole for hole in state.hole_cards if hole is not None)

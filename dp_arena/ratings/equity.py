@@ -97,6 +97,7 @@ def replay(
     actions: Sequence[str],
     absent: Sequence[int] = (),
     on_street: Callable[[Street, HandState], None] | None = None,
+    before_action: Callable[[int, HandState], None] | None = None,
 ) -> HandState:
     """The finished hand of a deal record: cards as text (``"AsKd"`` per seat, the board
     as dealt) and the compact action log (``"3:raise 120"``, ``"0:fold"``).
@@ -104,7 +105,8 @@ def replay(
     ``on_street(street, state)`` hears of every street whose cards came (the flop, the
     turn, the river), with the hand as it stood when they came: the chips committed then,
     who had folded. A hand that went all in before the river reports the rest of its
-    streets at its last action."""
+    streets at its last action. ``before_action(index, state)`` sees the hand just
+    before each action is applied (``index`` counts the actions from 0)."""
     try:
         holes = tuple(_pair(parse_cards(text)) for text in hole_cards)
         board_cards = parse_cards(board)
@@ -125,7 +127,7 @@ def replay(
         absent=absent,
     )
     reached = Street.PREFLOP
-    for text in actions:
+    for index, text in enumerate(actions):
         seat_text, _, action_text = text.partition(":")
         words = action_text.split()
         try:
@@ -140,6 +142,8 @@ def replay(
             raise HandHistoryError(f"unreadable action {text!r}") from None
         if state.actor != seat:
             raise HandHistoryError(f"action {text!r} out of turn (seat {state.actor} acts)")
+        if before_action is not None:
+            before_action(index, state)
         try:
             state.apply(action)
         except DPArenaError as error:

@@ -6,8 +6,10 @@ A run directory (``docs/results.md``) holds ``results.json``, the summary, and o
 per session, read one after the other (:func:`read_sessions`); when it also holds the
 checkpoint store ``store.sqlite`` (every table's full deal records: cards and actions),
 each net is paired with its adjusted net, a function of the deal record: by default the
-board-luck correction (:mod:`dp_arena.ratings.board_luck`), or the all-in equity
-adjustment (:func:`dp_arena.ratings.equity.all_in_nets`).
+luck of the board and of the dealer's draws from mixed strategies taken out
+(:func:`dp_arena.ratings.action_luck.board_action_nets`), or the board-luck correction
+alone (:mod:`dp_arena.ratings.board_luck`), or the all-in equity adjustment
+(:func:`dp_arena.ratings.equity.all_in_nets`).
 
 A **block** is one deal of one section of one session (a mini-match of a round robin is
 a section): every table of the section played it with the same cards in the same
@@ -25,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import RunError
-from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.run_blocks import (
     Comparison,
     DealBlock,
@@ -143,7 +145,7 @@ def bot_identity(spec: str, code: Mapping[str, Any] | None = None) -> str:
 def load_run(
     run_dir: Path,
     *,
-    adjust: NetAdjustment | None = corrected_nets,
+    adjust: NetAdjustment | None = board_action_nets,
     progress: Callable[[int, int], None] | None = None,
 ) -> EventRecord:
     """Read ``run_dir``. With ``adjust``, every play's adjusted net is computed from the

@@ -75,6 +75,16 @@ def _deal_problem(deal: Any, seats: int) -> str | None:
     absent = deal.get("absent", [])
     if not isinstance(absent, list) or not all(_is_int(seat) for seat in absent):
         return "absent must be seat numbers"
+    mixes = deal.get("mixes", [])
+    if not isinstance(mixes, list) or not all(
+        isinstance(mix, list)
+        and len(mix) == 2
+        and _is_int(mix[0])
+        and 0 <= mix[0] < len(deal["actions"])
+        and isinstance(mix[1], str)
+        for mix in mixes
+    ):
+        return "mixes must be [action index, mix] pairs"
     return None
 
 

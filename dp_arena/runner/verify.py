@@ -20,6 +20,9 @@ a line of the report:
     ``deck_for(key, section, session, deal)``: each seat's hole cards and the board.
 ``hands``
     Every deal's recorded actions replay through the engine to its recorded nets.
+``draws``
+    Every action the dealer drew from a bot's mixed strategy is the one the revealed key
+    draws from the recorded mix at that decision (:mod:`dp_arena.engine.mixes`).
 ``results``
     The event driver, fed those table-sessions instead of bots, writes ``results.json``
     again byte for byte (every session, standing, prize and fault), and the same hand
@@ -64,6 +67,7 @@ from dp_arena.runner.replay import Replay
 from dp_arena.runner.verification import Check, Verification
 from dp_arena.runner.verify_tables import (
     CLASSIC,
+    check_draws,
     check_replay,
     check_sessions,
     check_unit,
@@ -75,7 +79,7 @@ from dp_arena.tournament.documents import plain
 from dp_arena.tournament.formats import get_format
 from dp_arena.units import TableUnit
 
-__all__ = ["Check", "Verification", "check_unit", "verify_run"]
+__all__ = ["Check", "Verification", "check_draws", "check_unit", "verify_run"]
 
 
 def verify_run(

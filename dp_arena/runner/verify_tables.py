@@ -13,6 +13,7 @@ from typing import Any
 from dp_arena.engine import deck_for
 from dp_arena.engine.cards import format_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards
+from dp_arena.engine.mixes import Mix, MixDraws
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult, place_text
@@ -27,7 +28,14 @@ from dp_arena.tournament.digest import DIGEST_FIELD
 from dp_arena.tournament.event import run_event
 from dp_arena.units import Executor, TableUnit
 
-__all__ = ["CLASSIC", "check_replay", "check_sessions", "check_unit", "first_difference"]
+__all__ = [
+    "CLASSIC",
+    "check_draws",
+    "check_replay",
+    "check_sessions",
+    "check_unit",
+    "first_difference",
+]
 
 CLASSIC = "classic"
 
@@ -87,6 +95,34 @@ def check_unit(unit: TableUnit, result: TableSessionResult) -> tuple[list[str], 
     return deck_problems, hand_problems
 
 
+def check_draws(unit: TableUnit, result: TableSessionResult) -> tuple[int, list[str]]:
+    """How many recorded decisions were drawn from a bot's mix, and the problems with
+    them: a mix that is not one, or an action that is not the one the key draws from the
+    mix at that decision (:mod:`dp_arena.engine.mixes`). Whether each action of a mix
+    was legal is the adjusted score's to check, as it replays the hand."""
+    where = f"session {unit.session}, section {unit.section}, table {unit.table}"
+    draws = MixDraws(unit.event_seed, unit.section, unit.session, unit.table)
+    problems: list[str] = []
+    count = 0
+    for record in result.deals:
+        for decision, text in record.mixes:
+            count += 1
+            here = f"{where}, deal {record.deal}, action {decision + 1}"
+            if not 0 <= decision < len(record.actions):
+                problems.append(f"{here}: the deal has no such action")
+                continue
+            try:
+                mix = Mix.parse(text)
+            except ValueError as error:
+                problems.append(f"{here}: {error}")
+                continue
+            recorded = record.actions[decision].partition(":")[2]
+            drawn = str(draws.action(mix, record.deal, decision))
+            if drawn != recorded:
+                problems.append(f"{here}: recorded {recorded}, the key draws {drawn} from {mix}")
+    return count, problems
+
+
 class _AnsweredSessions:
     """An executor that plays nothing: it answers every unit with the result ``answer``
     gives for its id (the stored one, or the one a replay played), checking each against
@@ -98,6 +134,8 @@ class _AnsweredSessions:
         self.deals = 0
         self.deck_problems: list[str] = []
         self.hand_problems: list[str] = []
+        self.draws = 0
+        self.draw_problems: list[str] = []
 
     def run(
         self,
@@ -117,6 +155,9 @@ class _AnsweredSessions:
             decks, hands = check_unit(unit, result)
             self.deck_problems += decks
             self.hand_problems += hands
+            drawn, problems = check_draws(unit, result)
+            self.draws += drawn
+            self.draw_problems += problems
             self.asked.append(unit)
             self.deals += len(result.deals)
             if on_result is not None:
@@ -157,6 +198,14 @@ def check_sessions(
     )
     verification.add(
         "hands", executor.hand_problems, f"{deals} replay through the engine to their recorded nets"
+    )
+    verification.add(
+        "draws",
+        executor.draw_problems,
+        f"{executor.draws:,} actions drawn from bots' mixed strategies are the ones the key"
+        " draws from them"
+        if executor.draws
+        else "no bot answered with a mixed strategy: no draws to check",
     )
     verification.add(
         "results",

@@ -84,6 +84,9 @@ def play_units(
     for unit in units:
         history = empty_history(unit) if histories else None
         result = run_unit(unit, located, on_deal=None if history is None else history.record)
+        if history is not None:
+            for record in result.deals:
+                history.note_mixes(record.deal, record.mixes)
         yield to_json(result), None if history is None else history.text()
 
 

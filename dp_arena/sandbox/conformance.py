@@ -48,6 +48,7 @@ from dp_arena.agents import (
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
+from dp_arena.engine.mixes import Mix, MixDraws
 from dp_arena.sandbox import isolation, load_hint, open_seat
 from dp_arena.sandbox.limits import Limits
 from dp_arena.text import printable
@@ -177,7 +178,7 @@ class _Timed(Seat):
             self.seat.begin_deal(start), f"begin_deal of deal {start.context.deal_number}"
         )
 
-    def decide(self, observation: Any) -> Action | SeatFault:
+    def decide(self, observation: Any) -> Action | Mix | SeatFault:
         started = time.monotonic()
         answer = self.seat.decide(observation)
         self.report.decision_seconds.append(time.monotonic() - started)
@@ -185,6 +186,13 @@ class _Timed(Seat):
             self._keep(
                 answer, f"deal {observation.context.deal_number} {observation.street.name.lower()}"
             )
+        elif isinstance(answer, Mix):
+            refused = answer.refusal(observation.legal())
+            if refused is not None:
+                self.report.problems.append(
+                    f"ILLEGAL in {self.where}, deal {observation.context.deal_number}"
+                    f" {observation.street.name.lower()}: {refused}"
+                )
         elif not observation.legal().allows(answer):
             self.report.problems.append(
                 f"ILLEGAL in {self.where}, deal {observation.context.deal_number}"
@@ -259,7 +267,10 @@ def _random_states(
         report.coverage[betting.value] += 1
         report.coverage[target.name.lower()] += 1
         legal = state.legal_actions()
-        state.apply(legal.or_passive(answer))
+        if isinstance(answer, Mix) and answer.refusal(legal) is None:
+            state.apply(MixDraws(seed, 1, index).action(answer, 0, len(state.history)))
+        else:
+            state.apply(legal.or_passive(answer))
         while state.actor is not None:
             state.apply(_random_action(state, rng))
         assert state.payoffs is not None
@@ -390,7 +401,7 @@ def _table_sessions(
         )
         seat.where = f"table-session {session + 1} ({seat_count} seats, {betting.value})"
         seats: list[Any] = [
-            InProcessSeat(load_agent(opponent_spec, seed=index), f"random{index}")
+            InProcessSeat(load_agent(opponent_spec), f"random{index}")
             for index in range(seat_count)
         ]
         seats[session % seat_count] = seat

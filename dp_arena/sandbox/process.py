@@ -23,6 +23,7 @@ from dp_arena.agents.agent import HOOKS
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.isolation import SandboxCommand
@@ -144,7 +145,7 @@ class ProcessSeat:
     def end_deal(self, end: DealEnd) -> SeatFault | None:
         return self._notify("end_deal", protocol.deal_end, end)
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         fault = self._ready()
         if fault is not None:
             return fault
@@ -278,7 +279,7 @@ class ProcessSeat:
                 return fault
         return self._pending_fault()
 
-    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | SeatFault:
+    def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | Mix | SeatFault:
         """Send ``act`` and take its answer: the action, or the fault it is."""
         self._send(request, deadline)
         answer = self._receive(request_id, deadline, stray_limit=self.limits.message_bytes)

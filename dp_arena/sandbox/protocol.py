@@ -11,14 +11,19 @@ expect an answer; the others are notifications, so a deal costs one round trip p
 decision and nothing more.
 
 Bot to dealer: ``hello`` (``protocol``, ``name``), the answer to ``act``
-(``{"type": "action", "id": 7, "action": "raise", "amount": 120}``; ``type`` may be
-left out), ``error`` (``message``, and the ``id`` of the request it answers, if any)
-and ``log`` (``message``, written to the bot's log).
+(``{"type": "action", "id": 7, "action": "raise", "amount": 120}``, or a mixed
+strategy the dealer draws from: ``{"type": "action", "id": 7, "mix": [{"action":
+"call", "probability": 0.75}, {"action": "raise", "amount": 120, "probability":
+0.25}]}``; ``type`` may be left out), ``error`` (``message``, and the ``id`` of the
+request it answers, if any) and ``log`` (``message``, written to the bot's log).
 
 >>> decode(encode({"type": "act", "id": 1}))
 {'type': 'act', 'id': 1}
 >>> reply_action({"id": 3, "action": "raise", "amount": 120}, expected_id=3)
 Action(kind=<ActionKind.RAISE: 'raise'>, amount=120)
+>>> reply_action({"id": 4, "mix": [{"action": "fold", "probability": 0.5},
+...                                 {"action": "call", "probability": 0.5}]}, expected_id=4)
+Mix.parse('fold 0.5, call 0.5')
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from typing import Any
 from dp_arena.agents.agent import HOOKS, parse_action
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import MAX_ENTRIES, Mix
 from dp_arena.text import excerpt, printable
 
 __all__ = [
@@ -222,11 +228,13 @@ def hello_hooks(message: dict[str, Any]) -> frozenset[str] | None:
     return frozenset(name for name in hooks if name in HOOKS)
 
 
-def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:
-    """The action in a bot's answer to request ``expected_id``.
+def reply_action(message: dict[str, Any], *, expected_id: int) -> Action | Mix:
+    """The action, or the mixed strategy (``mix``), in a bot's answer to request
+    ``expected_id``; a mix of one action is that action.
 
     :class:`ProtocolViolation` for a reply to another request, or an answer that is not
-    an action (an ``error`` reply is the caller's to handle first)."""
+    an action or a well-formed mix (an ``error`` reply is the caller's to handle
+    first). Whether the actions are legal is the table's to say."""
     kind = message.get("type", "action")
     if kind != "action":
         raise ProtocolViolation(
@@ -237,10 +245,47 @@ def reply_action(message: dict[str, Any], *, expected_id: int) -> Action:
         raise ProtocolViolation(
             f"stale or wrong reply id {brief(reply_id)} (expected {expected_id})"
         )
+    if "mix" in message:
+        return _reply_mix(message)
     try:
         return parse_action({"action": message.get("action"), "amount": message.get("amount")})
     except ValueError as error:
         raise ProtocolViolation(f"malformed action {brief(message)}: {error}") from None
+
+
+def _reply_mix(message: dict[str, Any]) -> Action | Mix:
+    entries = message["mix"]
+    if "action" in message or "amount" in message:
+        raise ProtocolViolation(f"an answer gives an action or a mix, not both: {brief(message)}")
+    if not isinstance(entries, list) or not entries or len(entries) > MAX_ENTRIES:
+        raise ProtocolViolation(
+            f"malformed mix {brief(entries)}: a list of 1 to {MAX_ENTRIES} objects"
+            ' {"action": ..., "amount": ..., "probability": ...}'
+        )
+    pairs: list[tuple[Action, float | int]] = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict) or set(entry) - {"action", "amount", "probability"}:
+            raise ProtocolViolation(
+                f"malformed mix: entry {index} {brief(entry)} is not an object of action,"
+                " amount (for a raise) and probability"
+            )
+        probability = entry.get("probability")
+        if not isinstance(probability, (int, float)) or isinstance(probability, bool):
+            raise ProtocolViolation(
+                f"malformed mix: entry {index} needs a number as its probability,"
+                f" not {brief(probability)}"
+            )
+        try:
+            action = parse_action({"action": entry.get("action"), "amount": entry.get("amount")})
+        except ValueError as error:
+            raise ProtocolViolation(f"malformed mix: entry {index}: {error}") from None
+        pairs.append((action, probability))
+    try:
+        mix = Mix(pairs)
+    except ValueError as error:
+        raise ProtocolViolation(f"malformed mix: {error}") from None
+    pure = mix.pure
+    return mix if pure is None else pure
 
 
 def brief(value: Any, limit: int = 120) -> str:

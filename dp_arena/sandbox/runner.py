@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 # Imported with the package already (dp_arena.sandbox seats bots): nothing more to load.
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import InProcessSeat, SeatFault, describe_error
+from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 
 __all__ = ["main"]
@@ -127,15 +128,17 @@ def _play(seat: InProcessSeat, stdin: BinaryIO, host: _Host) -> None:
             if isinstance(answer, SeatFault):
                 host.fault(answer, id=request_id)
                 continue
-            reply: dict[str, Any] = {
-                "type": "action",
-                "id": request_id,
-                "action": answer.kind.value,
-            }
-            if answer.amount is not None:
-                reply["amount"] = answer.amount
+            reply: dict[str, Any] = {"type": "action", "id": request_id}
+            if isinstance(answer, Mix):
+                reply["mix"] = answer.to_json()
+                what = "a mix"
+            else:
+                reply["action"] = answer.kind.value
+                if answer.amount is not None:
+                    reply["amount"] = answer.amount
+                what = answer.kind.value
             if not host.send(reply):
-                unsent = f"act returned {answer.kind.value} with an amount that cannot be sent"
+                unsent = f"act returned {what} with an amount that cannot be sent"
                 host.fault(SeatFault(FaultKind.PROTOCOL, unsent), id=request_id)
         elif kind in notifications:
             hook, field, read, notify = notifications[kind]

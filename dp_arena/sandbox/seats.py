@@ -15,6 +15,7 @@ from dp_arena.agents.observation import DealEnd, DealStart, Observation, Session
 from dp_arena.agents.seat import InProcessSeat, Seat, SeatFault
 from dp_arena.agents.spec import AgentSpec, SpecKind, load_agent, parse_spec
 from dp_arena.engine.actions import Action
+from dp_arena.engine.mixes import Mix
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
 from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
@@ -79,7 +80,7 @@ class FailedSeat(Seat):
     def begin_deal(self, start: DealStart) -> SeatFault | None:
         return self._report()
 
-    def decide(self, observation: Observation) -> Action | SeatFault:
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         return self._report()
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:

@@ -26,7 +26,7 @@ from dp_arena.keys import EventKey
 from dp_arena.match import MATCH_EVENT, MatchConfig, match_clairvoyance, match_units, seatings
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult
-from dp_arena.runner.verify import check_unit
+from dp_arena.runner.verify import check_draws, check_unit
 from dp_arena.server.models import Match
 from dp_arena.server.standings import LadderMatch, match_rules
 
@@ -130,7 +130,7 @@ def verify_match(
         return [*problems, f"{len(players)} players need {len(players)} tables, not {len(tables)}"]
     for unit, result in zip(match_units(config, players), tables, strict=True):
         decks, hands = check_unit(unit, result)
-        problems += decks + hands
+        problems += decks + hands + check_draws(unit, result)[1]
     recorded_nets = [bot.get("net_chips") for bot in data["bots"]]
     if all(net is not None for net in recorded_nets):
         nets = match_nets(len(players), tables)

@@ -353,7 +353,12 @@ def leaderboard_json(
         "confidence": 0.95,
         "adjusted": None
         if adjusted is None
-        else {"key": adjusted.key, "label": adjusted.label, "about": adjusted.about},
+        else {
+            "key": adjusted.key,
+            "terms": list(adjusted.terms),
+            "label": adjusted.label,
+            "about": adjusted.about,
+        },
     }
 
 

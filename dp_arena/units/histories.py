@@ -81,4 +81,6 @@ def session_history_text(unit: TableUnit, result: TableSessionResult) -> str:
     history = empty_history(unit)
     for deal, state in rebuild_hands(unit, result):
         history.record(deal, state)
+    for record in result.deals:
+        history.note_mixes(record.deal, record.mixes)
     return history.text()

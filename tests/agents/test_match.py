@@ -24,6 +24,7 @@ from dp_arena.match import (
 from dp_arena.results import DealRecord, FaultKind, TableSessionResult
 
 BUGGY = Path(__file__).resolve().parent / "buggy_bots.py"
+GREEDY = Path(__file__).resolve().parent / "greedy_learned.py"
 
 
 def _match(*specs: str, deals: int = 12, seed: int = 5, **options: object):  # type: ignore[no-untyped-def]
@@ -111,8 +112,17 @@ def test_block_scores_of_all_agents_sum_to_zero() -> None:
     assert len(result.block_scores[0]) == 15  # one block per deal, never one per hand
 
 
-@pytest.mark.parametrize("bot", ["random", "calling-station", "aggressive", "tag", "equity"])
+@pytest.mark.parametrize(
+    "bot", ["calling-station", "aggressive", "tag", "equity", "learned-greedy"]
+)
 def test_two_copies_of_a_deterministic_bot_score_exactly_zero(bot: str) -> None:
+    if bot == "learned-greedy":
+        result = play_match(
+            MatchConfig((f"{GREEDY}:Greedy", f"{GREEDY}:Greedy"), deals=30, seed=5),
+            trusted=True,
+        )
+        assert all(set(scores) == {0.0} for scores in result.block_scores)
+        return
     result = _match(bot, bot, deals=8 if bot == "equity" else 30)
     assert result.names == (f"{bot}#1", f"{bot}#2")
     for score in result.scores:
@@ -121,9 +131,19 @@ def test_two_copies_of_a_deterministic_bot_score_exactly_zero(bot: str) -> None:
         assert (score.summary.low, score.summary.high) == (0.0, 0.0)
 
 
-def test_three_copies_of_the_random_bot_score_exactly_zero() -> None:
+def test_copies_of_the_random_bot_answer_alike_and_are_told_apart_by_the_draws_only() -> None:
+    """The random bot answers with its mix and the dealer draws from it, at each table
+    from its own place: copies holding the same cards answer the same mix to the same
+    first decision, draw apart, and score apart, within their intervals of zero."""
     result = _match("random", "random", "random", deals=30)
-    assert all(set(scores) == {0.0} for scores in result.block_scores)
+    for deal in range(30):
+        first = {table.deals[deal].mixes[0] for table in result.tables}
+        assert len(first) == 1  # the same mix at the same place of every table
+    assert any(score != 0 for scores in result.block_scores for score in scores)
+    for score in result.scores:
+        for summary in (score.summary, score.adjusted):
+            assert summary is not None and summary.low is not None
+            assert summary.low <= 0 <= summary.high  # type: ignore[operator]
 
 
 def test_different_bots_do_not_score_zero() -> None:
@@ -201,7 +221,7 @@ def test_json_shape() -> None:
         "predictable": True,
         "unit": "mbb/deal",
         "confidence": 0.95,
-        "adjusted": "board-luck",
+        "adjusted": "board+action",
         "clairvoyance_flag_below": 1e-6,
     }
     assert [agent["name"] for agent in data["agents"]] == ["IllegalBot", "tag", "random"]

@@ -41,8 +41,10 @@ def test_data_agrees_with_the_scores(small_run: Path) -> None:
     assert plays["tag"] == 2 * plays["random"] == 60
     assert data["deals"] == 30 and data["settings"]["adjusted"]["applied"] is True
     assert {row["bot"] for row in data["ratings"]} == set(matrix.names)
-    # The adjusted score beside the raw one is the board-luck correction's, by default.
-    assert data["settings"]["adjusted"]["key"] == "board-luck"
+    # The adjusted score beside the raw one takes out the luck of the board and of the
+    # dealer's draws from mixed strategies, by default.
+    assert data["settings"]["adjusted"]["key"] == "board+action"
+    assert data["settings"]["adjusted"]["terms"] == ["board", "action"]
     adjusted = score_matrix(events[0].blocks, events[0].bots().__getitem__, adjusted=True)
     for row in data["ranking"]:
         assert row["adjusted"]["mbb_per_deal"] == round(float(adjusted.mean(row["name"])), 3)

@@ -13,6 +13,7 @@ import pytest
 
 from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import RunError
+from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.equity import all_in_nets
 from dp_arena.ratings.runs import bot_identity, load_run
@@ -60,7 +61,9 @@ def test_all_in_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
     assert changed > 0  # the fixture's aggressive bot does go all in
 
 
-def test_corrected_nets_differ_only_where_board_cards_came(small_run: Path) -> None:
+def test_corrected_nets_differ_only_where_board_cards_came_or_the_dealer_drew(
+    small_run: Path,
+) -> None:
     from dp_arena.rundir.store import RunStore
 
     event = load_run(small_run)
@@ -78,8 +81,10 @@ def test_corrected_nets_differ_only_where_board_cards_came(small_run: Path) -> N
     for block in event.blocks:
         for play in block.plays:
             record = records[(block.session, block.section, play.table)].deals[block.deal]
-            assert play.adjusted_net == corrected_nets(rules, record)[play.seat]
-            if not record.board:  # nobody saw a flop: nothing to correct
+            assert play.adjusted_net == board_action_nets(rules, record)[play.seat]
+            if not record.mixes:  # no draw: the board's luck alone
+                assert play.adjusted_net == corrected_nets(rules, record)[play.seat]
+            if not record.board and not record.mixes:  # nothing to correct
                 assert play.adjusted_net == play.net
                 kept += 1
             changed += play.adjusted_net != play.net

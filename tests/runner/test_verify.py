@@ -69,12 +69,18 @@ def _edit_json(path: Path, change: Callable[[Any], None]) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def _edit_first_unit(run_dir: Path, change: Callable[[Any], None]) -> None:
+def _edit_first_unit(
+    run_dir: Path, change: Callable[[Any], None], which: Callable[[Any], bool] = bool
+) -> None:
+    """``change`` the first stored table-session (the first ``which`` accepts)."""
     with sqlite3.connect(run_dir / "store.sqlite") as connection:
-        unit, blob = connection.execute(
+        for found, blob in connection.execute(
             "SELECT unit_id, result FROM units ORDER BY session, section, table_index"
-        ).fetchone()
-        data = json.loads(zlib.decompress(blob))
+        ).fetchall():
+            data = json.loads(zlib.decompress(blob))
+            unit = found
+            if which(data):
+                break
         change(data)
         connection.execute(
             "UPDATE units SET result = ? WHERE unit_id = ?",
@@ -91,11 +97,14 @@ def test_a_finished_run_verifies(finished: Path, capsys: pytest.CaptureFixture[s
         "plan",
         "decks",
         "hands",
+        "draws",
         "results",
         "clairvoyance",
         "histories",
     ]
-    assert "flagged: none" in verification.checks[6].detail
+    assert "flagged: none" in verification.checks[7].detail
+    # The random bots answered with mixes: each action drawn is the key's draw.
+    assert "drawn from bots' mixed strategies are the ones" in verification.checks[5].detail
     key = EventKey.read(finished / "key")
     assert verification.key == key
     assert main(["verify", str(finished), "--commitment", key.commitment]) == 0
@@ -143,6 +152,32 @@ def test_a_changed_net_fails_the_hands(copy: Path) -> None:
 
     _edit_first_unit(copy, change)
     assert {"hands", "results"} <= _failed(copy)
+
+
+def test_an_action_the_key_does_not_draw_from_its_mix_fails_the_draws(copy: Path) -> None:
+    """The random bot answers with mixes: a forger who leaves every action as played but
+    rewrites a mix (the action drawn nearly impossible in it) is caught by the draws."""
+    forged = []
+
+    def change(data: Any) -> None:
+        for deal in data["deals"]:
+            for entry in deal.get("mixes", ()):
+                decision, text = entry
+                drawn = deal["actions"][decision].partition(":")[2]
+                others = [
+                    part.rsplit(" ", 1)[0]
+                    for part in text.split(", ")
+                    if part.rsplit(" ", 1)[0] != drawn
+                ]
+                entry[1] = f"{drawn} 0.000000001, {others[0]} 0.999999999"
+                forged.append(entry[1])
+                return
+
+    _edit_first_unit(copy, change, lambda data: any(deal.get("mixes") for deal in data["deals"]))
+    assert forged
+    verification = verify_run(copy)
+    (draws,) = [check for check in verification.checks if check.name == "draws"]
+    assert not draws.passed and "the key draws" in draws.problems[0]
 
 
 def test_a_changed_standing_fails_the_results(copy: Path) -> None:

@@ -34,8 +34,8 @@ def test_a_sandboxed_bot_plays_exactly_as_in_process() -> None:
     try:
         seats = [
             sandboxed,
-            InProcessSeat(load_agent(RANDOM, seed=1), "r1"),
-            InProcessSeat(load_agent(RANDOM, seed=2), "r2"),
+            InProcessSeat(load_agent(RANDOM), "r1"),
+            InProcessSeat(load_agent(RANDOM), "r2"),
         ]
         through_pipe = play(seats, deals=30, rules=THREE)
     finally:
@@ -43,14 +43,33 @@ def test_a_sandboxed_bot_plays_exactly_as_in_process() -> None:
     direct = play(
         [
             InProcessSeat(load_agent(TIGHT), "tight"),
-            InProcessSeat(load_agent(RANDOM, seed=1), "r1"),
-            InProcessSeat(load_agent(RANDOM, seed=2), "r2"),
+            InProcessSeat(load_agent(RANDOM), "r1"),
+            InProcessSeat(load_agent(RANDOM), "r2"),
         ],
         deals=30,
         rules=THREE,
     )
     assert through_pipe.faults == ()
     assert through_pipe.deals == direct.deals
+    assert_nothing_left([sandboxed])
+
+
+def test_a_sandboxed_bot_answering_with_mixes_plays_exactly_as_in_process() -> None:
+    """The random bot answers every decision with a mix: through the pipe the dealer
+    reads the same mixes, draws the same actions and records the same deals."""
+    sandboxed = open_seat(RANDOM, name="random", limits=LIMITS)
+    assert isinstance(sandboxed, ProcessSeat)
+    try:
+        through_pipe = play([sandboxed, InProcessSeat(load_agent(TIGHT), "tight")], deals=20)
+    finally:
+        sandboxed.close()
+    direct = play(
+        [InProcessSeat(load_agent(RANDOM), "random"), InProcessSeat(load_agent(TIGHT), "tight")],
+        deals=20,
+    )
+    assert through_pipe.faults == ()
+    assert through_pipe.deals == direct.deals
+    assert sum(len(deal.mixes) for deal in direct.deals) >= 20
     assert_nothing_left([sandboxed])
 
 
@@ -64,7 +83,7 @@ def test_the_example_external_bots_play_cleanly(spec: str, tmp_path: Path) -> No
     second = open_seat(spec, name="external", limits=LIMITS, log_dir=tmp_path)
     try:
         result = play(
-            [first, second, InProcessSeat(load_agent(RANDOM, seed=3), "random")],
+            [first, second, InProcessSeat(load_agent(RANDOM), "random")],
             deals=12,
             rules=THREE,
         )
@@ -292,7 +311,7 @@ def test_one_bug_reads_the_same_in_process_and_sandboxed(tmp_path: Path) -> None
         seat = open_seat(spec, name="buggy", limits=LIMITS, trusted=trusted)
         assert isinstance(seat, ProcessSeat) is not trusted
         try:
-            result = play([seat, InProcessSeat(load_agent(RANDOM, seed=1), "random")], deals=6)
+            result = play([seat, InProcessSeat(load_agent(RANDOM), "random")], deals=6)
         finally:
             seat.close()
         faults[trusted] = sorted((fault.kind, fault.detail) for fault in result.faults)

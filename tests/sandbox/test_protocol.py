@@ -15,6 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from dp_arena.agents import parse_action
+from dp_arena.engine import Mix
 from dp_arena.sandbox import protocol
 from dp_arena.sandbox.protocol import MAX_DEPTH, ProtocolViolation
 from tests.strategies import bot_lines, json_values
@@ -216,6 +217,63 @@ def test_values_that_decode_are_judged_by_the_action_rules() -> None:
     assert protocol.reply_action(
         protocol.decode(b'{"id":1,"action":"raise","amount":120}'), expected_id=1
     ) == parse_action("raise 120")
+
+
+def test_a_mixed_answer_is_read_into_a_mix() -> None:
+    line = (
+        b'{"type":"action","id":3,"mix":[{"action":"raise","amount":120,"probability":0.25},'
+        b'{"action":"call","probability":0.5},{"action":"fold","probability":0.25}]}'
+    )
+    mix = protocol.reply_action(protocol.decode(line), expected_id=3)
+    assert isinstance(mix, Mix) and str(mix) == "fold 0.25, call 0.5, raise 120 0.25"
+    # Probabilities may be whole numbers; a mix of one action is that action.
+    sure = b'{"id":4,"mix":[{"action":"check","probability":1},{"action":"fold","probability":0}]}'
+    assert protocol.reply_action(protocol.decode(sure), expected_id=4) == parse_action("check")
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (b'{"id":1,"mix":[]}', "malformed mix []"),
+        (b'{"id":1,"mix":{"call":1}}', "malformed mix"),
+        (b'{"id":1,"action":"call","mix":[{"action":"call","probability":1}]}', "not both"),
+        (b'{"id":1,"mix":["call"]}', "entry 0"),
+        (b'{"id":1,"mix":[{"action":"call","probability":1,"weight":2}]}', "entry 0"),
+        (b'{"id":1,"mix":[{"action":"call","probability":"1"}]}', "a number as its probability"),
+        (b'{"id":1,"mix":[{"action":"call","probability":true}]}', "a number as its probability"),
+        (b'{"id":1,"mix":[{"action":"call"}]}', "a number as its probability"),
+        (b'{"id":1,"mix":[{"action":"dance","probability":1}]}', "entry 0: not an action kind"),
+        (b'{"id":1,"mix":[{"action":"raise","probability":1}]}', "integer amount"),
+        (b'{"id":1,"mix":[{"action":"raise","amount":60.0,"probability":1}]}', "integer amount"),
+        (
+            (
+                b'{"id":1,"mix":[{"action":"call","probability":0.5},'
+                b'{"action":"fold","probability":0.4}]}'
+            ),
+            "add up to 0.9",
+        ),
+        (
+            (
+                b'{"id":1,"mix":[{"action":"call","probability":1.5},'
+                b'{"action":"fold","probability":-0.5}]}'
+            ),
+            "not from 0 to 1",
+        ),
+        (
+            (
+                b'{"id":1,"mix":[{"action":"call","probability":0.5},'
+                b'{"action":"call","probability":0.5}]}'
+            ),
+            "listed twice",
+        ),
+        (b'{"id":1,"mix":[' + b'{"action":"fold","probability":0.01},' * 64 + b"1]}", "1 to 64"),
+    ],
+)
+def test_a_malformed_mix_is_a_protocol_violation_that_says_why(line: bytes, says: str) -> None:
+    with pytest.raises(ProtocolViolation) as caught:
+        protocol.reply_action(protocol.decode(line), expected_id=1)
+    assert says in str(caught.value)
+    assert_printable_line(str(caught.value))
 
 
 def test_a_hello_name_is_made_printable() -> None:

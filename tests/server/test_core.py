@@ -141,7 +141,8 @@ def test_standings_are_zero_sum_and_rank_the_better_bot_first() -> None:
 
 def test_the_ladder_adjusts_by_the_board_luck_of_every_street_beside_the_raw_score() -> None:
     adjusted = default_adjusted()
-    assert adjusted is not None and adjusted.key == "board-luck"
+    # Board and action terms; these bots answer with single actions, so only the board's.
+    assert adjusted is not None and adjusted.key == "board+action"
     matches = []
     for number, seed in enumerate((4, 5), start=1):
         config = MatchConfig(("tag", "aggressive"), deals=15, seed=seed)
@@ -202,7 +203,8 @@ def test_the_ladder_adjusts_by_the_board_luck_of_every_street_beside_the_raw_sco
         matches=2,
         updated="now",
     )
-    assert board["adjusted"]["key"] == "board-luck"
+    assert board["adjusted"]["key"] == "board+action"
+    assert board["adjusted"]["terms"] == ["board", "action"]
     for line in board["bots"]:
         standing = standings.by_ref[line["ref"]]
         assert line["mbb_per_deal"] == pytest.approx(standing.mbb_per_deal, abs=0.001)

@@ -24,18 +24,20 @@ from dp_arena.cli import main
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 SEED = 2026
 
-# Last moved when events stopped testing the built-in bots for clairvoyance (their
-# entrants' test is null; the classic freezeout was never tested, so its digest stays).
+# Last moved when the random and learned bots began answering with mixed strategies that
+# the dealer draws from the key (the random bot's raises spread over eight amounts, the
+# learned bot's softmax at a temperature of 0.1), and the hand histories began to carry
+# each mix as a commentary: every config with either bot plays other hands.
 DIGESTS = {
-    "cash": "fd9721a677f4c496e7cfe441017dcc71cbb0132030ad07e51818536058adbd5e",
-    "classic": "ee4b24718bdf45454b7d68bf9a40d53b568b677895f580b904534bf1acae14b8",
-    "demo": "10e5e48440f41a8b895c06a6dac89939e1ae386883df0857e4942f9f250b9efc",
-    "quickplay": "785bce0b7c10ceb9ab6b3a576678475ba6d278813c593c3fcaac756b3afa925a",
-    "rankings": "7052e7e803ac33b194fc472927c87877c881c5e53024d48a41ad898788eb9d88",
-    "regular": "0912c56ef47ac9f4f6532f5927846ed89a2dba3b2aad132646eaeca6a4c1285f",
-    "short": "220bf6ae3dafa0afb0f1e7d5b324d7c7f145248a7c0d5930abcbb727cdea8aeb",
-    "sng-round-robin": "fe205db5a98d9a2eb02bfe0c4e17a22520bf98a65a4ed6516b5841076c8f290c",
-    "sng-short": "e6eeda23c6650c2834c023728bf42550598a6f3f2dc384aefa2aee9d798b3faa",
+    "cash": "2d1366fb1a1326a1595eb65d05eaeb333b5d48447ae6f490e0310a83360f2521",
+    "classic": "1df800c79b9712053f62909b0ea4a66e19bd23953b6bb7060934ab0cbbc481fe",
+    "demo": "775d576b7e884a179c51d437cbc845168eb535840d2972f5dd3acbdee70c3d9f",
+    "quickplay": "ff79c22e5e601a4afc9374e81c57a88f669bc7737124e5a02631e84be98c5342",
+    "rankings": "5cb9a8ae96b992e7a6129b5f76d9d03748e1834fd68c4128c2854e3e03587bc3",
+    "regular": "af2de2cc17ad6fb7b61adc684332d12d66a363481cd0bcc67cd28f8d13f1f538",
+    "short": "826405749321fc0de2e45288d94201a94f9058fc857d20ea16249bc01671cc05",
+    "sng-round-robin": "a3f84afdb39107e52f7e3b5b68119a66f2765dad83d47c19789f9885fcddfa88",
+    "sng-short": "bde19bf52cae42ef43b44b84f38ce87139318753984620f125d62e8fd8bc1b47",
 }
 SLOW = {"rankings"}  # 240-deal sessions: about a minute
 

@@ -42,6 +42,7 @@ from dp_arena.agents import (
     play_deal,
 )
 from dp_arena.engine import Betting, TableRules, deck_for
+from dp_arena.engine.mixes import MixDraws
 from dp_arena.files import write_atomic
 from dp_arena.results import Fault, FaultKind
 from dp_arena.tournament.classic.tables import (
@@ -274,6 +275,7 @@ class _Freezeout:
             button=occupied.index(button_seat),
             contexts=[self.context(player, table, hand) for player in players],
             stacks=stacks,
+            draws=MixDraws(self.seed, table, CLASSIC_SESSION, table),
         )
         assert state.payoffs is not None
         if self.histories is not None:
@@ -282,7 +284,8 @@ class _Freezeout:
             meta = HandMeta(
                 self.event, table, CLASSIC_SESSION, table, hand, tuple(players), tuple(stacks)
             )
-            self.histories.setdefault(table, []).append(write_hand(state, meta))
+            mixes = [(decision, str(mix)) for decision, mix in session.mixes]
+            self.histories.setdefault(table, []).append(write_hand(state, meta, mixes))
         for fault in session.faults:
             self.record(
                 fault.player,
