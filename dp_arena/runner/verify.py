@@ -65,13 +65,13 @@ from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import config_from_json
 from dp_arena.runner.replay import Replay
 from dp_arena.runner.verification import Check, Verification
+from dp_arena.runner.verify_documents import first_difference
 from dp_arena.runner.verify_tables import (
     CLASSIC,
     check_draws,
     check_replay,
     check_sessions,
     check_unit,
-    first_difference,
 )
 from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, listed_files, results_digest
