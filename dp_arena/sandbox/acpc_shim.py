@@ -48,6 +48,9 @@ HOST = "127.0.0.1"
 MAX_LINE = 1 << 16  # an ACPC line is a few hundred bytes
 MAX_AGENTS = 8
 QUICKACK = getattr(socket, "TCP_QUICKACK", 12)  # Linux's
+# How long an agent has to leave once its connection is closed, and again after SIGTERM:
+# both within the dealer's grace for the shim itself.
+LEAVE_GRACE = 0.2
 
 
 class AgentGone(Exception):
@@ -169,13 +172,17 @@ class Agent:
         return line.rstrip(b"\r").decode("ascii", "replace")
 
     def close(self) -> None:
+        """Close the connection as the ACPC dealer does, so the agent reads the last match
+        state and leaves on its own; one that stays is ended."""
         try:
             self.connection.close()
         finally:
-            if self.process.poll() is None:
+            try:
+                self.process.wait(LEAVE_GRACE)
+            except subprocess.TimeoutExpired:
                 self.process.terminate()
                 try:
-                    self.process.wait(0.5)
+                    self.process.wait(LEAVE_GRACE)
                 except subprocess.TimeoutExpired:
                     self.process.kill()
 
