@@ -9,18 +9,12 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dp_arena.commands.run import add_executor_arguments
+    from dp_arena.commands.run import add_play_arguments
 
     parser.add_argument(
         "run_dir", metavar="RUN_DIR", type=Path, help="the run directory to continue"
     )
-    add_executor_arguments(parser)
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (also the default when the CI variable is set or stderr is"
-        " not a terminal)",
-    )
+    add_play_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:

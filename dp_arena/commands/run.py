@@ -30,11 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="where results go (default: a new folder under runs/)",
     )
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (also the default when the CI variable is set)",
-    )
     add_registry_argument(parser)
     parser.add_argument(
         "--allow-absent",
@@ -43,7 +38,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " as absent players, and the results, summary and pages say so (default: refuse to"
         " start)",
     )
+    add_play_arguments(parser)
+
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    """What ``run`` and ``resume`` are told about playing a run: where its tables run
+    (:func:`add_executor_arguments`) and ``--quiet``."""
     add_executor_arguments(parser)
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (also the default when the CI variable is set or stderr is"
+        " not a terminal)",
+    )
 
 
 def add_executor_arguments(parser: argparse.ArgumentParser) -> None:

@@ -41,7 +41,7 @@ import socket
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +53,7 @@ from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.placement import MirrorCount, Node, Placement, place
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
 from dp_arena.runner.worker import run_batch, warm_up
-from dp_arena.units import TableUnit
+from dp_arena.units import OnResult, TableUnit
 
 __all__ = ["RayExecutor", "check_address"]
 
@@ -329,9 +329,7 @@ class RayExecutor:
         )
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         """The :class:`~dp_arena.units.Executor` interface."""
 

@@ -35,7 +35,7 @@ from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
 from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
 from dp_arena.tournament.config import Entrant
-from dp_arena.units import TableUnit, prepare_units, run_unit
+from dp_arena.units import OnResult, TableUnit, prepare_units, run_unit
 
 __all__ = ["FreePlay", "Replay", "Unseated", "code_problems", "replay_units"]
 
@@ -155,9 +155,7 @@ class FreePlay:
         self._started = time.perf_counter()
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         ids = [unit_id(unit) for unit in units]
         found = self.stored([identifier for identifier in ids if not self.play(identifier)])

@@ -30,7 +30,7 @@ from dp_arena.runner.verify_documents import (
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.config import EventConfig
 from dp_arena.tournament.event import run_event
-from dp_arena.units import Executor, TableUnit
+from dp_arena.units import Executor, OnResult, TableUnit
 
 __all__ = [
     "CLASSIC",
@@ -141,9 +141,7 @@ class _AnsweredSessions:
         self.draw_problems: list[str] = []
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         ids = [unit_id(unit) for unit in units]
         answered = self.answer(ids)

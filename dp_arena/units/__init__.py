@@ -9,26 +9,6 @@ server's ladder both run. See :mod:`dp_arena.units.table`.
 
 from __future__ import annotations
 
-from dp_arena.units.table import (
-    Executor,
-    Located,
-    SeatAssignment,
-    SeatOpener,
-    SerialExecutor,
-    TableUnit,
-    open_player_seat,
-    prepare_units,
-    run_unit,
-)
-
-__all__ = [
-    "Executor",
-    "Located",
-    "SeatAssignment",
-    "SeatOpener",
-    "SerialExecutor",
-    "TableUnit",
-    "open_player_seat",
-    "prepare_units",
-    "run_unit",
-]
+# The package's names are those of the unit's module, listed once, there.
+from dp_arena.units.table import *  # noqa: F403  (the names table.__all__ lists)
+from dp_arena.units.table import __all__ as __all__

@@ -41,6 +41,7 @@ Located = Mapping[str, tuple[str, str | None]]
 __all__ = [
     "Executor",
     "Located",
+    "OnResult",
     "SeatAssignment",
     "SeatOpener",
     "SerialExecutor",
@@ -203,6 +204,10 @@ def _limits(changes: tuple[tuple[str, Any], ...]) -> Limits:
     return Limits().with_changes(**dict(changes))
 
 
+# Told of each result as it arrives (its unit's index in the batch, the result): for
+# progress displays, and for the run's store.
+OnResult = Callable[[int, TableSessionResult], None]
+
 # An entrant's seat opened otherwise than :func:`open_player_seat` opens it (the match's
 # own seat factory); never called for an absent player.
 SeatOpener = Callable[[SeatAssignment], Seat]
@@ -301,9 +306,7 @@ class Executor(Protocol):
     arrives (for progress displays)."""
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> Sequence[TableSessionResult]: ...
 
 
@@ -311,9 +314,7 @@ class SerialExecutor:
     """Runs every unit in this process, one after the other."""
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         results = []
         prepare_units(units)
