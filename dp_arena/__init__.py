@@ -14,8 +14,9 @@ the small blind and acts first; here it folds and the big blind wins the small b
 
 They are the engine's (cards, rules, hands, actions), the agent API's (observations,
 the :class:`Agent` protocol, seats, tables), the exception hierarchy, the result records,
-and the duplicate match. Each loads its module on first use: ``import dp_arena`` itself
-imports nothing, so every ``dp-arena`` command (``--help`` included) starts at once, and
+and the duplicate match. Each loads its module on first use
+(:func:`dp_arena.lazy.lazy_names`): ``import dp_arena`` itself imports nothing but that
+small helper, so every ``dp-arena`` command (``--help`` included) starts at once, and
 NumPy, Ray and PettingZoo load only in the subpackages that use them
 (:mod:`dp_arena.envs`, :mod:`dp_arena.learn`, :mod:`dp_arena.runner`). The package's
 layers are described in ``docs/architecture.md``.
@@ -23,8 +24,9 @@ layers are described in ``docs/architecture.md``.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from dp_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
     # What the lazy attributes below resolve to, spelled out for type checkers and IDEs.
@@ -143,29 +145,6 @@ __all__ = [
 ]
 
 # Where the exported names live: each is in the ``__all__`` of one of these (a package's
-# public surface, not a private file), looked through lightest first.
-_HOMES = (
-    "dp_arena.errors",
-    "dp_arena.results",
-    "dp_arena.engine",
-    "dp_arena.agents",
-    "dp_arena.match",
-)
-
-# Hidden from type checkers, which read the imports above instead: a visible module
-# ``__getattr__`` would make every misspelt ``dp_arena.X`` type-check as ``Any``.
-if not TYPE_CHECKING:
-
-    def __getattr__(name: str) -> Any:
-        if name in __all__:
-            for home in _HOMES:
-                module = importlib.import_module(home)
-                if name in module.__all__:
-                    value = getattr(module, name)
-                    globals()[name] = value  # found directly from now on
-                    return value
-        raise AttributeError(f"module 'dp_arena' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+# public surface, not a private file), looked through lightest first. Nothing loads until
+# a name is used.
+lazy_names(__name__, {}, search=("errors", "results", "engine", "agents", "match"))

@@ -42,9 +42,9 @@ def maker(cls: type[T]) -> Callable[..., T]:
     names = [field.name for field in fields]
     if {"self", "_cls"} & set(names):
         raise TypeError(f"maker: {cls.__name__} has a field named like a name of maker's")
-    # The twin: the same slots, stored by plain assignment, then the instance becomes
-    # the class's own. The parameters are the fields' names, so that a call may name
-    # them as a call of the class does.
+    # The twin: the same slots (and bases, which add none), stored by plain assignment,
+    # then the instance becomes the class's own. The parameters are the fields' names, so
+    # that a call may name them as a call of the class does.
     lines = [
         f"def __init__(self, {', '.join(names)}):",
         *(f"    self.{name} = {name}" for name in names),
@@ -52,7 +52,7 @@ def maker(cls: type[T]) -> Callable[..., T]:
     ]
     namespace: dict[str, Any] = {"_cls": cls}
     exec("\n".join(lines), namespace)  # built above from the class's own fields
-    twin: type[Any] = type(f"_Making{cls.__name__}", (), {
+    twin: type[Any] = type(f"_Making{cls.__name__}", cls.__bases__, {
         "__slots__": tuple(vars(cls)["__slots__"]),
         "__init__": namespace["__init__"],
         "__doc__": f"{cls.__name__}(...), made without its __init__ (see dp_arena.frozen).",

@@ -3,16 +3,18 @@
 Everything downstream (standings, ratings, leaderboards) is computed from these
 records, never from logs. Every record turns into plain JSON with :func:`to_json`, and
 back with its ``from_json`` (exactly: ``Record.from_json(to_json(record)) == record``),
-so results can cross process boundaries and live in the run's store as plain data.
+so results can cross process boundaries and live in the run's store as plain data. Both
+are the one generic walk of :mod:`dp_arena.records` over the records' fields.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from dp_arena.records import OMIT_EMPTY, JsonRecord, to_json
 
 __all__ = [
     "DealRecord",
@@ -39,7 +41,7 @@ class FaultKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Fault:
+class Fault(JsonRecord):
     """One fault of one bot at one decision (``deal``/``street`` are ``None`` outside a deal)."""
 
     kind: FaultKind
@@ -50,21 +52,9 @@ class Fault:
     detail: str
     substituted: str | None = None  # the action played instead ("check", "fold"), if any
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Fault:
-        return cls(
-            kind=FaultKind(data["kind"]),
-            player=data["player"],
-            seat=data["seat"],
-            deal=data["deal"],
-            street=data["street"],
-            detail=data["detail"],
-            substituted=data.get("substituted"),
-        )
-
 
 @dataclass(frozen=True, slots=True)
-class DealRecord:
+class DealRecord(JsonRecord):
     """One deal at one table: who sat where, what they held, what happened, the nets."""
 
     deal: int
@@ -78,21 +68,7 @@ class DealRecord:
     # The decisions the dealer drew from a bot's mixed strategy: (index of the action in
     # ``actions``, the mix's text, e.g. "fold 0.25, call 0.75"); left out of the JSON
     # when there are none, as in every deal of bots that answer with single actions.
-    mixes: tuple[tuple[int, str], ...] = field(default=(), metadata={"omit_empty": True})
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealRecord:
-        return cls(
-            deal=data["deal"],
-            button=data["button"],
-            players=tuple(data["players"]),
-            hole_cards=tuple(data["hole_cards"]),
-            board=data["board"],
-            actions=tuple(data["actions"]),
-            nets=tuple(data["nets"]),
-            absent=tuple(data.get("absent", ())),
-            mixes=tuple((decision, text) for decision, text in data.get("mixes", ())),
-        )
+    mixes: tuple[tuple[int, str], ...] = field(default=(), metadata={OMIT_EMPTY: True})
 
     def mix_at(self, decision: int) -> str | None:
         """The text of the mix the action at ``decision`` was drawn from, or ``None``."""
@@ -103,7 +79,7 @@ class DealRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class TableSessionResult:
+class TableSessionResult(JsonRecord):
     """A session of deals at one table: per-seat session nets and the net after each deal."""
 
     table: int
@@ -112,16 +88,6 @@ class TableSessionResult:
     faults: tuple[Fault, ...]
     # Seats absent at the session's end: placeholders and benched bots.
     absent_seats: tuple[int, ...]
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> TableSessionResult:
-        return cls(
-            table=data["table"],
-            players=tuple(data["players"]),
-            deals=tuple(DealRecord.from_json(deal) for deal in data["deals"]),
-            faults=tuple(Fault.from_json(fault) for fault in data["faults"]),
-            absent_seats=tuple(data["absent_seats"]),
-        )
 
     @property
     def session_nets(self) -> tuple[int, ...]:
@@ -161,15 +127,6 @@ class ScoredResult:
         )
 
 
-_FIELD_NAMES: dict[type, tuple[str, ...]] = {}  # a record type's field names, looked up once
-# A record type's fields written only when not empty (``metadata={"omit_empty": True}``):
-# a field added later keeps the JSON of every record without it byte for byte.
-_OMIT_EMPTY: dict[type, frozenset[str]] = {}
-# Values that are their own JSON (exactly these types: an enum of str is not one), taken
-# as they are without a call: nearly every value of a result is one.
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-
-
 def place_text(session: int, section: int, table: int, deal: int | None = None) -> str:
     """Where a table-session (and a deal of it) is, as people count: ``session 2, section
     1, table 3, deal 7`` for the 0-based table and deal indices of the records (sessions and
@@ -180,33 +137,6 @@ def place_text(session: int, section: int, table: int, deal: int | None = None) 
         else f"session {session}, section {section}, table {table + 1}"
     )
     return where if deal is None else f"{where}, deal {deal + 1}"
-
-
-def to_json(record: Any) -> Any:
-    """Plain JSON data (dicts, lists, str, int, None) of any record or nest of records."""
-    names = _FIELD_NAMES.get(type(record))
-    if names is None and dataclasses.is_dataclass(record) and not isinstance(record, type):
-        fields = dataclasses.fields(record)
-        names = _FIELD_NAMES[type(record)] = tuple(field.name for field in fields)
-        _OMIT_EMPTY[type(record)] = frozenset(
-            field.name for field in fields if field.metadata.get("omit_empty")
-        )
-    if names is not None:
-        data = {}
-        omitted = _OMIT_EMPTY[type(record)]
-        for name in names:
-            value = getattr(record, name)
-            if not value and name in omitted:
-                continue
-            data[name] = value if type(value) in _PLAIN else to_json(value)
-        return data
-    if isinstance(record, enum.Enum):
-        return record.value
-    if isinstance(record, (list, tuple)):
-        return [item if type(item) in _PLAIN else to_json(item) for item in record]
-    if isinstance(record, dict):
-        return {str(key): to_json(value) for key, value in record.items()}
-    return record
 
 
 # A run directory keeps each session of an event as a part: JSON Lines of records, the

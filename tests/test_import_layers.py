@@ -35,21 +35,40 @@ ALLOWED: dict[str, frozenset[str]] = {
     "frozen": frozenset(),
     # Package names loaded when first used (dp_arena.lazy): a leaf for packages.
     "lazy": frozenset(),
-    "results": frozenset({"errors"}),
+    # The words several layers spell alike (dp_arena.names): spec prefixes, file names.
+    "names": frozenset(),
+    # The one progress line of every command (dp_arena.progress): a leaf.
+    "progress": frozenset(),
+    # Records as JSON and back by one generic walk (dp_arena.records): a leaf over frozen.
+    "records": frozenset({"frozen"}),
+    "results": frozenset({"errors", "records"}),
     "keys": frozenset({"errors"}),
     "engine": frozenset({"errors", "frozen", "results"}),
-    "agents": frozenset({"engine", "errors", "frozen", "results", "text"}),
-    "registry": frozenset({"errors", "results", "text"}),
+    "agents": frozenset({"engine", "errors", "frozen", "names", "records", "results", "text"}),
+    "registry": frozenset({"errors", "names", "results", "text"}),
     # A run directory: its layout and readers, its checkpoint store and lock. Below every
     # part that reads or writes runs (ratings, tournament, runner, leaderboard).
     "rundir": frozenset({"errors", "results"}),
-    "sandbox": frozenset({"agents", "engine", "registry", "errors", "lazy", "results", "text"}),
-    "ratings": frozenset({"engine", "errors", "results", "rundir"}),
-    "envs": frozenset({"agents", "engine", "errors", "results"}),
+    "sandbox": frozenset(
+        {"agents", "engine", "registry", "errors", "lazy", "names", "records", "results", "text"}
+    ),
+    "ratings": frozenset({"engine", "errors", "names", "results", "rundir"}),
+    "envs": frozenset({"agents", "engine", "errors", "lazy", "results"}),
     # The unit of work: table units, seats opened for them, executors, histories.
-    "units": frozenset({"sandbox", "registry", "agents", "engine", "errors", "results"}),
+    "units": frozenset({"sandbox", "registry", "agents", "engine", "errors", "names", "results"}),
     "match": frozenset(
-        {"units", "sandbox", "ratings", "registry", "agents", "engine", "keys", "errors", "results"}
+        {
+            "units",
+            "sandbox",
+            "ratings",
+            "registry",
+            "agents",
+            "engine",
+            "keys",
+            "errors",
+            "names",
+            "results",
+        }
     ),
     # The bot skeletons of new-bot: templates, and the names and programs they must avoid.
     "skeletons": frozenset({"sandbox", "agents", "errors"}),
@@ -68,6 +87,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
             "results",
         }
     ),
@@ -87,6 +107,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "progress",
             "results",
             "text",
         }
@@ -104,6 +125,8 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
         }
     ),
@@ -126,6 +149,8 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
             "text",
         }
@@ -149,13 +174,15 @@ ALLOWED: dict[str, frozenset[str]] = {
             "engine",
             "keys",
             "errors",
+            "names",
+            "progress",
             "results",
             "text",
         }
     ),
     "cli": frozenset({"commands", "server"}),
     # The package itself: ``__version__`` and the lazily loaded public names.
-    "": frozenset({"agents", "engine", "errors", "match", "results"}),
+    "": frozenset({"agents", "engine", "errors", "lazy", "match", "results"}),
 }
 
 # Single module pairs allowed across the table, each with the reason it is tolerated and

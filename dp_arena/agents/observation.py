@@ -20,12 +20,70 @@ from typing import Any
 from dp_arena.engine.actions import ActionKind, ActionRecord, LegalActions, Street
 from dp_arena.engine.cards import Card, format_cards, parse_cards
 from dp_arena.engine.rules import Betting
+from dp_arena.records import JsonRecord, codec
 
 __all__ = ["DealEnd", "DealStart", "Observation", "SessionContext"]
 
 
+def _hole_cards(text: str) -> tuple[Card, Card]:
+    hole = parse_cards(text)
+    if len(hole) != 2:
+        raise ValueError(f"hole_cards must be two cards, not {text!r}")
+    return hole[0], hole[1]
+
+
+def record_to_json(record: ActionRecord) -> dict[str, Any]:
+    return {
+        "seat": record.seat,
+        "street": record.street.name.lower(),
+        "action": record.kind.value,
+        "chips": record.chips,
+        "raise_to": record.raise_to,
+        "all_in": record.all_in,
+    }
+
+
+def record_from_json(data: dict[str, Any]) -> ActionRecord:
+    return ActionRecord(
+        seat=data["seat"],
+        street=Street[data["street"].upper()],
+        kind=ActionKind(data["action"]),
+        chips=data["chips"],
+        raise_to=data["raise_to"],
+        all_in=data["all_in"],
+    )
+
+
+def _shown_from_json(shown: list[str | None]) -> tuple[tuple[Card, Card] | None, ...]:
+    cards = []
+    for text in shown:
+        parsed = None if text is None else parse_cards(text)
+        if parsed is not None and len(parsed) != 2:
+            raise ValueError(f"shown cards must be two cards, not {text!r}")
+        cards.append(None if parsed is None else (parsed[0], parsed[1]))
+    return tuple(cards)
+
+
+# How the fields whose JSON is not their value are written (cards as text, a street by its
+# name, each action's record as the protocol spells it), for the generic walk of
+# dp_arena.records that writes and reads every record here (docs/protocol.md).
+HOLE_CARDS = codec(format_cards, _hole_cards)
+CARDS = codec(format_cards, parse_cards)
+SHOWN_CARDS = codec(
+    lambda shown: [None if cards is None else format_cards(cards) for cards in shown],
+    _shown_from_json,
+)
+_STREET_NAMES = {street: street.name.lower() for street in Street}
+_STREETS = {name: street for street, name in _STREET_NAMES.items()}
+STREET = codec(_STREET_NAMES.__getitem__, _STREETS.__getitem__)
+HISTORY = codec(
+    lambda history: list(map(record_to_json, history)),
+    lambda items: tuple(map(record_from_json, items)),
+)
+
+
 @dataclass(frozen=True, slots=True)
-class SessionContext:
+class SessionContext(JsonRecord):
     """Where a deal sits in its event, and the bot's own standing in the session.
 
     ``session_chips`` is the bot's total chips: its starting stack, plus carryover, plus
@@ -46,31 +104,9 @@ class SessionContext:
     table_session_nets: tuple[int, ...] | None = None
     seat_position_rank: int | None = None
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "event": self.event,
-            "section": self.section,
-            "session": self.session,
-            "table": self.table,
-            "deal_number": self.deal_number,
-            "deals_in_session": self.deals_in_session,
-            "session_net": self.session_net,
-            "session_chips": self.session_chips,
-            "eliminating": self.eliminating,
-            "table_session_nets": None
-            if self.table_session_nets is None
-            else list(self.table_session_nets),
-            "seat_position_rank": self.seat_position_rank,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SessionContext:
-        nets = data.get("table_session_nets")
-        return cls(**{**data, "table_session_nets": None if nets is None else tuple(nets)})
-
 
 @dataclass(frozen=True, slots=True)
-class Observation:
+class Observation(JsonRecord):
     """Everything a bot may know when it is its turn to act.
 
     ``to_call`` is what a call adds (0: nothing is owed, checking is legal);
@@ -89,9 +125,9 @@ class Observation:
     big_blind: int
     betting: Betting
     cap: int | None
-    hole_cards: tuple[Card, Card]
-    board: tuple[Card, ...]
-    street: Street
+    hole_cards: tuple[Card, Card] = field(metadata=HOLE_CARDS)
+    board: tuple[Card, ...] = field(metadata=CARDS)
+    street: Street = field(metadata=STREET)
     pot: int
     current_bet: int
     to_call: int
@@ -104,7 +140,7 @@ class Observation:
     cap_gap: int | None
     folded: tuple[bool, ...]
     absent: tuple[bool, ...]
-    history: tuple[ActionRecord, ...]
+    history: tuple[ActionRecord, ...] = field(metadata=HISTORY)
     context: SessionContext = field(default_factory=SessionContext)
 
     # -- conveniences ----------------------------------------------------------------
@@ -140,104 +176,22 @@ class Observation:
             self.max_raise_to,
         )
 
-    # -- JSON ------------------------------------------------------------------------
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "seat_count": self.seat_count,
-            "button": self.button,
-            "small_blind_seat": self.small_blind_seat,
-            "big_blind_seat": self.big_blind_seat,
-            "small_blind": self.small_blind,
-            "big_blind": self.big_blind,
-            "betting": self.betting.value,
-            "cap": self.cap,
-            "hole_cards": format_cards(self.hole_cards),
-            "board": format_cards(self.board),
-            "street": self.street.name.lower(),
-            "pot": self.pot,
-            "current_bet": self.current_bet,
-            "to_call": self.to_call,
-            "min_raise_to": self.min_raise_to,
-            "max_raise_to": self.max_raise_to,
-            "legal_actions": [kind.value for kind in self.legal_actions],
-            "street_bets": list(self.street_bets),
-            "committed": list(self.committed),
-            "available": list(self.available),
-            "cap_gap": self.cap_gap,
-            "folded": list(self.folded),
-            "absent": list(self.absent),
-            "history": [record_to_json(record) for record in self.history],
-            "context": self.context.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Observation:
-        hole = _hole_cards(data["hole_cards"])
-        return cls(
-            seat=data["seat"],
-            seat_count=data["seat_count"],
-            button=data["button"],
-            small_blind_seat=data["small_blind_seat"],
-            big_blind_seat=data["big_blind_seat"],
-            small_blind=data["small_blind"],
-            big_blind=data["big_blind"],
-            betting=Betting(data["betting"]),
-            cap=data["cap"],
-            hole_cards=hole,
-            board=parse_cards(data["board"]),
-            street=Street[data["street"].upper()],
-            pot=data["pot"],
-            current_bet=data["current_bet"],
-            to_call=data["to_call"],
-            min_raise_to=data["min_raise_to"],
-            max_raise_to=data["max_raise_to"],
-            legal_actions=tuple(ActionKind(kind) for kind in data["legal_actions"]),
-            street_bets=tuple(data["street_bets"]),
-            committed=tuple(data["committed"]),
-            available=tuple(data["available"]),
-            cap_gap=data["cap_gap"],
-            folded=tuple(data["folded"]),
-            absent=tuple(data["absent"]),
-            history=tuple(record_from_json(item) for item in data["history"]),
-            context=SessionContext.from_json(data["context"]),
-        )
+    # -- JSON: the generic walk of dp_arena.records, by the fields' codecs above -------
 
 
 @dataclass(frozen=True, slots=True)
-class DealStart:
+class DealStart(JsonRecord):
     """Told to every seated bot when a deal begins."""
 
     seat: int
     seat_count: int
     button: int
-    hole_cards: tuple[Card, Card]
+    hole_cards: tuple[Card, Card] = field(metadata=HOLE_CARDS)
     context: SessionContext
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "seat_count": self.seat_count,
-            "button": self.button,
-            "hole_cards": format_cards(self.hole_cards),
-            "context": self.context.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealStart:
-        hole = _hole_cards(data["hole_cards"])
-        return cls(
-            seat=data["seat"],
-            seat_count=data["seat_count"],
-            button=data["button"],
-            hole_cards=hole,
-            context=SessionContext.from_json(data["context"]),
-        )
 
 
 @dataclass(frozen=True, slots=True)
-class DealEnd:
+class DealEnd(JsonRecord):
     """Told to every seated bot when a deal ends: the nets, the board that was dealt,
     the hole cards shown at the showdown (``None`` for a seat that did not show), and
     the whole action history."""
@@ -245,67 +199,7 @@ class DealEnd:
     seat: int
     net: int
     nets: tuple[int, ...]
-    board: tuple[Card, ...]
-    shown_cards: tuple[tuple[Card, Card] | None, ...]
-    history: tuple[ActionRecord, ...]
+    board: tuple[Card, ...] = field(metadata=CARDS)
+    shown_cards: tuple[tuple[Card, Card] | None, ...] = field(metadata=SHOWN_CARDS)
+    history: tuple[ActionRecord, ...] = field(metadata=HISTORY)
     context: SessionContext
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "seat": self.seat,
-            "net": self.net,
-            "nets": list(self.nets),
-            "board": format_cards(self.board),
-            "shown_cards": [
-                None if cards is None else format_cards(cards) for cards in self.shown_cards
-            ],
-            "history": [record_to_json(record) for record in self.history],
-            "context": self.context.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> DealEnd:
-        shown = []
-        for cards in data["shown_cards"]:
-            parsed = None if cards is None else parse_cards(cards)
-            if parsed is not None and len(parsed) != 2:
-                raise ValueError(f"shown cards must be two cards, not {cards!r}")
-            shown.append(None if parsed is None else (parsed[0], parsed[1]))
-        return cls(
-            seat=data["seat"],
-            net=data["net"],
-            nets=tuple(data["nets"]),
-            board=parse_cards(data["board"]),
-            shown_cards=tuple(shown),
-            history=tuple(record_from_json(item) for item in data["history"]),
-            context=SessionContext.from_json(data["context"]),
-        )
-
-
-def _hole_cards(text: str) -> tuple[Card, Card]:
-    hole = parse_cards(text)
-    if len(hole) != 2:
-        raise ValueError(f"hole_cards must be two cards, not {text!r}")
-    return hole[0], hole[1]
-
-
-def record_to_json(record: ActionRecord) -> dict[str, Any]:
-    return {
-        "seat": record.seat,
-        "street": record.street.name.lower(),
-        "action": record.kind.value,
-        "chips": record.chips,
-        "raise_to": record.raise_to,
-        "all_in": record.all_in,
-    }
-
-
-def record_from_json(data: dict[str, Any]) -> ActionRecord:
-    return ActionRecord(
-        seat=data["seat"],
-        street=Street[data["street"].upper()],
-        kind=ActionKind(data["action"]),
-        chips=data["chips"],
-        raise_to=data["raise_to"],
-        all_in=data["all_in"],
-    )

@@ -50,6 +50,7 @@ from dp_arena.agents.agent import Agent
 from dp_arena.agents.locate import locate_module
 from dp_arena.agents.source import parse_source, read_source
 from dp_arena.errors import AgentError
+from dp_arena.names import ACPC_PREFIX, COMMAND_PREFIX, MANIFEST, REGISTRY_PREFIX
 
 __all__ = [
     "AGENTS_DIR",
@@ -88,7 +89,7 @@ BUILTINS: dict[str, str] = {
 }
 
 # The manifest that makes a folder a bot folder (dp_arena.registry reads it).
-BOT_MANIFEST = "bot.toml"
+BOT_MANIFEST = MANIFEST
 
 _FILE_SPEC = re.compile(r"^(?P<path>[^\s:]+\.py):(?P<name>[A-Za-z_]\w*)$")
 _MODULE_SPEC = re.compile(r"^(?P<module>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*):(?P<name>[A-Za-z_]\w*)$")
@@ -145,17 +146,17 @@ def parse_spec(text: str) -> AgentSpec:
     if not isinstance(text, str) or not text.strip():
         raise AgentError(f"an agent spec must be a non-empty string, not {text!r}")
     text = text.strip()
-    if text.startswith("cmd:"):
-        argv = _split_command(text[4:], text)
+    if text.startswith(COMMAND_PREFIX):
+        argv = _split_command(text.removeprefix(COMMAND_PREFIX), text)
         return AgentSpec(text, SpecKind.COMMAND, argv)
-    if text.startswith("acpc:"):
-        argv = _split_command(text[5:], text)
+    if text.startswith(ACPC_PREFIX):
+        argv = _split_command(text.removeprefix(ACPC_PREFIX), text)
         return AgentSpec(text, SpecKind.ACPC, argv)
     if text in BUILTINS:
         return _builtin_spec(text)
-    if text.startswith("registry:"):
+    if text.startswith(REGISTRY_PREFIX):
         # ``registry:[ROOT#]name[@version]``: the target is the reference, root left out.
-        reference = text.removeprefix("registry:").rpartition("#")[2]
+        reference = text.removeprefix(REGISTRY_PREFIX).rpartition("#")[2]
         if not reference or reference.startswith("@"):
             raise AgentError(f"agent spec {text!r} names no bot: write registry:NAME[@VERSION]")
         return AgentSpec(text, SpecKind.REGISTRY, reference)

@@ -114,12 +114,12 @@ def run(args: argparse.Namespace) -> int:
     from dp_arena.leaderboard.hands import DEFAULT_MAX_HANDS, add_hand_pages
     from dp_arena.leaderboard.markdown import render_markdown
     from dp_arena.leaderboard.model import LeaderboardOptions
-    from dp_arena.leaderboard.progress import Progress
     from dp_arena.leaderboard.publish import compute, write_leaderboard
+    from dp_arena.progress import ProgressLine
     from dp_arena.ratings.skill import RatingSettings
 
     command = f"dp-arena leaderboard {args.action}"
-    progress = Progress(sys.stderr)
+    progress = ProgressLine(sys.stderr, timed=True)
     try:
         options = LeaderboardOptions(
             title=args.title,

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from dp_arena.agents import BUILTINS
+from dp_arena.progress import ProgressLine
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,11 +76,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"dp-arena luck: {error}", file=sys.stderr)
         return 2
 
-    def progress(message: str) -> None:
-        if not args.quiet:
-            print(f"luck: {message}", file=sys.stderr, flush=True)
-
-    report = run_luck(settings, progress)
+    # On a terminal one line rewritten in place; in a log a line for each step.
+    shown = ProgressLine(sys.stderr, live=not args.quiet, log_every=0.0)
+    report = run_luck(settings, lambda message: shown.show(f"luck: {message}", force=True))
+    shown.finish()
     truth = report.truth
     print(
         f"True order (duplicate match, {truth.deals} deals at {len(bots)} tables; sure of"

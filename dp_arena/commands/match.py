@@ -26,6 +26,8 @@ from dp_arena.match import (
     check_spec,
     play_match,
 )
+from dp_arena.names import REGISTRY_PREFIX
+from dp_arena.progress import ProgressLine
 from dp_arena.ratings.blocks import BlockSummary
 from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.ratings.evidence import FLAG_BELOW
@@ -161,30 +163,25 @@ def run(args: argparse.Namespace) -> int:
 
 
 class Progress:
-    """A one-line progress indicator, redrawn at most once per whole percent."""
+    """The match's progress line: hands played of the match's hands."""
 
     def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.shown = -1
+        self.line = ProgressLine(stream, live=True)
 
     def update(self, played: int, total: int) -> None:
-        percent = 100 * played // total
-        if percent != self.shown:
-            self.shown = percent
-            self.stream.write(f"\rmatch: {played}/{total} hands ({percent}%)")
-            self.stream.flush()
+        self.line.show(
+            f"match: {played:,}/{total:,} hands ({100 * played // total}%)", force=played == total
+        )
 
     def clear(self) -> None:
-        if self.shown >= 0:
-            self.stream.write("\r\033[K")
-            self.stream.flush()
+        self.line.finish()
 
 
 def format_result(result: MatchResult, *, sandboxed: bool) -> str:
     config = result.config
     # A pinned registry spec names the registry's folder: show the bot and version only.
     others = [
-        spec if not spec.startswith("registry:") else "registry:" + spec.rpartition("#")[2]
+        spec if not spec.startswith(REGISTRY_PREFIX) else REGISTRY_PREFIX + spec.rpartition("#")[2]
         for spec in config.specs
         if spec not in BUILTINS
     ]

@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 from typing import IO, Any
 
 from dp_arena.errors import RunError
-from dp_arena.runner.progress import format_duration
+from dp_arena.progress import ProgressLine, format_duration
 from dp_arena.runner.replay import Replay
 from dp_arena.runner.verification import Verification
 
@@ -150,28 +149,19 @@ class ReplayProgress:
     line every :data:`PROGRESS_SECONDS` and at the end."""
 
     def __init__(self, stream: IO[str]) -> None:
-        self.stream = stream
-        self.live = stream.isatty()
-        self.shown_at = time.monotonic()
-        self.last = ""
+        self.line = ProgressLine(stream, log_every=PROGRESS_SECONDS)
 
     def __call__(self, replay: Replay, units: int) -> None:
         rate = replay.deals / replay.seconds if replay.seconds > 0 else 0.0
         left = (units - replay.table_sessions) * replay.seconds / max(1, replay.table_sessions)
         found = len(replay.by_player()) + len(replay.unseated)
-        self.last = (
+        self.line.show(
             f"{replay.label}: table-sessions {replay.table_sessions:,}/{units:,}"
             f" | {replay.deals:,} deals"
             f" | {rate:,.0f} deals/s | ETA {format_duration(left)}"
-            + (f" | {found} bot{'s' if found != 1 else ''} differ" if found else "")
+            + (f" | {found} bot{'s' if found != 1 else ''} differ" if found else ""),
+            force=replay.table_sessions == units,
         )
-        now = time.monotonic()
-        if self.live:
-            print(f"\r{self.last}\x1b[K", end="", file=self.stream, flush=True)
-        elif now - self.shown_at >= PROGRESS_SECONDS or replay.table_sessions == units:
-            self.shown_at = now
-            print(self.last, file=self.stream, flush=True)
 
     def finish(self) -> None:
-        if self.live and self.last:
-            print("\r\x1b[K", end="", file=self.stream, flush=True)
+        self.line.finish()

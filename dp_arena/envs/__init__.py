@@ -18,11 +18,10 @@ environment as ``"dp_arena/CappedHoldem-v0"``, with the native vector environmen
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
-from typing import Any
 
 from dp_arena.engine import native
+from dp_arena.lazy import lazy_names
 
 gymnasium: ModuleType | None
 try:
@@ -43,17 +42,6 @@ __all__ = [
     "single_agent_vector",
 ]
 
-_SUBMODULES = {
-    "capped_holdem_v0",
-    "discrete_actions",
-    "duplicate_holdem_v0",
-    "encoding",
-    "native_opponents",
-    "rllib",
-    "single_agent",
-    "single_agent_vector",
-}
-
 native.extend(__name__, __path__)  # the compiled encoding, when built
 
 if gymnasium is not None and "dp_arena/CappedHoldem-v0" not in gymnasium.registry:
@@ -64,11 +52,7 @@ if gymnasium is not None and "dp_arena/CappedHoldem-v0" not in gymnasium.registr
     )
 
 
-def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
-        return importlib.import_module(f"dp_arena.envs.{name}")
-    if name == "SingleAgentEnv":
-        return importlib.import_module("dp_arena.envs.single_agent").SingleAgentEnv
-    if name == "SingleAgentVectorEnv":
-        return importlib.import_module("dp_arena.envs.single_agent_vector").SingleAgentVectorEnv
-    raise AttributeError(f"module 'dp_arena.envs' has no attribute {name!r}")
+# The environments load when first used: a bot that needs only the discrete actions loads
+# neither PettingZoo nor Gymnasium.
+_CLASSES = {"SingleAgentEnv": "single_agent", "SingleAgentVectorEnv": "single_agent_vector"}
+lazy_names(__name__, _CLASSES, modules=[name for name in __all__ if name not in _CLASSES])

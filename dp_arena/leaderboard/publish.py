@@ -19,7 +19,7 @@ from dp_arena.leaderboard.hands import DEFAULT_MAX_HANDS, add_hand_pages
 from dp_arena.leaderboard.markdown import render_markdown
 from dp_arena.leaderboard.model import LeaderboardOptions, build_leaderboard, load_runs
 from dp_arena.leaderboard.page import render_page
-from dp_arena.leaderboard.progress import Progress
+from dp_arena.progress import ProgressLine
 
 __all__ = ["FILES", "Published", "compute", "publish", "write_leaderboard"]
 
@@ -50,7 +50,7 @@ def write_leaderboard(data: dict[str, Any], out: Path) -> tuple[Path, ...]:
 
 
 def compute(
-    run_dirs: Sequence[Path], options: LeaderboardOptions, progress: Progress | None = None
+    run_dirs: Sequence[Path], options: LeaderboardOptions, progress: ProgressLine | None = None
 ) -> dict[str, Any]:
     """The leaderboard data of ``run_dirs``, saying on ``progress`` what it is doing."""
     adjusted = options.adjusted
@@ -79,7 +79,7 @@ def publish(
     run_dirs: Sequence[Path],
     out: Path,
     options: LeaderboardOptions | None = None,
-    progress: Progress | None = None,
+    progress: ProgressLine | None = None,
     *,
     max_hands: int = DEFAULT_MAX_HANDS,
 ) -> Published:

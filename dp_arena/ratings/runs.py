@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import RunError
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.run_blocks import (
     Comparison,
@@ -134,8 +135,8 @@ def bot_identity(spec: str, code: Mapping[str, Any] | None = None) -> str:
             return name if code.get("version") is None else f"{name}@{code['version']}"
         digest = code.get("sha256")
         return f"{name} #{str(digest)[:8]}" if digest else name
-    if spec.startswith("registry:"):
-        return spec[len("registry:") :]
+    if spec.startswith(REGISTRY_PREFIX):
+        return spec.removeprefix(REGISTRY_PREFIX)
     return spec
 
 

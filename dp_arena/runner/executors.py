@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dp_arena.errors import DPArenaError, RunError
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.rundir.store import StoredResults, encode_result
 from dp_arena.runner.checkpoint import JsonExecutor, ResultSink
 from dp_arena.runner.placement import SERIAL, Placement
@@ -145,7 +146,7 @@ def _deal_seconds(entrant: Entrant) -> float | None:
     its seats are sandboxed processes (not a built-in, nor a trusted Python bot)."""
     from dp_arena.agents.spec import SpecKind, parse_spec
 
-    if entrant.spec.startswith("registry:"):
+    if entrant.spec.startswith(REGISTRY_PREFIX):
         return None
     try:
         spec = parse_spec(entrant.resolved)

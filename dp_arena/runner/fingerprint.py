@@ -32,7 +32,7 @@ from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.agents.locate import locate_module
 from dp_arena.agents.spec import local_imports
 from dp_arena.errors import AgentError, DPArenaError, RunError
-from dp_arena.registry import MANIFEST
+from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.results import to_json
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, without_key
@@ -130,7 +130,7 @@ def _file_hash(path: Path) -> str:
 def _bot_fingerprint(spec_text: str) -> str:
     """The content hash of the bot a resolved spec names; ``missing:...`` when its files
     cannot be found (which a resume reports as a change)."""
-    if spec_text.startswith("registry:"):
+    if spec_text.startswith(REGISTRY_PREFIX):
         try:
             from dp_arena.registry import Registry
 
@@ -138,7 +138,7 @@ def _bot_fingerprint(spec_text: str) -> str:
             stored = registry.resolve(reference)
         except (ImportError, AgentError, OSError, ValueError) as error:
             return f"missing:{type(error).__name__}"
-        return f"registry:{stored.sha256}"
+        return f"{REGISTRY_PREFIX}{stored.sha256}"
     try:
         spec = parse_spec(spec_text)
     except AgentError:
@@ -259,7 +259,7 @@ def bot_codes(
         fingerprint = fingerprints[entrant.resolved]
         kind, _, digest = fingerprint.partition(":")
         version = None
-        if entrant.resolved.startswith("registry:"):
+        if entrant.resolved.startswith(REGISTRY_PREFIX):
             if entrant.resolved not in versions:
                 versions[entrant.resolved] = _registry_version(entrant.resolved)
             version = versions[entrant.resolved]

@@ -40,7 +40,7 @@ from typing import Any
 from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.errors import DPArenaError, RunError
-from dp_arena.registry import MANIFEST, REGISTRY_PREFIX
+from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.units import Located
 
 __all__ = [

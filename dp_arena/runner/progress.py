@@ -6,22 +6,23 @@ and is told of every finished unit, so it can show, rewritten in place on stderr
     session 3/9 | table-sessions 41/170 (event 381/1,392) | 9,118 table-deals | 1,204 table-deals/s
     | ETA 0:00:14      (one line)
 
-It writes nothing when the stream is not a terminal (CI, a pipe) or when ``live`` is
-off (``--quiet``). Units found in the checkpoint store on a resume are counted apart,
-so deals per second and the ETA measure real play only. :class:`RunLog` appends
-timestamped lines to ``RUN_DIR/run.log``. Clocks here only time and report; nothing
+It is drawn by a :class:`~dp_arena.progress.ProgressLine`, so it writes nothing when
+the stream is not a terminal (CI, a pipe) or when ``live`` is off (``--quiet``). Units
+found in the checkpoint store on a resume are counted apart, so deals per second and the
+ETA measure real play only. :class:`RunLog` appends timestamped lines to
+``RUN_DIR/run.log``. Clocks here only time and report; nothing
 they say reaches the results.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from dp_arena.progress import ProgressLine, format_duration
 from dp_arena.tournament.plan import EventPlan, SessionPlan
 
 __all__ = ["PlanTotals", "RunLog", "RunProgress", "format_duration"]
@@ -57,12 +58,6 @@ class PlanTotals:
         )
 
 
-def format_duration(seconds: float) -> str:
-    """``1:02:03`` / ``0:04:05``."""
-    whole = max(0, round(seconds))
-    return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
-
-
 class RunProgress:
     """Counts of a running event and its live progress line."""
 
@@ -76,11 +71,9 @@ class RunProgress:
         refresh_seconds: float = 0.25,
     ) -> None:
         self.totals = totals
-        self.stream = stream if stream is not None else sys.stderr
-        is_terminal = self.stream.isatty()
-        self.live = is_terminal if live is None else live and is_terminal
+        self.display = ProgressLine(stream, live=live, interval=refresh_seconds, clock=clock)
+        self.live = self.display.live
         self.clock = clock
-        self.refresh_seconds = refresh_seconds
         self.started = clock()
         self.session = 0
         self.sessions_started = 0
@@ -90,8 +83,6 @@ class RunProgress:
         self.units_stored = 0  # found in the checkpoint store, not played now
         self.deals_done = 0
         self.deals_stored = 0
-        self._shown_at = -refresh_seconds
-        self._dirty = False
 
     # -- events ------------------------------------------------------------------------
 
@@ -113,9 +104,7 @@ class RunProgress:
 
     def finish(self) -> None:
         """End the live line (leave the terminal on a fresh line)."""
-        if self.live and self._dirty:
-            print("\r\x1b[K", end="", file=self.stream, flush=True)
-            self._dirty = False
+        self.display.finish()
 
     # -- figures -----------------------------------------------------------------------
 
@@ -158,14 +147,8 @@ class RunProgress:
         return " | ".join(parts)
 
     def _show(self, *, force: bool = False) -> None:
-        if not self.live:
-            return
-        now = self.clock()
-        if not force and now - self._shown_at < self.refresh_seconds:
-            return
-        self._shown_at = now
-        self._dirty = True
-        print(f"\r{self.line()}\x1b[K", end="", file=self.stream, flush=True)
+        if self.live:  # the line is composed only to be drawn
+            self.display.show(self.line(), force=force)
 
 
 class RunLog:

@@ -30,7 +30,7 @@ from pathlib import Path
 from dp_arena.agents import Seat, SpecKind, parse_spec
 from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
-from dp_arena.registry import MANIFEST
+from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
 from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
@@ -288,7 +288,7 @@ def code_problems(
                 " it changed after the run, and a replay from other code proves nothing"
                 + _inside(run_dir, entrant.resolved)
             )
-        elif entrant.resolved.startswith("registry:"):
+        elif entrant.resolved.startswith(REGISTRY_PREFIX):
             problems += _registry_problems(entrant)
     return problems
 

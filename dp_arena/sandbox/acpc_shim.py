@@ -31,6 +31,7 @@ import time
 from collections import OrderedDict
 from typing import IO, Any
 
+from dp_arena.names import ACPC_PREFIX
 from dp_arena.sandbox.acpc import (
     BOARD_AT,
     ROUNDS,
@@ -212,7 +213,7 @@ class Shim:
         kind = message.get("type")
         if kind == "hello":
             self.load_timeout = float(message.get("limits", {}).get("load_timeout", 15.0))
-            name = "acpc:" + os.path.basename(self.command[0])
+            name = ACPC_PREFIX + os.path.basename(self.command[0])
             self.write(
                 {"type": "hello", "protocol": 1, "name": name, "hooks": ["begin_deal", "end_deal"]}
             )

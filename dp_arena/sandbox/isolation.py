@@ -48,6 +48,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from dp_arena.records import to_json
 from dp_arena.sandbox import seccomp
 from dp_arena.sandbox.budget import budget_support
 from dp_arena.sandbox.limits import Limits
@@ -157,22 +158,7 @@ class Isolation:
         return lines
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "mode": self.mode,
-            "own_uid": self.own_uid,
-            "network_namespace": self.network_namespace,
-            "pid_namespace": self.pid_namespace,
-            "private_filesystem": self.private_filesystem,
-            "warning": self.warning,
-            "resource_limits": self.resource_limits,
-            "budget": self.budget,
-            "budget_detail": self.budget_detail,
-            "syscall_filter": self.syscall_filter,
-            "filter_detail": self.filter_detail,
-            "proc_masked": self.proc_masked,
-            "seats": self.seats,
-            "residency": self.residency,
-        }
+        return to_json(self)
 
 
 _SEAT_WORDS = {

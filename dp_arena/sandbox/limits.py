@@ -6,6 +6,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from dp_arena.errors import ConfigError
+from dp_arena.records import to_json
 
 __all__ = ["Limits"]
 
@@ -61,4 +62,4 @@ class Limits:
         return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
-        return {field.name: getattr(self, field.name) for field in fields(self)}
+        return to_json(self)

@@ -42,6 +42,7 @@ from pathlib import Path
 
 import dp_arena
 from dp_arena.errors import AgentError
+from dp_arena.names import MANIFEST
 from dp_arena.sandbox.runtime import RuntimeView, program_view, python_view
 
 __all__ = [
@@ -65,7 +66,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
 PROGRAM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
 # The PATH inside the sandbox: a bare program name is looked up here, not in the dealer's.
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
-BOT_MANIFEST = "bot.toml"
+BOT_MANIFEST = MANIFEST
 
 
 class ForbiddenProgram(AgentError):

@@ -94,7 +94,7 @@ def create_app(settings: ServerSettings, *, workers: bool = True) -> Starlette:
     (for tests of the routes alone)."""
     from dp_arena.server.routes import routes
 
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     data = settings.data
     ladder = Ladder(database, settings) if settings.ladder and workers else None
     checker = Checker(

@@ -109,11 +109,10 @@ def check_submission(
         fields: dict[str, Any] = {"reason": error.reason, "message": printable(error, 2000)}
     else:
         status = crud.ACCEPTED
+        # The version's facts are the registry's: the row names it.
         fields = {
             "name": str(outcome["name"]),
             "version": int(str(outcome["version"])),
-            "sha256": str(outcome["sha256"]),
-            "label": printable(outcome["label"], 64),
             "reason": None if outcome["new"] else "unchanged",
             "message": None
             if outcome["new"]

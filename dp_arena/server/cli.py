@@ -235,7 +235,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         settings = settings_from(args)
         # The schema and the house bots before the server listens: a refusal is said here.
-        database = Database(settings.db_url)
+        database = Database(settings.db_url, registry=settings.data.registry)
         settings.data.create()
         database.migrate()
         seat_house_bots(database, settings.house_bots)
@@ -378,7 +378,7 @@ def _database(args: argparse.Namespace) -> tuple[Database, ServerSettings]:
     settings = ServerSettings(
         db_url=args.db, data_dir=None if args.data is None else args.data.absolute()
     )
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     settings.data.create()
     database.migrate()
     return database, settings
@@ -498,7 +498,7 @@ def _stored_match(settings: ServerSettings, match_id: int) -> dict[str, Any]:
     """The match's data as ``GET /api/matches/ID`` gives it, from the database."""
     from dp_arena.server import crud, views
 
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     with database.session() as session:
         match = crud.match(session, match_id)
         if match is None:

@@ -2,6 +2,11 @@
 PostgreSQL by ``postgresql://...``), sessions, and the schema brought up to date by the
 Alembic migrations shipped in the package.
 
+A submitted bot's version is the bot registry's (:mod:`dp_arena.registry.store`): the
+database names it (``name@version``) and asks the registry for the rest, so a database
+is opened with the registry beside it (``registry``), which its sessions and migrations
+are given.
+
 SQLite runs in WAL mode with foreign keys on, so readers never wait for the ladder's
 writes and a kill -9 loses nothing committed. ``postgresql://`` URLs use psycopg 3.
 """
@@ -20,6 +25,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
 from dp_arena.errors import ConfigError
+from dp_arena.server.versions import REGISTRY
 
 __all__ = ["DEFAULT_URL", "Database", "normalise_url"]
 
@@ -58,10 +64,12 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
 
 
 class Database:
-    """One database: its engine, a session factory and its migrations."""
+    """One database: its engine, a session factory and its migrations; ``registry`` is
+    the folder of the bot registry whose versions its submissions name."""
 
-    def __init__(self, url: str = DEFAULT_URL) -> None:
+    def __init__(self, url: str = DEFAULT_URL, *, registry: Path | None = None) -> None:
         self.url = normalise_url(url)
+        self.registry = registry
         arguments: dict[str, Any] = {}
         if self.url.startswith("sqlite"):
             # Threads of one server share the engine; SQLite waits up to 30 s for a lock.
@@ -71,7 +79,9 @@ class Database:
         self.engine: Engine = create_engine(self.url, **arguments)
         if self.url.startswith("sqlite"):
             event.listen(self.engine, "connect", _sqlite_pragmas)
-        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._sessions = sessionmaker(
+            self.engine, expire_on_commit=False, info={REGISTRY: registry}
+        )
 
     @property
     def display_url(self) -> str:
@@ -126,7 +136,7 @@ class Database:
                 connection.commit()
             try:
                 with connection.begin():
-                    run(_alembic_config(connection))
+                    run(_alembic_config(connection, self.registry))
                     if sqlite:
                         broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
                         if broken:
@@ -150,10 +160,11 @@ class Database:
         self.engine.dispose()
 
 
-def _alembic_config(connection: Any) -> Any:
+def _alembic_config(connection: Any, registry: Path | None) -> Any:
     from alembic.config import Config
 
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["connection"] = connection
+    config.attributes[REGISTRY] = registry
     return config

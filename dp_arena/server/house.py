@@ -4,8 +4,9 @@ upload, and every author's bot has opponents of known strength.
 
 Each is a bot of the ``house`` author (an author with no token, marked ``house``), named
 as the built-in, with an accepted submission per version of the built-in's code: its
-``sha256`` is the content hash of the built-in's file, so a dp-arena whose built-in
-changed plays it as a new version (``tag@2``), as an upload of new content would. The
+``builtin_sha256`` is the content hash of the built-in's file (a built-in is in no bot
+registry: the house alone keeps its versions), so a dp-arena whose built-in changed plays
+it as a new version (``tag@2``), as an upload of new content would. The
 house bots named when the server starts are in the ladder; the others leave it
 (withdrawn: their matches and pages stay). They are the house's own code: they play in
 the match's process, not sandboxed, and are never checked like an upload.
@@ -86,7 +87,7 @@ def _seat(session: object, house_id: int, name: str) -> str:
     digest = builtin_hash(name)
     versions = list(crud.submissions_of_bot(session, bot.id))
     for row in versions:
-        if row.sha256 == digest:
+        if row.builtin_sha256 == digest:
             if row.status != crud.ACCEPTED:  # seated again
                 row.status, row.withdrawn_at = crud.ACCEPTED, None
             current = row
@@ -101,9 +102,8 @@ def _seat(session: object, house_id: int, name: str) -> str:
             created_at=now(),
             checked_at=now(),
             name=name,
-            label="built-in",
             version=1 + max((row.version or 0 for row in versions), default=0),
-            sha256=digest,
+            builtin_sha256=digest,
         )
         session.add(current)
     # One house version in the ladder: the current code's.

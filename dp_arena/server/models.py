@@ -88,7 +88,13 @@ class Bot(Base):
 class Submission(Base):
     """One uploaded archive: ``checking`` until the sandboxed check has run, then
     ``accepted`` (a version of its bot, in the registry as ``name@version``) or
-    ``rejected`` (``reason`` and ``message`` say why); ``withdrawn`` by its author."""
+    ``rejected`` (``reason`` and ``message`` say why); ``withdrawn`` by its author.
+
+    The version itself is the registry's: a row names it (``name``, ``version``) and the
+    registry's store alone keeps its facts (its label, its content hash, what to run;
+    :func:`dp_arena.server.versions.version_of`). A house bot is a built-in, in no
+    registry: its row keeps the content hash of the built-in it seats
+    (``builtin_sha256``)."""
 
     __tablename__ = "submissions"
 
@@ -102,9 +108,8 @@ class Submission(Base):
     checked_at: Mapped[str | None] = mapped_column(String(32), default=None)
     withdrawn_at: Mapped[str | None] = mapped_column(String(32), default=None)
     name: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
-    label: Mapped[str | None] = mapped_column(String(64), default=None)
     version: Mapped[int | None] = mapped_column(Integer, default=None)
-    sha256: Mapped[str | None] = mapped_column(String(64), default=None)
+    builtin_sha256: Mapped[str | None] = mapped_column(String(64), default=None)
     reason: Mapped[str | None] = mapped_column(String(32), default=None)
     message: Mapped[str | None] = mapped_column(Text, default=None)
     report: Mapped[str | None] = mapped_column(Text, default=None)

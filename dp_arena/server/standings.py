@@ -21,6 +21,7 @@ from typing import Any
 from dp_arena.engine import Betting, TableRules, deck_for
 from dp_arena.leaderboard.adjusted import AdjustedScore
 from dp_arena.leaderboard.model import LeaderboardOptions
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.ratings import (
     Comparison,
     DealBlock,
@@ -136,7 +137,7 @@ def _event(match: LadderMatch) -> EventRecord:
         seed=0,
         digest=f"{match.id:020d}",
         finished=None,
-        entrants=tuple((player, f"registry:{player}") for player in players),
+        entrants=tuple((player, f"{REGISTRY_PREFIX}{player}") for player in players),
         blocks=(),
         comparisons=_comparisons(match),
         faults=(),

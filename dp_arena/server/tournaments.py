@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dp_arena.errors import ConfigError, DPArenaError
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import now
@@ -61,7 +62,9 @@ def server_config(
                 " config's [field] (count and from)",
                 field="entrants",
             )
-    entrants = [{"name": ref.split("@")[0], "agent": f"registry:{ref}"} for ref in sorted(refs)]
+    entrants = [
+        {"name": ref.split("@")[0], "agent": f"{REGISTRY_PREFIX}{ref}"} for ref in sorted(refs)
+    ]
     return parse_config({**data, "entrants": entrants}, source=source, registry=registry)
 
 

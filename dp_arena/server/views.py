@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from dp_arena.server import crud
 from dp_arena.server.models import Match, Submission
+from dp_arena.server.versions import version_of
 
 __all__ = [
     "entry_json",
@@ -42,16 +43,17 @@ def submission_json(
     report: bool = True,
     house: frozenset[int] = frozenset(),
 ) -> dict[str, Any]:
+    version = version_of(row)
     data: dict[str, Any] = {
         "id": row.id,
         "status": row.status,
         "author": authors.get(row.author_id, ""),
         "house": row.author_id in house,
         "name": row.name,
-        "version": row.label,
+        "version": None if version is None else version.label,
         "registry_version": row.version,
         "ref": row.ref,
-        "sha256": row.sha256,
+        "sha256": None if version is None else version.sha256,
         "archive_sha256": row.archive_sha256,
         "archive_bytes": row.archive_bytes,
         "submitted": time_text(row.created_at),
@@ -70,10 +72,11 @@ def entry_json(
 ) -> dict[str, Any]:
     """A ladder entry as its leaderboard line names it (what
     :func:`~dp_arena.server.standings.leaderboard_json` takes)."""
+    version = version_of(row)
     return {
         "id": row.id,
         "name": row.name,
-        "version": row.label,
+        "version": None if version is None else version.label,
         "ref": row.ref,
         "author": authors.get(row.author_id, ""),
         "house": row.author_id in house,
@@ -93,14 +96,16 @@ def _bot(
             "house": False,
             "sha256": None,
         }
+    version = version_of(row)
     return {
         "id": row.id,
         "name": row.name,
         "ref": row.ref,
-        "version": row.label,
+        "version": None if version is None else version.label,
         "author": authors.get(row.author_id, ""),
         "house": row.author_id in house,
-        "sha256": row.sha256,  # the content the match played: a replay checks it
+        # the content the match played: a replay checks it
+        "sha256": None if version is None else version.sha256,
     }
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.errors import AgentError
+from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.registry import split_spec
 
 __all__ = ["HASH_SHOWN", "code_label", "entrant_code"]
@@ -59,7 +60,7 @@ def entrant_code(
 
 
 def _code(spec: str, *, sha256: str | None, version: int | None) -> dict[str, Any]:
-    if spec.startswith("registry:"):
+    if spec.startswith(REGISTRY_PREFIX):
         _, reference = split_spec(spec)  # a pinned spec names its registry's folder
         name, _, written = reference.partition("@")
         if version is None and written.isdigit():

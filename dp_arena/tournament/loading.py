@@ -54,6 +54,7 @@ from typing import Any, BinaryIO, get_type_hints
 
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
+from dp_arena.names import ACPC_PREFIX, REGISTRY_PREFIX
 from dp_arena.tournament.bounds import (
     MAX_CENTS,
     MAX_CHIPS,
@@ -249,7 +250,8 @@ def _acpc_problems(config: EventConfig, event_format: EventFormat) -> list[Probl
     maybe = {
         entrant.resolved
         for entrant in config.entrants
-        if entrant.resolved.startswith(("acpc:", "registry:")) or entrant.resolved.endswith("/")
+        if entrant.resolved.startswith((ACPC_PREFIX, REGISTRY_PREFIX))
+        or entrant.resolved.endswith("/")
     }
     acpc = {spec for spec in maybe if is_acpc(spec)}
     agents = [

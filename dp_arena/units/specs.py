@@ -13,6 +13,7 @@ from dp_arena.agents import BUILTINS, SpecKind, parse_spec
 from dp_arena.agents.spec import class_problem, missing_file, module_problem
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError
+from dp_arena.names import MANIFEST
 
 __all__ = ["betting_problem", "check_spec"]
 
@@ -70,7 +71,7 @@ def _folder_hint(word: str) -> str:
     """A hint when a word that was meant as a bot folder names none here."""
     import difflib
 
-    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / "bot.toml").is_file()]
+    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / MANIFEST).is_file()]
     close = difflib.get_close_matches(word.rstrip("/") + "/", folders, n=3)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 

@@ -417,17 +417,22 @@ def test_command_refuses_bad_input(
     assert words in capsys.readouterr().err
 
 
-def test_progress_redraws_once_per_percent() -> None:
+def test_progress_is_redrawn_at_most_ten_times_a_second_and_at_the_end() -> None:
     import io
 
     from dp_arena.commands.match import Progress
 
-    stream = io.StringIO()
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    stream = Terminal()
     progress = Progress(stream)
+    progress.line.clock = lambda: 0.0  # no time passes: only the first and the last drawn
     for played in range(1, 401):
         progress.update(played, 400)
-    assert stream.getvalue().count("\r") == 101  # 0%, 1%, ..., 100%: not every hand
-    assert stream.getvalue().endswith("\rmatch: 400/400 hands (100%)")
+    assert stream.getvalue().count("\r") == 2
+    assert stream.getvalue().endswith("\rmatch: 400/400 hands (100%)\x1b[K")
     progress.clear()
     assert stream.getvalue().endswith("\r\033[K")
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from dp_arena.leaderboard import LeaderboardOptions, publish
-from dp_arena.leaderboard.progress import Progress
 from dp_arena.leaderboard.publish import FILES, compute
+from dp_arena.progress import ProgressLine
 from tests import run_files
 from tests.ratings.chromium import find_browser, open_page
 from tests.ratings.conftest import play_event
@@ -210,8 +210,8 @@ class _Terminal(io.StringIO):
 def test_publishing_shows_progress_on_a_terminal_only(cup: Path) -> None:
     terminal, pipe = _Terminal(), io.StringIO()
     options = LeaderboardOptions(resamples=50)
-    compute([cup], options, Progress(terminal))
-    compute([cup], options, Progress(pipe))
+    compute([cup], options, ProgressLine(terminal, timed=True))
+    compute([cup], options, ProgressLine(pipe, timed=True))
     tables = sum(
         len(group["table_results"])
         for session in run_files.results(cup)["sessions"]

@@ -6,22 +6,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress, format_duration
+from dp_arena.runner.progress import PlanTotals, RunLog, RunProgress
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.loading import default_config
-
-
-class Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.test_progress import Clock, Terminal
 
 
 def test_plan_totals_of_an_eight_player_regular_tournament() -> None:
@@ -79,9 +67,7 @@ def test_the_line_is_refreshed_at_most_as_often_as_asked() -> None:
     assert stream.getvalue().count("\r") == 1 + 6
 
 
-def test_durations_and_the_run_log(tmp_path: Path) -> None:
-    assert format_duration(3725.4) == "1:02:05"
-    assert format_duration(0.4) == "0:00:00"
+def test_the_run_log(tmp_path: Path) -> None:
     log = RunLog(tmp_path / "run" / "run.log")
     log.write("one\ntwo")
     log.write("three")

@@ -256,11 +256,9 @@ class Postgres:
         self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
 
 
-def accepted(
-    database: Database, author: str, bot: str, *, version: int = 1, sha256: str = "1" * 64
-) -> int:
-    """An accepted ``version`` of ``bot`` by ``author``, its content hash ``sha256`` (rows
-    only: nothing here plays it, and no archive is stored); its submission's id."""
+def accepted(database: Database, author: str, bot: str, *, version: int = 1) -> int:
+    """An accepted ``version`` of ``bot`` by ``author`` (rows only: nothing here plays it,
+    and no archive is stored); its submission's id."""
     from dp_arena.server import crud
     from dp_arena.server.models import Submission, now
 
@@ -276,9 +274,7 @@ def accepted(
             archive_bytes=1,
             created_at=now(),
             name=bot,
-            label="1",
             version=version,
-            sha256=sha256,
         )
         session.add(row)
         session.flush()

@@ -164,9 +164,11 @@ def test_a_flood_of_idle_connections_and_a_stop_with_them_open(tmp_path: Path) -
             assert verify_match(replayed) == []
         finally:
             server.stop()
-        if replayed["attempts"] == 2:
+        # A match seen playing may itself be one an earlier stop cut short (its
+        # attempts already counted): this stop cut it if it was played once more.
+        if replayed["attempts"] == playing["attempts"] + 1:
             break
-        assert replayed["attempts"] == 1  # it finished before the signal
+        assert replayed["attempts"] == playing["attempts"]  # finished before the signal
     else:
         pytest.fail("no match was cut by four stops: each finished before it")
 

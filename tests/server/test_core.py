@@ -265,10 +265,10 @@ def test_the_migrations_make_the_models_schema(
     database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
     with caplog.at_level(logging.INFO):
         assert database.migrate() is None
-        assert database.migrate() == "0003"  # a second time changes nothing
+        assert database.migrate() == "0004"  # a second time changes nothing
     # One line says what ran, none when nothing did; none of Alembic's own.
-    assert caplog.messages == ["database schema made: now at migration 0003"]
-    assert database.revision() == "0003"
+    assert caplog.messages == ["database schema made: now at migration 0004"]
+    assert database.revision() == "0004"
     with database.engine.connect() as connection:
         assert compare_metadata(MigrationContext.configure(connection), Base.metadata) == []
     database.close()
@@ -305,7 +305,7 @@ def test_a_database_of_the_first_schema_is_upgraded_with_its_rows(tmp_path: Path
         ):
             connection.execute(text(statement))
     database.migrate()
-    assert database.revision() == "0003"
+    assert database.revision() == "0004"
     with database.engine.connect() as connection:
         rows = connection.execute(text("SELECT name, commitment FROM tournaments")).all()
         players = connection.execute(

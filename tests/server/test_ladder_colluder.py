@@ -35,7 +35,7 @@ def test_a_colluding_bot_ends_its_ladder_match_level(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'arena.db'}"
     settings = ServerSettings(db_url=url, data_dir=tmp_path / "data", ladder_deals=6)
     settings.data.create()
-    database = Database(url)
+    database = Database(url, registry=settings.data.registry)
     database.migrate()
     with database.session() as session:
         crud.add_author(session, "mallory")

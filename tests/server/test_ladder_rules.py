@@ -30,7 +30,7 @@ def _arena(tmp_path: Path, url: str | None = None, **options: object) -> tuple[D
         **options,  # type: ignore[arg-type]
     )
     settings.data.create()
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     database.migrate()
     return database, Ladder(database, settings)
 
@@ -54,7 +54,7 @@ def test_house_bots_are_seated_as_named_and_leave_when_left_out(tmp_path: Path) 
         house = crud.house_ids(session)
         assert sorted(str(entry.ref) for entry in entries) == ["calling-station@1", "tag@1"]
         assert all(entry.author_id in house for entry in entries)
-        assert entries[0].sha256 == builtin_hash(str(entries[0].name))
+        assert entries[0].builtin_sha256 == builtin_hash(str(entries[0].name))
     # Left out: off the ladder, its rows kept; named again: back, the same version.
     seat_house_bots(database, ("tag",))
     with database.session() as session:

@@ -42,7 +42,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> tuple[ServerSettings, in
     url = f"sqlite:///{root / 'arena.db'}"
     settings = ServerSettings(db_url=url, data_dir=root / "data", ladder_deals=6)
     settings.data.create()
-    database = Database(url)
+    database = Database(url, registry=settings.data.registry)
     database.migrate()
     with database.session() as session:
         author, _ = crud.add_author(session, "alice")
@@ -63,7 +63,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> tuple[ServerSettings, in
 
 
 def _published(settings: ServerSettings, match_id: int) -> dict[str, Any]:
-    database = Database(settings.db_url)
+    database = Database(settings.db_url, registry=settings.data.registry)
     with database.session() as session:
         match = crud.match(session, match_id)
         assert match is not None and match.status == crud.FINISHED

@@ -41,13 +41,7 @@ from = ["random"]
 def _accept(database: Database, registry: Registry, folder: Path) -> str:
     """``folder`` stored in the registry and accepted on the server: its ``name@version``."""
     stored, _ = registry.add(folder, read_manifest(folder))
-    accepted(
-        database,
-        f"author-of-{folder.name}",
-        stored.name,
-        version=stored.version,
-        sha256=stored.sha256,
-    )
+    accepted(database, f"author-of-{folder.name}", stored.name, version=stored.version)
     return f"{stored.name}@{stored.version}"
 
 

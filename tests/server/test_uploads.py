@@ -19,10 +19,12 @@ from dp_arena.server.settings import ServerSettings
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[Database, ServerSettings]]:
-    database = Database(f"sqlite:///{tmp_path / 'arena.db'}")
-    database.migrate()
-    settings = ServerSettings(db_url=database.url, data_dir=tmp_path / "data", ladder=False)
+    settings = ServerSettings(
+        db_url=f"sqlite:///{tmp_path / 'arena.db'}", data_dir=tmp_path / "data", ladder=False
+    )
     settings.data.create()
+    database = Database(settings.db_url, registry=settings.data.registry)
+    database.migrate()
     yield database, settings
     database.close()
 

@@ -33,6 +33,7 @@ from dp_arena.server.routes.common import (
     session_author,
 )
 from dp_arena.server.standings import match_rules
+from dp_arena.server.versions import version_of
 
 __all__ = ["author_data", "routes"]
 
@@ -140,6 +141,8 @@ def bot_page(request: Request) -> Response:
             session, crud.recent_matches(session, limit=20, submission_ids=ids)
         )
         points = crud.points_of(session, [current.id]) if current is not None else []
+    version = None if current is None else version_of(current)
+    current_version = None if version is None else version.label
     standing = None
     if current is not None:
         standing = next((line for line in board["bots"] if line["id"] == current.id), None)
@@ -164,7 +167,7 @@ def bot_page(request: Request) -> Response:
             },
             "current": None
             if current is None
-            else {"ref": current.ref, "version": current.label, "id": current.id},
+            else {"ref": current.ref, "version": current_version, "id": current.id},
             "standing": standing,
             "versions": versions,
             "matches": matches,
