@@ -17,7 +17,7 @@ import ast
 import functools
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -203,7 +203,7 @@ LIGHT_MODULES = (
     "dp_arena.agents",
     "dp_arena.registry",
     "dp_arena.sandbox",
-    "dp_arena.sandbox.runner",  # the host of every sandboxed Python bot
+    "dp_arena.sandbox.bot.runner",  # the host of every sandboxed Python bot
     "dp_arena.match",
     "dp_arena.units",  # the unit of work, which every match plays through
 )
@@ -446,8 +446,8 @@ def test_the_registry_names_a_module_of_each_family_and_only_those() -> None:
     assert all(get_format(name).name == name for name in registered)
 
 
-def test_the_tournament_has_no_import_cycle() -> None:
-    graph = _tournament_graph()
+def _assert_no_cycle(graph: Mapping[str, Iterable[str]]) -> None:
+    """Fail naming the cycle if ``graph`` (module -> the modules it imports) has one."""
     done: set[str] = set()
 
     def visit(module: str, path: list[str]) -> None:
@@ -460,6 +460,98 @@ def test_the_tournament_has_no_import_cycle() -> None:
 
     for module in sorted(graph):
         visit(module, [])
+
+
+def test_the_tournament_has_no_import_cycle() -> None:
+    _assert_no_cycle(_tournament_graph())
+
+
+# Inside the sandbox: three wings (subpackages) and, at the top, the modules both sides of
+# the pipe use (the protocol, the limits) and the package's face (its lazy public names).
+# The bot side runs inside every sandbox and must never load the dealer's side.
+SANDBOX = "dp_arena.sandbox"
+SANDBOX_ROOMS: dict[str, frozenset[str]] = {
+    "face": frozenset({"dealer", "confinement", "shared"}),  # its names' homes, typed
+    "dealer": frozenset({"confinement", "shared"}),  # seats; they start confined processes
+    "confinement": frozenset({"shared"}),  # what a bot may see and do
+    "bot": frozenset({"shared"}),  # what runs inside the sandbox
+    "shared": frozenset(),  # the pipe protocol and the limits
+}
+# The one module of another wing the bot side imports: the syscall filter, which each
+# seat forked from a template installs on itself. It imports nothing of the sandbox.
+BOT_SIDE_MAY_IMPORT = frozenset({"dp_arena.sandbox.confinement.seccomp"})
+
+
+def _sandbox_room(module: str) -> str | None:
+    """``"dealer"`` for dp_arena.sandbox.dealer.seats, ``"shared"`` for a top-level
+    module of the sandbox, ``"face"`` for the package itself, ``None`` outside it."""
+    if module == SANDBOX:
+        return "face"
+    if not module.startswith(SANDBOX + "."):
+        return None
+    first = module.removeprefix(SANDBOX + ".").split(".")[0]
+    return first if (PACKAGE / "sandbox" / first).is_dir() else "shared"
+
+
+def _sandbox_modules() -> dict[str, Path]:
+    modules = {_module_name(path, PACKAGE): path for path in _package_files()}
+    return {name: path for name, path in modules.items() if _sandbox_room(name) is not None}
+
+
+def _sandbox_imports() -> Iterator[tuple[str, Path, int, str]]:
+    """(module, its file, line, imported sandbox module) for every import inside the
+    sandbox, an imported name taken as its module."""
+    modules = _sandbox_modules()
+    for module, path in sorted(modules.items()):
+        for line, target in sorted(set(_imports(path, module))):
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != module and _sandbox_room(target) is not None:
+                yield module, path, line, target
+
+
+def test_the_sandbox_rooms_are_the_wings_on_disk() -> None:
+    wings = {
+        path.name for path in (PACKAGE / "sandbox").iterdir() if (path / "__init__.py").is_file()
+    }
+    assert wings | {"face", "shared"} == set(SANDBOX_ROOMS)
+
+
+def test_each_wing_of_the_sandbox_imports_only_the_rooms_below_it() -> None:
+    problems = []
+    for module, path, line, target in _sandbox_imports():
+        room, target_room = _sandbox_room(module), _sandbox_room(target)
+        assert room is not None and target_room is not None
+        if target_room == room and room != "shared":
+            continue
+        if target_room in SANDBOX_ROOMS[room]:
+            continue
+        if room == "bot" and target in BOT_SIDE_MAY_IMPORT:
+            continue
+        problems.append(
+            f"{path.relative_to(REPO)}:{line}: {module} ({room}) imports {target} ({target_room})"
+        )
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_bot_side_imports_nothing_of_the_dealers_side() -> None:
+    """The bot side may import the syscall filter alone of another wing, and the filter
+    imports nothing of the sandbox, so nothing of the dealer's side comes with it."""
+    bot_side = [
+        (module, target)
+        for module, _, _, target in _sandbox_imports()
+        if _sandbox_room(module) == "bot" and _sandbox_room(target) not in ("bot", "shared")
+    ]
+    assert {target for _, target in bot_side} <= BOT_SIDE_MAY_IMPORT
+    for allowed in BOT_SIDE_MAY_IMPORT:
+        assert [target for module, _, _, target in _sandbox_imports() if module == allowed] == []
+
+
+def test_the_sandbox_has_no_import_cycle() -> None:
+    graph: dict[str, set[str]] = {module: set() for module in _sandbox_modules()}
+    for module, _, _, target in _sandbox_imports():
+        graph[module].add(target)
+    _assert_no_cycle(graph)
 
 
 def test_builtin_bots_use_only_the_bot_api_and_the_learner() -> None:

@@ -13,7 +13,7 @@ this process has already imported from a place off ``sys.path`` (an editable ins
 finder) is found where it was imported from; nothing of it runs again.
 
 Only folders of ``sys.path`` are searched (not zip files or other finders): the sandbox
-runs a module bot by its folder on the path (:mod:`dp_arena.sandbox.seats`).
+runs a module bot by its folder on the path (:mod:`dp_arena.sandbox.dealer.seats`).
 """
 
 from __future__ import annotations

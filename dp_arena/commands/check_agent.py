@@ -1,5 +1,5 @@
 """``dp-arena check-agent SPEC``: the conformance check a bot author runs before
-submitting, the same the harness runs (:mod:`dp_arena.sandbox.conformance`)."""
+submitting, the same the harness runs (:mod:`dp_arena.sandbox.dealer.conformance`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from dp_arena.commands import FAILED, NOT_LOADED, USAGE
 from dp_arena.errors import AgentError, ConfigError
-from dp_arena.sandbox.conformance import DEFAULT_STATES, check_agent
+from dp_arena.sandbox.dealer.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
 
 

@@ -2,7 +2,7 @@
 
 The submission is unpacked safely, its manifest read, a command bot's program checked
 against what the sandbox may show (``forbidden_program`` otherwise: see
-:mod:`dp_arena.sandbox.mounts`), a Python bot's class looked for in its entry file's
+:mod:`dp_arena.sandbox.confinement.mounts`), a Python bot's class looked for in its entry file's
 syntax (read within the bounds of :mod:`dp_arena.agents.source`), and the bot must pass
 the same conformance check as ``dp-arena check-agent`` (sandboxed). An accepted bot is stored by
 content hash: the same content again is a no-op, new content the next version.
@@ -21,9 +21,9 @@ from dp_arena.agents.spec import class_problem, parse_spec
 from dp_arena.commands import FAILED, USAGE
 from dp_arena.errors import AgentError, SubmissionError
 from dp_arena.registry import Manifest, Registry, StoredBot, content_hash, intake
-from dp_arena.sandbox.conformance import DEFAULT_STATES, CheckReport, check_agent
+from dp_arena.sandbox.confinement.mounts import ForbiddenProgram, check_command
+from dp_arena.sandbox.dealer.conformance import DEFAULT_STATES, CheckReport, check_agent
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import ForbiddenProgram, check_command
 from dp_arena.text import printable
 
 

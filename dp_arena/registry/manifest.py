@@ -33,7 +33,7 @@ __all__ = [
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _ENTRY = re.compile(r"^(?P<file>[^:\s]+\.py):(?P<cls>[A-Za-z_]\w*)$")
 # How a command bot talks to the dealer: the pipe protocol of docs/protocol.md, or the
-# ACPC dealer protocol, served to the agent by dp-arena's shim (dp_arena.sandbox.acpc).
+# ACPC dealer protocol, served to the agent by dp-arena's shim (dp_arena.sandbox.bot.acpc).
 PROTOCOLS = ("pipe", "acpc")
 # The placeholders of an ACPC agent's command line, as ACPC agents take their arguments.
 ACPC_PLACEHOLDERS = ("game", "host", "port")

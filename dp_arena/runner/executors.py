@@ -145,6 +145,7 @@ def _deal_seconds(entrant: Entrant) -> float | None:
     """What an entrant's bot adds to a table-deal played in one process, or ``None`` when
     its seats are sandboxed processes (not a built-in, nor a trusted Python bot)."""
     from dp_arena.agents.spec import SpecKind, parse_spec
+    from dp_arena.sandbox import runs_in_process
 
     if entrant.spec.startswith(REGISTRY_PREFIX):
         return None
@@ -154,7 +155,7 @@ def _deal_seconds(entrant: Entrant) -> float | None:
         return None
     if spec.kind is SpecKind.BUILTIN:
         return BUILTIN_DEAL_SECONDS.get(spec.text, TRUSTED_DEAL_SECONDS)
-    return TRUSTED_DEAL_SECONDS if entrant.trusted and spec.is_python else None
+    return TRUSTED_DEAL_SECONDS if runs_in_process(spec, entrant.trusted) else None
 
 
 class EventExecutor(JsonExecutor, Protocol):

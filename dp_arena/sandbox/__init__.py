@@ -9,12 +9,19 @@
     seat = open_seat("bots/mybot/", name="mybot")               # a bot folder (bot.toml)
 
 Built-in bots, and Python specs when ``trusted=True``, run in-process
-(:class:`~dp_arena.agents.InProcessSeat`). Everything else runs in a fresh process
-started by exec, under the isolation :func:`isolation` reports (``docs/sandbox.md``),
-speaking the JSON pipe protocol (``docs/protocol.md``). Python classes are hosted by
-:mod:`dp_arena.sandbox.runner`. Each call makes a separate process, so mirrored copies
-of a bot share nothing. ``open_seat`` never raises for a broken bot: the seat's first
-call answers with a ``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
+(:class:`~dp_arena.agents.InProcessSeat`; :func:`runs_in_process` is that rule).
+Everything else runs in a process of its own, under the isolation :func:`isolation`
+reports (``docs/sandbox.md``), speaking the JSON pipe protocol (``docs/protocol.md``).
+Each call makes a separate process, so mirrored copies of a bot share nothing.
+``open_seat`` never raises for a broken bot: the seat's first call answers with a
+``LOAD_ERROR`` or ``LOAD_TIMEOUT`` fault, and it is then inactive.
+
+The package has three wings (``docs/architecture.md`` draws them): ``dealer/``, the
+seats as the table sees them; ``confinement/``, what a bot may see and do, one backend
+class per isolation mode; ``bot/``, what runs inside the sandbox (the Python bot's
+runner, the warm template its seats are forked from, the ACPC shim), which imports
+nothing of the other two but the syscall filter. The pipe protocol and the limits,
+which both sides use, sit at the top.
 """
 
 from __future__ import annotations
@@ -24,11 +31,10 @@ from typing import TYPE_CHECKING
 from dp_arena.lazy import lazy_names
 
 if TYPE_CHECKING:
-    from dp_arena.sandbox.isolation import Isolation
-    from dp_arena.sandbox.limits import Limits
-    from dp_arena.sandbox.mounts import ForbiddenProgram
-    from dp_arena.sandbox.process import ProcessSeat
-    from dp_arena.sandbox.seats import (
+    from dp_arena.sandbox.confinement.isolation import Isolation
+    from dp_arena.sandbox.confinement.mounts import ForbiddenProgram
+    from dp_arena.sandbox.dealer.process import ProcessSeat
+    from dp_arena.sandbox.dealer.seats import (
         BotLaunch,
         FailedSeat,
         close_seats,
@@ -40,7 +46,9 @@ if TYPE_CHECKING:
         open_seat,
         prepare,
         resolve,
+        runs_in_process,
     )
+    from dp_arena.sandbox.limits import Limits
 
 __all__ = [
     "BotLaunch",
@@ -59,37 +67,39 @@ __all__ = [
     "open_seat",
     "prepare",
     "resolve",
+    "runs_in_process",
 ]
 
 
 def isolation() -> Isolation:
     """The isolation active on this machine (probed once per process)."""
-    from dp_arena.sandbox.isolation import detect
+    from dp_arena.sandbox.confinement.isolation import detect
 
     return detect()
 
 
 # Where each public name lives. Nothing is imported until a name is used: the warm
-# templates and the runner live in this package and run in every seat, which needs none
-# of the dealer's processes, threads and file-system code (and would copy its memory).
+# templates and the runner (the bot side, ``bot/``) live in this package and run in every
+# seat, which needs none of the dealer's processes, threads and file-system code (and
+# would copy its memory).
 lazy_names(
     __name__,
     {
-        "BotLaunch": "seats",
-        "FailedSeat": "seats",
-        "ForbiddenProgram": "mounts",
-        "Isolation": "isolation",
+        "BotLaunch": "dealer.seats",
+        "FailedSeat": "dealer.seats",
+        "ForbiddenProgram": "confinement.mounts",
+        "Isolation": "confinement.isolation",
         "Limits": "limits",
-        "ProcessSeat": "process",
-        "close_seats": "seats",
-        "folder_problem": "seats",
-        "is_acpc": "seats",
-        "launch_for": "seats",
-        "load_fault": "seats",
-        "load_hint": "seats",
-        "open_seat": "seats",
-        "prepare": "seats",
-        "resolve": "seats",
+        "ProcessSeat": "dealer.process",
+        "close_seats": "dealer.seats",
+        "folder_problem": "dealer.seats",
+        "is_acpc": "dealer.seats",
+        "launch_for": "dealer.seats",
+        "load_fault": "dealer.seats",
+        "load_hint": "dealer.seats",
+        "open_seat": "dealer.seats",
+        "prepare": "dealer.seats",
+        "resolve": "dealer.seats",
+        "runs_in_process": "dealer.seats",
     },
-    keep=("isolation",),  # the function above, not the submodule of that name
 )

@@ -26,7 +26,7 @@ class Limits:
     decisions), ``open_files``, ``processes`` (threads count too), ``file_size`` the
     largest file the bot may write, ``tmp_bytes`` the size of its private ``/tmp``.
     ``memory_bytes``, ``processes`` and ``cpu_seconds`` also bound the bot's whole
-    process tree, through its budget (:mod:`dp_arena.sandbox.budget`).
+    process tree, through its budget (:mod:`dp_arena.sandbox.confinement.budget`).
     ``message_bytes`` is the longest line the dealer reads from the bot, and
     ``log_bytes`` how much of the bot's stderr (and stray output) is kept.
     """

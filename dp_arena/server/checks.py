@@ -20,7 +20,7 @@ from typing import Any
 from dp_arena.commands.submit import submit
 from dp_arena.errors import SubmissionError
 from dp_arena.registry import Manifest, Registry
-from dp_arena.sandbox.conformance import CheckReport
+from dp_arena.sandbox.dealer.conformance import CheckReport
 from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import Author, Bot, now

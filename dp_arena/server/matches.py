@@ -248,7 +248,7 @@ def log_files(folder: Path, ref: str) -> list[tuple[int, Path | None]]:
     :meth:`~dp_arena.server.settings.DataDir.match_logs`), with the table (from 1) each
     was written at: the sandbox names a player's copies ``NAME.log``, ``NAME.2.log``,
     ... in the order the tables are played."""
-    from dp_arena.sandbox.process import log_path_stem
+    from dp_arena.sandbox.dealer.process import log_path_stem
 
     seats = folder / ref
     if not seats.is_dir():

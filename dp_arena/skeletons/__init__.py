@@ -122,7 +122,7 @@ def new_bot(name: str, language: str, parent: Path) -> Path:
 def missing_tools(language: str) -> list[str]:
     """The programs a skeleton needs that this machine lacks (the runtime a bot runs, as
     the sandbox looks it up, and a compiler to build it)."""
-    from dp_arena.sandbox.mounts import SANDBOX_PATH
+    from dp_arena.sandbox.confinement.runtime import SANDBOX_PATH
 
     skeleton = LANGUAGES[language]
     missing = []

@@ -193,7 +193,7 @@ def _resolve_spec(
             return spec, resolved, missing_file(path, spec.class_name)
         return spec, resolved, class_problem(path, spec)
     if spec.kind is SpecKind.FOLDER:
-        from dp_arena.sandbox.seats import folder_problem
+        from dp_arena.sandbox.dealer.seats import folder_problem
 
         folder = Path(str(spec.target)).expanduser()
         resolved = f"{folder if folder.is_absolute() else (base / folder).resolve()}/"
@@ -203,7 +203,7 @@ def _resolve_spec(
     program = str(spec.target[0])
     if shutil.which(program) is None and not (base / program).exists():
         return spec, text, f"program {program!r} not found on PATH or next to the config"
-    from dp_arena.sandbox.mounts import program_runtime
+    from dp_arena.sandbox.confinement.mounts import program_runtime
 
     try:  # a program the sandbox may not show the bot is refused now, not at the seat
         program_runtime(program, base)

@@ -38,7 +38,7 @@ def check_spec(spec: str, *, registry: Path | None = None) -> str:
         except SubmissionError as error:
             raise AgentError(f"agent {spec!r}: {error}") from None
     if parsed.kind is SpecKind.FOLDER:
-        from dp_arena.sandbox.seats import folder_problem
+        from dp_arena.sandbox.dealer.seats import folder_problem
 
         problem = folder_problem(spec)
         if problem is not None:

@@ -24,9 +24,10 @@ from dp_arena.agents import (
 from dp_arena.engine import Betting, TableRules
 from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import isolation as sandbox_isolation
-from dp_arena.sandbox.isolation import detect, uid_processes
+from dp_arena.sandbox.confinement.isolation import detect
+from dp_arena.sandbox.confinement.processes import uid_processes
+from dp_arena.sandbox.dealer.spawn import kept_processes
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.spawn import kept_processes
 
 HOSTILE = Path(__file__).resolve().parent / "hostile_bots"
 REPO = Path(__file__).resolve().parents[2]

@@ -24,9 +24,9 @@ from dp_arena.agents import DealEnd, DealStart, SessionContext, observe
 from dp_arena.agents.observation import Observation
 from dp_arena.engine import Action, Betting, TableRules, deck_for, new_hand
 from dp_arena.sandbox import ProcessSeat
-from dp_arena.sandbox.isolation import SandboxCommand
+from dp_arena.sandbox.confinement.command import SandboxCommand
+from dp_arena.sandbox.dealer.pipes import Pipes
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.pipes import Pipes
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import pytest
 from dp_arena.agents import SessionContext, observe
 from dp_arena.cli import main
 from dp_arena.engine import Action, Betting, TableRules, format_cards, new_hand, parse_cards
-from dp_arena.sandbox.acpc import Game, Hand, Reply, Unplayable, game_of, parse_reply
+from dp_arena.sandbox.bot.acpc import Game, Hand, Reply, Unplayable, game_of, parse_reply
 
 AGENT_SOURCE = Path(__file__).resolve().parent / "acpc_agent" / "player.c"
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from dp_arena.results import FaultKind
-from dp_arena.sandbox import budget as budget_module
 from dp_arena.sandbox import isolation as sandbox_isolation
-from dp_arena.sandbox.budget import budget_support, new_budget
-from dp_arena.sandbox.isolation import detect
+from dp_arena.sandbox.confinement import budget as budget_module
+from dp_arena.sandbox.confinement.budget import budget_support, new_budget
+from dp_arena.sandbox.confinement.isolation import detect
 
 from .conftest import HOSTILE, LIMITS, REPO, assert_nothing_left, play_mirrored
 from .test_hostile import check_everyone_else, class_bot, hostile_faults
@@ -46,7 +46,7 @@ def budget_kind(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch)
 @pytest.fixture(autouse=True)
 def no_spares() -> None:
     """No spare seats of earlier tests' events: each holds groups of this dealer's."""
-    from dp_arena.sandbox.spawn import SPARES
+    from dp_arena.sandbox.dealer.spawn import SPARES
 
     SPARES.clear()
 
@@ -111,8 +111,8 @@ def test_the_trees_process_budget_is_the_bots_processes_and_the_sandboxs_own(
     tree, counted here with a bot of one process: the init alone for a seat forked from a
     template, bubblewrap's two for an exec'd one. Neither leaves the bot more."""
     from dp_arena.sandbox import open_seat
-    from dp_arena.sandbox.process import ProcessSeat
-    from dp_arena.sandbox.template import ForkedProcess
+    from dp_arena.sandbox.dealer.forked import ForkedProcess
+    from dp_arena.sandbox.dealer.process import ProcessSeat
 
     tag = f"{REPO / 'agents' / 'tag.py'}:TightAggressiveBot"
     kinds = [("exec", budget_module.LAUNCHER_TASKS)]
@@ -201,8 +201,8 @@ def test_the_isolation_summary_says_which_budget_is_active(budget_kind: str) -> 
 @pytest.mark.parametrize("budget_kind", ["cgroup2", "cgroup1"], indirect=True)
 def test_thousands_of_bot_processes_leave_no_group_behind(budget_kind: str) -> None:
     """The start and end of a seat's process, 2,000 times, without the seat around it."""
-    from dp_arena.sandbox.isolation import SandboxCommand
-    from dp_arena.sandbox.spawn import spawn
+    from dp_arena.sandbox.confinement.command import SandboxCommand
+    from dp_arena.sandbox.dealer.spawn import spawn
 
     command = SandboxCommand(("/bin/sh", "-c", "exit 3"), {}, "/", None)
     for _ in range(2000):
@@ -217,7 +217,7 @@ def test_thousands_of_bot_processes_leave_no_group_behind(budget_kind: str) -> N
 def test_a_cgroup2_budget_writes_its_limits_and_reads_its_verdicts(tmp_path: Path) -> None:
     """The cgroup v2 files, on a stand-in folder (this machine may have no cgroup v2
     controllers): the limits written, the verdicts read from cpu.stat and memory.events."""
-    from dp_arena.sandbox.budget import _CgroupBudget
+    from dp_arena.sandbox.confinement.budget import _CgroupBudget
 
     limits = LIMITS.with_changes(memory_bytes=256 * 1024 * 1024, cpu_seconds=2, processes=20)
     budget = _CgroupBudget("cgroup2", {"": str(tmp_path)}, limits, "4242-1")
@@ -236,8 +236,8 @@ def test_a_cgroup2_budget_writes_its_limits_and_reads_its_verdicts(tmp_path: Pat
 
 def test_a_program_that_cannot_start_is_a_load_error_and_leaves_no_group() -> None:
     """Here the sandbox itself fails to start (its working directory is gone)."""
-    from dp_arena.sandbox.isolation import SandboxCommand
-    from dp_arena.sandbox.process import ProcessSeat
+    from dp_arena.sandbox.confinement.command import SandboxCommand
+    from dp_arena.sandbox.dealer.process import ProcessSeat
 
     command = SandboxCommand(("/bin/true",), {}, "/no/such/folder", None)
     seat = ProcessSeat(command, name="hostile", limits=LIMITS)

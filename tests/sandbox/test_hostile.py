@@ -23,7 +23,7 @@ import pytest
 from dp_arena.cli import main
 from dp_arena.results import FaultKind, TableSessionResult
 from dp_arena.sandbox import open_seat
-from dp_arena.sandbox.isolation import detect
+from dp_arena.sandbox.confinement.isolation import detect
 from dp_arena.sandbox.protocol import MAX_DEPTH
 
 from .conftest import (
@@ -338,8 +338,7 @@ def test_a_process_named_like_a_status_line_is_still_found_by_its_real_uid() -> 
     """A bot sets its own process name, and the kernel keeps \\x1c-\\x1e in it: named
     "x\\x1cUid:\\t4242", a process must still be found (and killed) under its real uid and
     counted in its parent's tree."""
-    from dp_arena.sandbox.budget import proc_table
-    from dp_arena.sandbox.isolation import uid_processes
+    from dp_arena.sandbox.confinement.processes import proc_table, uid_processes
 
     program = (
         "import ctypes, sys, time\n"

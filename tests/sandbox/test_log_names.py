@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dp_arena.sandbox.process import log_path
+from dp_arena.sandbox.dealer.process import log_path
 
 
 def test_each_seat_of_a_bot_gets_the_next_free_log(tmp_path: Path) -> None:

@@ -22,7 +22,7 @@ import pytest
 
 from dp_arena.results import TableSessionResult
 from dp_arena.sandbox import open_seat
-from dp_arena.sandbox.isolation import detect
+from dp_arena.sandbox.confinement.isolation import detect
 
 from .conftest import HOSTILE, LIMITS, assert_nothing_left, play_mirrored
 from .test_hostile import NAMESPACE_MODES_FAST
@@ -182,9 +182,9 @@ def test_every_page_a_bot_can_read_is_held_in_memory_by_the_dealer() -> None:
     the page cache (the kernel tells the files' owner, root, the truth through mincore)."""
     if os.geteuid() != 0:
         pytest.skip("mincore tells only a file's owner (or a writer) whether pages are cached")
-    from dp_arena.sandbox.isolation import _held as held_views
-    from dp_arena.sandbox.isolation import hold
-    from dp_arena.sandbox.runtime import python_view, system_view
+    from dp_arena.sandbox.confinement.residency import _held as held_views
+    from dp_arena.sandbox.confinement.residency import hold
+    from dp_arena.sandbox.confinement.runtime import python_view, system_view
 
     view = system_view() | python_view()
     held_views.clear()  # walked anew: files made since an earlier test's walk are held too

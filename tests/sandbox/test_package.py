@@ -15,22 +15,24 @@ from dp_arena.engine import evaluator
 
 # What only the dealer needs: a seat's host that loads any of them has pulled in the
 # dealer's side of the package (directly or through dp_arena.sandbox's own names).
-DEALER_ONLY = (
-    "threading",
-    "subprocess",
-    "tempfile",
-    "shutil",
-    "dp_arena.sandbox.seats",
-    "dp_arena.sandbox.process",
-    "dp_arena.sandbox.spawn",
-    "dp_arena.sandbox.template",
-    "dp_arena.sandbox.isolation",
-    "dp_arena.sandbox.budget",
-)
+DEALER_ONLY = ("threading", "subprocess", "tempfile", "shutil")
+# The dealer's wings of the sandbox; of them the bot side loads the syscall filter alone
+# (each forked seat installs it on itself), which loads nothing else.
+DEALER_WINGS = ("dp_arena.sandbox.dealer", "dp_arena.sandbox.confinement")
+FILTER = ("dp_arena.sandbox.confinement", "dp_arena.sandbox.confinement.seccomp")
+
+
+def _dealers_modules(loaded: set[str], *, standard: tuple[str, ...] = DEALER_ONLY) -> list[str]:
+    return sorted(
+        name
+        for name in loaded
+        if name in standard or (name.startswith(DEALER_WINGS) and name not in FILTER)
+    )
+
 
 _WARM_TEMPLATE = """
 import argparse, json, sys
-from dp_arena.sandbox import zygote
+from dp_arena.sandbox.bot import zygote
 config = zygote._Config(argparse.Namespace(
     filter="", masks="", own="/nonexistent", under_tmp=[], under_tmp_link=[], runner=[]
 ))
@@ -45,15 +47,57 @@ def test_a_warm_template_and_its_runner_load_none_of_the_dealers_modules() -> No
         [sys.executable, "-I", "-c", _WARM_TEMPLATE], capture_output=True, text=True, check=True
     )
     loaded = set(json.loads(done.stdout))
-    assert "dp_arena.sandbox.runner" in loaded and "dp_arena.engine.evaluator" in loaded
-    assert sorted(loaded.intersection(DEALER_ONLY)) == []
+    assert "dp_arena.sandbox.bot.runner" in loaded and "dp_arena.engine.evaluator" in loaded
+    assert "dp_arena.sandbox.confinement.seccomp" in loaded  # the wing's one module it needs
+    assert _dealers_modules(loaded) == []
+
+
+def test_the_acpc_shim_loads_none_of_the_dealers_modules() -> None:
+    code = (
+        "import json, sys, dp_arena.sandbox.bot.acpc_shim; print(json.dumps(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
+    loaded = set(json.loads(done.stdout))
+    assert "dp_arena.sandbox.bot.acpc" in loaded
+    assert _dealers_modules(loaded, standard=()) == []  # it starts its agent: subprocess is its own
+
+
+# The sandbox's public names, pinned: what commands, tools and people import from it.
+PUBLIC_NAMES = [
+    "BotLaunch",
+    "FailedSeat",
+    "ForbiddenProgram",
+    "Isolation",
+    "Limits",
+    "ProcessSeat",
+    "close_seats",
+    "folder_problem",
+    "is_acpc",
+    "isolation",
+    "launch_for",
+    "load_fault",
+    "load_hint",
+    "open_seat",
+    "prepare",
+    "resolve",
+    "runs_in_process",
+]
+
+
+def test_the_public_names_are_the_pinned_ones() -> None:
+    assert sorted(dp_arena.sandbox.__all__) == sorted(PUBLIC_NAMES)
 
 
 def test_every_public_name_is_there_when_asked_for() -> None:
     for name in dp_arena.sandbox.__all__:
         assert getattr(dp_arena.sandbox, name) is not None
         assert name in dir(dp_arena.sandbox)
-    assert dp_arena.sandbox.open_seat is importlib.import_module("dp_arena.sandbox.seats").open_seat
+    assert (
+        dp_arena.sandbox.open_seat
+        is importlib.import_module("dp_arena.sandbox.dealer.seats").open_seat
+    )
     try:
         dp_arena.sandbox.no_such_name  # noqa: B018
     except AttributeError as error:
@@ -63,7 +107,7 @@ def test_every_public_name_is_there_when_asked_for() -> None:
 
 
 def test_isolation_stays_the_function_after_its_submodule_is_imported() -> None:
-    submodule = importlib.import_module("dp_arena.sandbox.isolation")
+    submodule = importlib.import_module("dp_arena.sandbox.confinement.isolation")
     from dp_arena.sandbox import isolation
 
     assert callable(isolation) and isolation is dp_arena.sandbox.isolation
@@ -79,7 +123,7 @@ def test_the_evaluators_rank_numbers_are_shared_by_the_entries_that_have_them() 
 
 _THREADED_TEMPLATE = """
 import threading
-from dp_arena.sandbox import zygote
+from dp_arena.sandbox.bot import zygote
 zygote._check_single_threaded()  # one thread: nothing to say
 stop = threading.Event()
 threading.Thread(target=stop.wait).start()

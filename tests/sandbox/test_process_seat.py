@@ -16,8 +16,8 @@ from dp_arena.agents import InProcessSeat, SessionContext, load_agent, observe
 from dp_arena.engine import Action, Betting, TableRules, deck_for, new_hand
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import FailedSeat, ProcessSeat, open_seat
+from dp_arena.sandbox.dealer.pipes import BotLog, Oversized, Pipes
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.pipes import BotLog, Oversized, Pipes
 
 from .conftest import LIMITS, PYTHON, REPO, assert_nothing_left, play
 

@@ -10,7 +10,8 @@ import py_compile
 
 import pytest
 
-from dp_arena.sandbox import template, zygote
+from dp_arena.sandbox.bot import zygote
+from dp_arena.sandbox.dealer import template
 
 
 def _zygote_bytecode() -> str:

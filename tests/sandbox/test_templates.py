@@ -28,13 +28,13 @@ import pytest
 from dp_arena.agents import SessionContext
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import isolation, open_seat, prepare
-from dp_arena.sandbox import template as template_module
-from dp_arena.sandbox.budget import proc_table
-from dp_arena.sandbox.isolation import detect, uid_processes
-from dp_arena.sandbox.process import ProcessSeat
-from dp_arena.sandbox.spawn import MONITOR, SPARES
-from dp_arena.sandbox.template import ForkedProcess
-from dp_arena.sandbox.uids import sweeping
+from dp_arena.sandbox.confinement.isolation import detect
+from dp_arena.sandbox.confinement.processes import proc_table, uid_processes
+from dp_arena.sandbox.confinement.uids import sweeping
+from dp_arena.sandbox.dealer import template as template_module
+from dp_arena.sandbox.dealer.forked import ForkedProcess
+from dp_arena.sandbox.dealer.process import ProcessSeat
+from dp_arena.sandbox.dealer.spawn import MONITOR, SPARES
 
 from .conftest import LIMITS, assert_nothing_left, copy_bot, play, play_mirrored
 from .test_hostile import NAMESPACE_MODES, check_everyone_else, class_bot
@@ -472,6 +472,6 @@ def test_a_template_that_cannot_start_leaves_seats_execd(
 
 
 def _no_template(plan):  # type: ignore[no-untyped-def]
-    from dp_arena.sandbox.isolation import SandboxCommand
+    from dp_arena.sandbox.confinement.command import SandboxCommand
 
     return SandboxCommand((sys.executable, "-c", "import sys; sys.exit(3)"), {}, "/", None)

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from dp_arena.sandbox.uids import BLOCK_SIZE, BLOCKS, UID_BASE
+from dp_arena.sandbox.confinement.uids import BLOCK_SIZE, BLOCKS, UID_BASE
 
 _DEALER = """
 import sys
-from dp_arena.sandbox.uids import next_uid
+from dp_arena.sandbox.confinement.uids import next_uid
 print(next_uid(), next_uid(), flush=True)
 sys.stdin.readline()  # holds its block until told to end
 """
@@ -100,7 +100,7 @@ def test_with_every_block_held_a_dealer_says_so(tmp_path: Path) -> None:
 
 _FORKING_DEALER = """
 import os
-from dp_arena.sandbox.uids import next_uid
+from dp_arena.sandbox.confinement.uids import next_uid
 parent = next_uid()
 read, write = os.pipe()
 child = os.fork()
@@ -128,7 +128,7 @@ def test_a_forked_dealer_claims_a_block_of_its_own(tmp_path: Path) -> None:
 @pytest.mark.parametrize("count", [BLOCK_SIZE + 5])
 def test_uids_of_one_dealer_stay_in_its_block(tmp_path: Path, count: int) -> None:
     script = (
-        "from dp_arena.sandbox.uids import next_uid\n"
+        "from dp_arena.sandbox.confinement.uids import next_uid\n"
         f"print(*[next_uid() for _ in range({count})])\n"
     )
     done = subprocess.run(

@@ -155,7 +155,7 @@ def test_a_config_whose_command_names_a_host_program_is_refused(
     "program", ["node", "/usr/bin/node", PYTHON], ids=["bare", "system", "dealer-python"]
 )
 def test_system_programs_and_the_dealers_python_are_allowed(program: str, tmp_path: Path) -> None:
-    from dp_arena.sandbox.mounts import check_command
+    from dp_arena.sandbox.confinement.mounts import check_command
 
     if shutil.which("node", path="/usr/local/bin:/usr/bin:/bin") is None and "node" in program:
         pytest.skip("node is not installed in a system folder here")
@@ -284,7 +284,7 @@ def test_the_filter_refuses_what_it_says_and_lets_ordinary_programs_run() -> Non
     import json
     import subprocess
 
-    from dp_arena.sandbox import seccomp
+    from dp_arena.sandbox.confinement import seccomp
 
     program = seccomp.program()
     if program is None:
@@ -333,7 +333,7 @@ def test_the_filter_refuses_what_it_says_and_lets_ordinary_programs_run() -> Non
 def test_the_launcher_never_runs_a_bot_unfiltered(tmp_path: Path) -> None:
     import subprocess
 
-    from dp_arena.sandbox import seccomp
+    from dp_arena.sandbox.confinement import seccomp
 
     marker = tmp_path / "ran"
     completed = subprocess.run(
@@ -347,7 +347,7 @@ def test_the_launcher_never_runs_a_bot_unfiltered(tmp_path: Path) -> None:
 
 
 def test_the_filters_system_call_numbers_are_the_kernels() -> None:
-    from dp_arena.sandbox import seccomp
+    from dp_arena.sandbox.confinement import seccomp
 
     header = Path("/usr/include/x86_64-linux-gnu/asm/unistd_64.h")
     if not header.is_file():
@@ -369,8 +369,9 @@ def test_an_unknown_architecture_gets_no_filter_and_the_summary_says_so(
 ) -> None:
     import platform
 
-    from dp_arena.sandbox import isolation, seccomp
-    from dp_arena.sandbox.isolation import detect
+    from dp_arena.sandbox import isolation
+    from dp_arena.sandbox.confinement import seccomp
+    from dp_arena.sandbox.confinement.isolation import detect
 
     assert seccomp.program("aarch64") is None
     monkeypatch.setattr(platform, "machine", lambda: "riscv64")

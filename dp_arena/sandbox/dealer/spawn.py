@@ -1,14 +1,14 @@
 """Starting a sandboxed bot process and ending it: the one place a bot's sandbox is made.
 
-:func:`spawn` starts the :class:`~dp_arena.sandbox.isolation.SandboxCommand` built for a
-bot with a budget of its own (:mod:`dp_arena.sandbox.budget`), in one of two ways:
+:func:`spawn` starts the :class:`~dp_arena.sandbox.confinement.isolation.SandboxCommand` built for a
+bot with a budget of its own (:mod:`dp_arena.sandbox.confinement.budget`), in one of two ways:
 
 - **exec'd**: a two-line ``/bin/sh`` launcher first moves itself into the bot's cgroups,
   so that nothing of the bot ever runs outside them, and opens the sandbox's syscall
   filter (when bubblewrap takes one) on fd 3; then it execs the sandbox;
 - **forked** (a Python bot whose command carries a template plan): a warm template of the
   bot's sandbox forks the seat's processes, whose first the dealer moves into the bot's
-  cgroups before anything else runs (:mod:`dp_arena.sandbox.template`). A few such seats
+  cgroups before anything else runs (:mod:`dp_arena.sandbox.dealer.template`). A few such seats
   are made ahead, while the table plays (:class:`Spares`): each is still made for one
   seat alone, and waits, before any bot code runs, for the dealer's hello.
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -34,32 +33,26 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-from dp_arena.sandbox.budget import (
+from dp_arena.sandbox.confinement.budget import (
     FORKED_TASKS,
     INTERVAL,
     Budget,
     budget_support,
     new_budget,
-    proc_table,
 )
-from dp_arena.sandbox.isolation import (
-    SECCOMP_FD,
-    SandboxCommand,
-    TemplatePlan,
-    exec_command,
-    kill_uid,
-    sandbox_command,
-)
-from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.template import (
-    ForkedProcess,
+from dp_arena.sandbox.confinement.command import SandboxCommand, TemplatePlan, launcher_argv
+from dp_arena.sandbox.confinement.isolation import exec_command, sandbox_command
+from dp_arena.sandbox.confinement.processes import kill_uid, proc_table
+from dp_arena.sandbox.confinement.uids import sweeping
+from dp_arena.sandbox.dealer.forked import ForkedProcess
+from dp_arena.sandbox.dealer.template import (
     Template,
     fork_seat,
     release_seat,
     template_processes,
     write_bytecode_once,
 )
-from dp_arena.sandbox.uids import sweeping
+from dp_arena.sandbox.limits import Limits
 
 __all__ = [
     "MONITOR",
@@ -68,7 +61,6 @@ __all__ = [
     "Monitor",
     "Spares",
     "kept_processes",
-    "launcher_argv",
     "spawn",
 ]
 
@@ -162,22 +154,9 @@ MONITOR = Monitor()
 atexit.register(MONITOR.sweep_now)  # registered first, so it runs after the others
 
 
-def launcher_argv(command: SandboxCommand, procs_files: list[str]) -> list[str]:
-    """``command.argv``, preceded when needed by the shell that joins the bot's cgroups
-    and opens the syscall filter for bubblewrap."""
-    steps = [f"echo $$ > {shlex.quote(path)}" for path in procs_files]
-    opens = ""
-    if command.seccomp_file is not None:
-        opens = f" {SECCOMP_FD}< {shlex.quote(command.seccomp_file)}"
-    if not steps and not opens:
-        return list(command.argv)
-    script = " && ".join([*steps, f'exec "$@"{opens}'])
-    return ["/bin/sh", "-c", script, "dp-arena-launch", *command.argv]
-
-
 class BotProcess:
     """A bot's process in its sandbox, with its budget: forked from a warm template of
-    its sandbox when the command has one (:mod:`dp_arena.sandbox.template`), else exec'd."""
+    its sandbox when the command has one (:mod:`dp_arena.sandbox.dealer.template`), else exec'd."""
 
     def __init__(self, command: SandboxCommand, limits: Limits) -> None:
         self.command = command
@@ -435,7 +414,7 @@ def _key(plan: TemplatePlan, limits: Limits) -> _SpareKey:
 
 def _command(plan: TemplatePlan, limits: Limits) -> SandboxCommand:
     """The command of a new seat of ``plan`` (a uid of its own)."""
-    argv = (sys.executable, "-I", "-m", "dp_arena.sandbox.runner", *plan.runner_args)
+    argv = (sys.executable, "-I", "-m", "dp_arena.sandbox.bot.runner", *plan.runner_args)
     return sandbox_command(
         argv,
         bot_dir=plan.bot_dir,

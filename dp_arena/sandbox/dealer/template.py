@@ -1,5 +1,5 @@
 """Warm templates of Python bots' sandboxes, and the seat processes forked from them: the
-dealer's side of :mod:`dp_arena.sandbox.zygote`.
+dealer's side of :mod:`dp_arena.sandbox.bot.zygote`.
 
 A Python bot's seat costs most of its start-up in things every seat of that bot repeats:
 starting bubblewrap, then an interpreter, then importing the agent API and the engine. A
@@ -7,14 +7,10 @@ starting bubblewrap, then an interpreter, then importing the agent API and the e
 namespaces and ``/proc`` stand-ins), started with the zygote instead of the runner, and
 kept while the dealer runs. Each seat is then a request to it (:meth:`Template.fork`):
 two fresh processes in new namespaces of their own, under the seat's own uid, limits,
-budget and syscall filter, before any bot code runs (see :mod:`dp_arena.sandbox.zygote`
+budget and syscall filter, before any bot code runs (see :mod:`dp_arena.sandbox.bot.zygote`
 for what a fork shares and why none of it crosses seats).
 
-A :class:`ForkedProcess` stands for a forked seat where :class:`subprocess.Popen` stands
-for an exec'd one: its pipes, ``poll``, ``wait`` and ``kill``. Its first process, the
-init (pid 1 of the seat's PID namespace), is known by a pidfd it hands over itself, so
-a kill can never reach a process that merely reused its pid; the bot's exit status
-comes over the seat's status socket.
+Each seat forked is a :class:`~dp_arena.sandbox.dealer.forked.ForkedProcess`.
 
 Templates are kept per dealer process, one per distinct :class:`TemplatePlan`, at most
 :data:`MAX_IDLE` of them without a live seat (the least recently used goes first). A
@@ -28,9 +24,7 @@ import atexit
 import contextlib
 import functools
 import json
-import math
 import os
-import select
 import signal
 import socket
 import struct
@@ -39,16 +33,17 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from typing import IO, Any
+from typing import Any
 
-from dp_arena.sandbox.isolation import TemplatePlan, template_command
+from dp_arena.sandbox.confinement.command import TemplatePlan
+from dp_arena.sandbox.confinement.isolation import template_command
+from dp_arena.sandbox.confinement.mounts import host_folder
+from dp_arena.sandbox.confinement.uids import next_uid
+from dp_arena.sandbox.dealer.forked import ForkedProcess, readable, ready
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import host_folder
-from dp_arena.sandbox.uids import next_uid
 
 __all__ = [
     "MAX_IDLE",
-    "ForkedProcess",
     "Template",
     "TemplateError",
     "close_all",
@@ -85,109 +80,6 @@ def _rlimits(limits: Limits) -> list[tuple[str, int, int]]:
         ("fsize", limits.file_size, limits.file_size),
         ("core", 0, 0),
     ]
-
-
-def _readable(sock: socket.socket, deadline: float | None) -> bool:
-    timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-    try:
-        return _ready(sock, timeout)
-    except (OSError, ValueError):
-        return True  # closed: the next read says so
-
-
-def _ready(source: int | socket.socket, timeout: float | None) -> bool:
-    """Whether ``source`` is readable, at its end or in error within ``timeout`` seconds
-    (``None``: no limit). ``poll``, never ``select``, which refuses every descriptor
-    from 1,024 on: a dealer holding that many (a busy server) would fail every seat."""
-    poller = select.poll()
-    poller.register(source, select.POLLIN)
-    return bool(poller.poll(None if timeout is None else math.ceil(timeout * 1000)))
-
-
-class ForkedProcess:
-    """A seat process forked from a template, with the parts of :class:`subprocess.Popen`
-    a seat uses. ``pid`` is its init's (the root of its tree, as the host sees it)."""
-
-    def __init__(self, status: socket.socket, pid: int, pidfd: int, pipes: tuple[int, int, int]):
-        self._status = status
-        self.pid = pid
-        self._pidfd: int | None = pidfd
-        self.returncode: int | None = None
-        self.closed = False  # the status socket's end: the init has exited, or is exiting
-        # The init has exited: its pidfd says so only once the kernel has killed every
-        # other process of its PID namespace and seen them end.
-        self.gone = False
-        self.setup_error: str | None = None
-        self.stdin: IO[bytes] = os.fdopen(pipes[0], "wb", buffering=0)
-        self.stdout: IO[bytes] = os.fdopen(pipes[1], "rb", buffering=0)
-        self.stderr: IO[bytes] = os.fdopen(pipes[2], "rb", buffering=0)
-        self.args = f"forked seat {pid}"
-
-    def _read_status(self, deadline: float | None, *, to_end: bool = False) -> None:
-        while (
-            not self.closed
-            and (self.returncode is None or to_end)
-            and _readable(self._status, deadline)
-        ):
-            try:
-                data = self._status.recv(4096)
-            except OSError:
-                data = b""
-            if not data:
-                self.closed = True
-                if self.returncode is None:  # ended without a word: only SIGKILL does that
-                    self.returncode = -signal.SIGKILL
-                return
-            with contextlib.suppress(ValueError):
-                message = json.loads(data)
-                if "error" in message:
-                    self.setup_error = str(message["error"])
-                elif "exit" in message and isinstance(message["exit"], int):
-                    self.returncode = message["exit"]
-            deadline = time.monotonic()  # only what is already there, from now on
-
-    def poll(self) -> int | None:
-        self._read_status(time.monotonic())
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.returncode is None:
-            self._read_status(deadline)
-            if self.returncode is None and deadline is not None and time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired(self.args, timeout or 0.0)
-        return self.returncode
-
-    def wait_gone(self, timeout: float) -> bool:
-        """Wait until the init has exited, which the kernel lets it do only once every
-        other process of the seat's PID namespace is dead, however the init ended (by its
-        own exit, the dealer's kill, or its template's death); whether it did."""
-        deadline = time.monotonic() + timeout
-        while not self.closed and time.monotonic() < deadline:
-            self._read_status(deadline, to_end=True)
-        if self.closed and not self.gone and self._pidfd is not None:
-            # The init closes its end of the socket as it exits, before the kernel ends
-            # the rest of its namespace; its pidfd is readable after.
-            timeout = max(0.0, deadline - time.monotonic())
-            with contextlib.suppress(OSError, ValueError):
-                self.gone = _ready(self._pidfd, timeout)
-        return self.gone
-
-    def kill(self) -> None:
-        """SIGKILL the init, pid 1 of the seat's PID namespace: the kernel kills every
-        other process of the namespace with it."""
-        if self._pidfd is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                signal.pidfd_send_signal(self._pidfd, signal.SIGKILL)
-
-    def release(self) -> None:
-        """Close the status socket and the pidfd (after the seat is dead)."""
-        with contextlib.suppress(OSError):
-            self._status.close()
-        if self._pidfd is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._pidfd)
-            self._pidfd = None
 
 
 class Template:
@@ -231,7 +123,7 @@ class Template:
         if self._ready:
             return
         try:
-            if not _readable(self.control, self._deadline):
+            if not readable(self.control, self._deadline):
                 raise TemplateError("no answer within the load timeout")
             self.zygote_pid = _sender_pid(self.control, b'{"ready": true}')
         except (TemplateError, OSError) as error:
@@ -301,7 +193,7 @@ class Template:
             for path in procs_files:  # the seat's budget, before anything of it runs
                 with open(path, "w", encoding="ascii") as procs:
                     procs.write(str(pid))
-            if _ready(pidfd, 0):
+            if ready(pidfd, 0):
                 # It ended before the lines above: its pid may be another process's now.
                 raise OSError("the seat's init ended before it was in its budget")
             status.send(b"go")
@@ -361,7 +253,7 @@ def _forked(status: socket.socket, deadline: float) -> tuple[int, int]:
     """The pid (as this process sees it) and a pidfd of a new seat's init, from its
     first message, which brings the pidfd; :class:`SeatNotMade` if the template says
     why it made none."""
-    if not _readable(status, deadline):
+    if not readable(status, deadline):
         raise TemplateError("no answer from the template")
     data, ancillary, _, _ = status.recvmsg(
         1024,
@@ -524,7 +416,8 @@ def _warn_once(text: str) -> None:
 
 def template_processes(table: dict[int, tuple[int, int, str]]) -> set[int]:
     """The processes of this dealer's templates themselves (their sandbox's and the
-    zygote's, not the seats forked from them), in ``table`` (``budget.proc_table()``)."""
+    zygote's, not the seats forked from them), in ``table``
+    (:func:`~dp_arena.sandbox.confinement.processes.proc_table`)."""
     with _pool_lock:
         roots = [(template.process.pid, template.zygote_pid) for template in _templates.values()]
     children: dict[int, list[int]] = {}

@@ -1,16 +1,18 @@
-"""What a sandboxed bot may read of the host's runtime, and keeping every page of it in
-memory, so that whether a page is cached tells one sandbox nothing of another.
+"""What a sandboxed bot may read of the host's runtime (kept in memory by
+:mod:`~dp_arena.sandbox.confinement.residency`, so that whether a page is cached tells one
+sandbox nothing of another).
 
 Which pages of a file the kernel holds in its page cache is shared by the whole machine
 and outlives every process: two sandboxes that can read one file could pass bits through
 it (one reads a page, or not; the other times a read of it). The sandbox closes that in
-two ways. Each seat gets a private copy of its bot's own files (:mod:`dp_arena.sandbox.zygote`,
-:mod:`dp_arena.sandbox.isolation`). And a bot sees of the host only a **runtime view**, the
-files its language needs, each of whose pages the dealer holds in memory, locked, before
-any bot is seated (:func:`keep_resident`): a page that is always there carries no bit,
-and a page the dealer brought in counts in the dealer's memory, never in a bot's budget,
-so no bot's memory pressure can push it out. The syscall filter refuses what would drop
-or probe pages (:mod:`dp_arena.sandbox.seccomp`).
+two ways. Each seat gets a private copy of its bot's own files
+(:mod:`dp_arena.sandbox.bot.zygote`, :mod:`dp_arena.sandbox.confinement.isolation`). And
+a bot sees of the host only a **runtime view**, the files its language needs, each of
+whose pages the dealer holds in memory, locked, before any bot is seated
+(:func:`~dp_arena.sandbox.confinement.residency.keep_resident`): a page that is always
+there carries no bit, and a page the dealer brought in counts in the dealer's memory,
+never in a bot's budget, so no bot's memory pressure can push it out. The syscall filter
+refuses what would drop or probe pages (:mod:`dp_arena.sandbox.confinement.seccomp`).
 
 A view is made of:
 
@@ -32,15 +34,12 @@ packages.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import functools
 import glob
 import os
 import struct
 import sys
 import sysconfig
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,15 +49,15 @@ __all__ = [
     "COMMON_LIBRARIES",
     "HIDDEN_STDLIB",
     "LANGUAGE_FOLDERS",
-    "Residency",
+    "SANDBOX_PATH",
     "RuntimeView",
-    "keep_resident",
     "program_view",
     "python_view",
-    "resident",
     "system_view",
 ]
 
+# The PATH inside the sandbox: a bare program name is looked up here, not in the dealer's.
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 # Third-party packages of the dealer's environment a Python bot may import.
 BOT_PACKAGES = ("numpy",)
 # Folders of the standard library a bot never needs, shown empty.
@@ -347,8 +346,6 @@ def system_view() -> RuntimeView:
     links, and the sandbox's own tools and the common libraries with what they load."""
     import shutil
 
-    from dp_arena.sandbox.mounts import SANDBOX_PATH
-
     builder = _Builder()
     for folder in SYSTEM_FOLDERS:
         builder.add(folder, tree=True)
@@ -452,100 +449,3 @@ def program_view(program: str) -> RuntimeView:
     if os.path.realpath(program) == python or program == sys.executable:
         view = view | python_view()
     return view
-
-
-# -- keeping it in memory -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Residency:
-    """How the files bots may read are kept in memory in this dealer: ``locked`` (held
-    with ``mlock``: nothing can push them out), or only read in (the dealer may not
-    lock so much memory: ``detail`` says why), and how much."""
-
-    locked: bool
-    files: int
-    bytes: int
-    detail: str = ""
-
-    def describe(self) -> str:
-        size = f"{self.files} files, {self.bytes / 2**20:.0f} MiB"
-        if self.locked:
-            return f"yes (locked in memory by the dealer: {size})"
-        return f"read in, not locked ({self.detail}): {size}"
-
-
-class _Held:
-    """The files this process keeps in memory: ``(device, inode) -> (address, length)``
-    of each mapping, whether every one is locked, and why not."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.mappings: dict[tuple[int, int], tuple[int, int]] = {}
-        self.locked = True
-        self.detail = ""
-        self.bytes = 0
-
-
-_HELD = _Held()
-
-
-def keep_resident(paths: Iterable[str]) -> Residency:
-    """Map every readable regular file of ``paths`` into this process and lock it in
-    memory (as root), or at least read it in: from now until this process ends, each of
-    its pages is in the page cache, counted where this process is counted. Files already
-    held are skipped, so calling this for every seat costs a walk, not a read."""
-    libc = _libc()
-    with _HELD.lock:
-        for path in paths:
-            with contextlib.suppress(OSError):
-                _hold(libc, path)
-    return resident()
-
-
-def resident() -> Residency:
-    """What :func:`keep_resident` holds so far in this process."""
-    with _HELD.lock:
-        return Residency(_HELD.locked, len(_HELD.mappings), _HELD.bytes, _HELD.detail)
-
-
-PROT_READ, MAP_SHARED, MAP_POPULATE = 1, 1, 0x8000
-MAP_FAILED = ctypes.c_void_p(-1).value
-
-
-def _hold(libc: ctypes.CDLL, path: str) -> None:
-    status = os.stat(path)
-    key = (status.st_dev, status.st_ino)
-    # A bot reads a file only through the permissions of others (its uid is its own).
-    if key in _HELD.mappings or not status.st_mode & 0o004 or status.st_size == 0:
-        return
-    descriptor = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
-    try:
-        address = libc.mmap(
-            None, status.st_size, PROT_READ, MAP_SHARED | MAP_POPULATE, descriptor, 0
-        )
-    finally:
-        os.close(descriptor)
-    if address in (None, MAP_FAILED):
-        raise OSError(ctypes.get_errno(), f"mmap {path}")
-    if _HELD.locked and libc.mlock(ctypes.c_void_p(address), status.st_size) != 0:
-        _HELD.locked = False
-        _HELD.detail = f"mlock: {os.strerror(ctypes.get_errno())}; RLIMIT_MEMLOCK too small"
-    _HELD.mappings[key] = (address, status.st_size)
-    _HELD.bytes += status.st_size
-
-
-@functools.cache
-def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.mmap.restype = ctypes.c_void_p
-    libc.mmap.argtypes = [
-        ctypes.c_void_p,
-        ctypes.c_size_t,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_int,
-        ctypes.c_long,
-    ]
-    libc.mlock.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
-    return libc

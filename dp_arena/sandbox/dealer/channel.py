@@ -1,252 +1,128 @@
-"""A seat whose bot runs in its own sandboxed process and speaks the pipe protocol.
+"""The conversation between the dealer and one sandboxed bot over its pipes: each
+exchange (its hello, a decision, a notification) and every line the bot writes.
 
-The table cannot tell a :class:`ProcessSeat` from an in-process one: every call returns
-an action, ``None`` or a :class:`~dp_arena.agents.SeatFault`, never raises, and never
-waits past the bot's time limits. The process is started when the seat is made (so the
-bots of a table load in parallel); its hello is awaited at the first call, and a bot that
-did not load answers that call with a ``LOAD_TIMEOUT`` or ``LOAD_ERROR`` fault.
+:meth:`BotChannel.exchange` is the one place where what fails on the bot's pipes becomes
+the fault the seat's call answers with, as httpx's ``map_httpcore_exceptions`` maps
+transport errors: a process that ended is a ``CRASH`` (a ``LOAD_ERROR`` while loading),
+a bot that stops reading or gives no answer in time a ``TIMEOUT`` (``LOAD_TIMEOUT``), or
+a ``PROTOCOL`` fault quoting what it wrote instead. Every line the bot writes is taken
+by one method (:meth:`BotChannel._take`), the same way whenever it comes. How the bot's
+process started, how it ended and what is left of it are its lifecycle's
+(:class:`~dp_arena.sandbox.dealer.lifecycle.BotLifecycle`), which the channel asks
+through :class:`Ends`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-import signal
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from dp_arena.agents.agent import HOOKS
-from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
 from dp_arena.results import FaultKind
 from dp_arena.sandbox import protocol
-from dp_arena.sandbox.isolation import SandboxCommand
+from dp_arena.sandbox.dealer.pipes import BotLog, Closed, Oversized, Pipes
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.pipes import BotLog, Closed, Oversized, Pipes
-from dp_arena.sandbox.reaper import REAPER
-from dp_arena.sandbox.spawn import BotProcess, spawn
-from dp_arena.sandbox.template import ForkedProcess
 from dp_arena.text import excerpt, printable
 
-__all__ = ["ProcessSeat", "log_path", "log_path_stem"]
-
-# How long a bot may take to exit after its goodbye before it is killed.
-EXIT_GRACE = 0.5
+__all__ = ["BotChannel", "Ends"]
 
 _T = TypeVar("_T")
 _Told = TypeVar("_Told")  # what a notification tells the bot of
 
 
-def log_path(log_dir: Path | None, name: str) -> Path | None:
-    """A fresh log file for a bot called ``name`` in ``log_dir`` (``name.log``,
-    ``name.2.log``, ... : mirrored copies of a bot each get their own). The search
-    for a free name starts after the last one this process took, so a bot that sits
-    down a thousand times does not try a thousand names each time."""
-    if log_dir is None:
-        return None
-    log_dir.mkdir(parents=True, exist_ok=True)
-    stem = log_path_stem(name)
-    key = (str(log_dir), stem)
-    first = _next_log.get(key, 1)
-    for index in range(first, first + 10_000):
-        path = log_dir / (f"{stem}.log" if index == 1 else f"{stem}.{index}.log")
-        try:
-            with open(path, "xb"):
-                _next_log[key] = index + 1
-                return path
-        except FileExistsError:
-            continue
-    raise OSError(f"no free log file name for {name!r} in {log_dir}")
+class Ends(Protocol):
+    """What the channel asks of the bot's lifecycle when an exchange finds it gone."""
+
+    def exit_text(self) -> str:
+        """How the bot's process ended, as words to add to a fault (or ``""``)."""
+        ...
+
+    def end(self, fault: SeatFault, *, reported: bool) -> None:
+        """The bot is gone for ``fault``: keep it and kill what is left of the bot."""
+        ...
 
 
-def log_path_stem(name: str) -> str:
-    """What a bot called ``name``'s log files are named by (before ``.log``)."""
-    return re.sub(r"[^A-Za-z0-9_.@-]+", "_", name)[:80] or "bot"
+class BotChannel:
+    """The exchanges with one bot over its ``pipes`` (see the module docstring).
 
+    Each call is an *exchange* run by :meth:`exchange`; every line the bot writes is
+    taken by :meth:`_take`, the same way whenever it comes: the answer awaited, or a
+    log, a late reply, an error or a stray line, each dealt with there."""
 
-# The index after the last log name each (folder, bot) got in this process.
-_next_log: dict[tuple[str, str], int] = {}
-
-
-class ProcessSeat:
-    """A bot in a sandboxed process (see :mod:`dp_arena.sandbox`).
-
-    Each call is an *exchange* with the bot (its hello, a decision, a notification),
-    run by :meth:`_exchange`: the one place where what fails on the bot's pipes (its
-    process ended, it stopped reading, no answer came in time) becomes the fault the
-    call answers with. Every line the bot writes is taken by :meth:`_take`, the same way
-    whenever it comes: the answer awaited, or a log, a late reply, an error or a stray
-    line, each dealt with there."""
-
-    def __init__(
-        self, command: SandboxCommand, *, name: str, limits: Limits, log_dir: Path | None = None
-    ) -> None:
-        self.name = name
+    def __init__(self, pipes: Pipes | None, log: BotLog, limits: Limits, ends: Ends) -> None:
+        self.pipes = pipes
+        self.log = log
         self.limits = limits
-        self.command = command
+        self._ends = ends
         self.bot_name = ""  # what the bot calls itself in its hello
-        self.log = BotLog(log_path(log_dir, name), limits.log_bytes)
-        self._dead: SeatFault | None = None  # why the bot is gone, once it is
-        self._reported_dead = False
-        self._loaded = False
-        self._goodbye_sent = False
-        self._hooks: frozenset[str] | None = None  # the hooks the bot has, if it said
+        self.hooks: frozenset[str] | None = None  # the hooks the bot has, if it said
         # Errors and stray lines, reported at the next notification: (kind, what happened).
         self._pending: list[tuple[FaultKind, str]] = []
-        self._request_id = 0
+        self.request_id = 0
         self._given_up: set[int] = set()  # requests that timed out: their late replies are dropped
         self._wait = _Wait(strays_before=False)  # what the exchange under way has read
-        self._bank = limits.time_bank
-        self._started = time.monotonic()
-        self.decision_seconds: list[float] = []
-        self.process: subprocess.Popen[bytes] | ForkedProcess | None = None
-        self.sandbox: BotProcess | None = None
-        self.pipes: Pipes | None = None
-        try:
-            self.sandbox = spawn(command, limits)
-            self.process = self.sandbox.process
-            self.command = self.sandbox.command  # a spare made ahead has its own uid
-        except OSError as error:
-            self._dead = SeatFault(FaultKind.LOAD_ERROR, f"cannot start {command.argv[0]}: {error}")
-            return
-        assert self.process.stdin and self.process.stdout and self.process.stderr
-        # The Popen file objects stay open but unused: all I/O goes through the raw fds.
-        self.pipes = Pipes(
-            self.process.stdin.fileno(),
-            self.process.stdout.fileno(),
-            self.process.stderr.fileno(),
-            message_bytes=limits.message_bytes,
-            log=self.log,
-        )
-        hello = protocol.encode(protocol.hello(name, limits.to_json()))
-        with contextlib.suppress(Closed):  # the load check reports why the bot is gone
-            self.pipes.send(hello, self._started + limits.load_timeout)
-
-    # -- the Seat protocol ------------------------------------------------------------
-
-    @property
-    def active(self) -> bool:
-        """True until the seat has reported that its bot is gone (failed load or crash)."""
-        return not self._reported_dead
-
-    def begin_session(self, context: SessionContext) -> SeatFault | None:
-        self._bank = self.limits.time_bank
-        return self._notify("begin_session", protocol.session_start, context)
-
-    def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self._notify("begin_deal", protocol.deal_start, start)
-
-    def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self._notify("end_deal", protocol.deal_end, end)
-
-    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
-        fault = self._ready()
-        if fault is not None:
-            return fault
-        self._drain()  # late replies and stray lines from earlier decisions
-        self._request_id += 1
-        request_id = self._request_id
-        started = time.monotonic()
-        deadline = started + self.limits.action_timeout + self._bank
-        request = protocol.encode(protocol.act(request_id, observation))
-        answer = self._exchange("act", lambda: self._ask(request, request_id, deadline))
-        elapsed = time.monotonic() - started
-        self.decision_seconds.append(elapsed)
-        if isinstance(answer, SeatFault) and answer.kind is FaultKind.TIMEOUT:
-            self._bank = 0.0
-            self._given_up.add(request_id)
-        elif elapsed > self.limits.action_timeout:
-            self._bank = max(0.0, self._bank - (elapsed - self.limits.action_timeout))
-        return answer
-
-    def say_goodbye(self) -> bool:
-        """Tell the bot the session is over, without waiting for it to exit (so that the
-        bots of a table exit side by side); whether it was told. :meth:`close` ends it."""
-        process = self.process
-        if self._goodbye_sent or process is None or self.pipes is None:
-            return self._goodbye_sent
-        # A bot still busy with a request it timed out on would not read the goodbye:
-        # it is killed at once rather than waited for.
-        stuck = self._request_id in self._given_up
-        if process.poll() is None and self._dead is None and not stuck:
-            with contextlib.suppress(Closed):
-                self.pipes.send(protocol.encode(protocol.goodbye()), time.monotonic() + 0.1)
-                self._goodbye_sent = True
-        return self._goodbye_sent
-
-    def close(self) -> None:
-        """Say goodbye, give the bot a moment to exit, then kill whatever is left of it."""
-        self.say_goodbye()
-        self._finish()
-
-    def close_later(self) -> None:
-        """Say goodbye now and leave the rest of :meth:`close` to the reaper's thread
-        (the table is done with the seat; see :mod:`dp_arena.sandbox.reaper`)."""
-        self.say_goodbye()
-        REAPER.add(self._finish)
-
-    def _finish(self) -> None:
-        """The end of :meth:`close`, after the goodbye: the grace, the kill, the logs."""
-        process = self.process
-        if process is not None and self.pipes is not None:
-            if self._goodbye_sent:
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    process.wait(EXIT_GRACE)
-            self._kill()
-            self.pipes.drain_stderr()
-            # The process's stream objects own their fds: each fd is closed once, by its
-            # owner (a second close could hit an fd another thread opened meanwhile).
-            streams = [s for s in (process.stdin, process.stdout, process.stderr) if s]
-            self.pipes.close(frozenset(s.fileno() for s in streams if not s.closed))
-            for stream in streams:
-                with contextlib.suppress(OSError):
-                    stream.close()
-            self.pipes = None
-        self.log.close()
-        if self.sandbox is not None:
-            self.sandbox.release()
-        if self._dead is None:
-            self._dead = SeatFault(FaultKind.CRASH, "closed")
-
-    def __del__(self) -> None:  # a seat nobody closed must still not leave a process behind
-        if self.sandbox is not None and self.sandbox.process.returncode is None:
-            with contextlib.suppress(Exception):
-                self.sandbox.kill()
-                self.sandbox.release()
-
-    def wait_loaded(self) -> SeatFault | None:
-        """Wait for the bot's hello (at most the load timeout); the load fault, if any."""
-        if self._dead is None and not self._loaded:
-            self._await_hello()
-        return self._dead if not self._loaded else None
 
     # -- the exchanges ----------------------------------------------------------------
 
-    def _ready(self) -> SeatFault | None:
-        """None if the bot is loaded and alive; otherwise the fault to report, once in
-        full and afterwards as a reminder."""
-        if self._dead is None and not self._loaded:
-            self._await_hello()
-        if self._dead is None:
-            return None
-        if not self._reported_dead:
-            self._reported_dead = True
-            return self._dead
-        return SeatFault(self._dead.kind, f"not running ({self._dead.detail[:100]})")
+    def greet(self, name: str, deadline: float) -> None:
+        """Send the dealer's hello (the bot's name and limits); a bot already gone is left
+        for the wait for its hello to report."""
+        assert self.pipes is not None
+        hello = protocol.encode(protocol.hello(name, self.limits.to_json()))
+        with contextlib.suppress(Closed):
+            self.pipes.send(hello, deadline)
 
-    def _await_hello(self) -> None:
-        """Wait for the hello until the load timeout; a bot that gives none is gone."""
-        self._exchange("hello", self._hello)
+    def hello(self, deadline: float) -> SeatFault | None:
+        """Wait for the bot's hello until ``deadline``: ``None`` once it came, else the
+        load fault (a bot that gives none is gone)."""
+        return self.exchange("hello", lambda: self._hello(deadline))
 
-    def _hello(self) -> SeatFault | None:
+    def ask(
+        self, observation: Observation, deadline: float, allowed: float
+    ) -> Action | Mix | SeatFault:
+        """Ask the bot to act on ``observation`` by ``deadline`` (``allowed`` seconds from
+        now: the action time and what is left of the time bank); its action, or the
+        fault. A request that timed out is given up: its answer, if it comes, is dropped."""
+        self.request_id += 1
+        request_id = self.request_id
+        request = protocol.encode(protocol.act(request_id, observation))
+        answer = self.exchange("act", lambda: self._ask(request, request_id, deadline), allowed)
+        if isinstance(answer, SeatFault) and answer.kind is FaultKind.TIMEOUT:
+            self._given_up.add(request_id)
+        return answer
+
+    def notify(
+        self, hook: str, message: Callable[[_Told], dict[str, Any]], told: _Told
+    ) -> SeatFault | None:
+        """Tell the bot of ``told`` (the message for ``hook``), unless it said in its hello
+        that it has no such hook; the fault to report, if any (including the errors and
+        stray lines the bot sent since the last notification)."""
+        self.drain()
+        if self.hooks is None or hook in self.hooks:
+            notification = message(told)
+            line = protocol.encode(notification)
+            deadline = time.monotonic() + self.limits.action_timeout
+            fault = self.exchange(notification["type"], lambda: self._send(line, deadline))
+            if fault is not None:
+                return fault
+        return self._pending_fault()
+
+    @property
+    def stuck(self) -> bool:
+        """Whether the bot may still be busy with the last request, which timed out (it
+        would not read a goodbye)."""
+        return self.request_id in self._given_up
+
+    def _hello(self, deadline: float) -> SeatFault | None:
         """Take the bot's hello (the first message it sends but a log), or its load fault."""
-        answer = self._receive(_HELLO, self._started + self.limits.load_timeout)
+        answer = self._receive(_HELLO, deadline)
         if isinstance(answer, _Unread):
             reason = "instead of a hello, " if answer.oversized else "bad hello: "
             return self._fail(FaultKind.LOAD_ERROR, reason + answer.problem)
@@ -256,28 +132,8 @@ class ProcessSeat:
             self.bot_name = protocol.check_hello(answer)
         except protocol.ProtocolViolation as error:
             return self._fail(FaultKind.LOAD_ERROR, f"bad hello: {error}")
-        self._hooks = protocol.hello_hooks(answer)
-        self._loaded = True
+        self.hooks = protocol.hello_hooks(answer)
         return None
-
-    def _notify(
-        self, hook: str, message: Callable[[_Told], dict[str, Any]], told: _Told
-    ) -> SeatFault | None:
-        """Tell the bot of ``told`` (the message for ``hook``), unless it said in its hello
-        that it has no such hook; the fault to report, if any (including the errors and
-        stray lines the bot sent since the last notification)."""
-        fault = self._ready()
-        if fault is not None:
-            return fault
-        self._drain()
-        if self._hooks is None or hook in self._hooks:
-            notification = message(told)
-            line = protocol.encode(notification)
-            deadline = time.monotonic() + self.limits.action_timeout
-            fault = self._exchange(notification["type"], lambda: self._send(line, deadline))
-            if fault is not None:
-                return fault
-        return self._pending_fault()
 
     def _ask(self, request: bytes, request_id: int, deadline: float) -> Action | Mix | SeatFault:
         """Send ``act`` and take its answer: the action, or the fault it is."""
@@ -303,14 +159,16 @@ class ProcessSeat:
 
     # -- the one boundary: failures on the pipes become faults ------------------------
 
-    def _exchange(self, what: str, exchange: Callable[[], _T]) -> _T | SeatFault:
+    def exchange(
+        self, what: str, exchange: Callable[[], _T], allowed: float = 0.0
+    ) -> _T | SeatFault:
         """Run one exchange with the bot (``what``: ``hello``, ``act`` or a notification's
         type) and turn what failed on its pipes into the fault to report, in one place:
-        its process ended (:class:`~dp_arena.sandbox.pipes.Closed`), it did not take the
+        its process ended (:class:`~dp_arena.sandbox.dealer.pipes.Closed`), it did not take the
         message (:class:`_NotReading`), or no answer came by the deadline
         (:class:`_Silence`). A fault that ends the seat is also kept as why it is gone."""
         assert self.pipes is not None
-        self._wait = _Wait(strays_before=self._stray_pending())
+        self._wait = _Wait(strays_before=self._stray_pending(), allowed=allowed)
         try:
             return exchange()
         except Closed:
@@ -323,7 +181,7 @@ class ProcessSeat:
 
     def _gone(self, what: str) -> SeatFault:
         """The fault of a bot whose process ended during an exchange."""
-        ended = self._exit_text()
+        ended = self._ends.exit_text()
         if what == "hello":
             return self._fail(
                 FaultKind.LOAD_ERROR,
@@ -333,8 +191,7 @@ class ProcessSeat:
             detail = f"the bot's process ended{ended}" + (self._partial_text() or self._instead())
         else:
             detail = f"{what}: the bot's input is closed{ended}"
-        self._reported_dead = True
-        return self._fail(FaultKind.CRASH, detail)
+        return self._fail(FaultKind.CRASH, detail, reported=True)
 
     def _silent(self, what: str) -> SeatFault:
         """The fault of a wait that ended without an answer: a timeout, or, when the bot
@@ -345,15 +202,14 @@ class ProcessSeat:
             if instead is None:
                 return self._fail(FaultKind.LOAD_TIMEOUT, waited + self._partial_text())
             return self._fail(FaultKind.LOAD_ERROR, waited + self._instead())
-        limit = self.limits.action_timeout + self._bank
-        waited = f"no answer within {limit:.3g} s (action time + time bank)"
+        waited = f"no answer within {self._wait.allowed:.3g} s (action time + time bank)"
         if instead is None:
             return SeatFault(FaultKind.TIMEOUT, waited + self._partial_text())
         # What it wrote instead is the fault: its stray lines are not counted again at
         # the next notification.
         if not self._wait.strays_before:
             self._pending = [p for p in self._pending if p[0] is not FaultKind.PROTOCOL]
-        return self._protocol_fault(waited + self._instead(), self._request_id)
+        return self._protocol_fault(waited + self._instead(), self.request_id)
 
     def _send(self, line: bytes, deadline: float) -> None:
         """Write ``line`` to the bot; :class:`_NotReading` if it did not take it by
@@ -390,7 +246,7 @@ class ProcessSeat:
                     stray=False,
                 )
 
-    def _drain(self) -> None:
+    def drain(self) -> None:
         """Take the lines the bot sent between exchanges (at most a few message limits of
         them: a bot flooding its stdout cannot keep the dealer here). A closed pipe is
         left for the next exchange to report."""
@@ -458,43 +314,17 @@ class ProcessSeat:
 
     # -- what is reported -------------------------------------------------------------
 
-    def _kill(self) -> None:
-        assert self.sandbox is not None
-        self.sandbox.kill()
-
-    def _fail(self, kind: FaultKind, detail: str) -> SeatFault:
+    def _fail(self, kind: FaultKind, detail: str, *, reported: bool = False) -> SeatFault:
         """The bot is gone, for ``kind`` and ``detail`` (with the end of its stderr, for a
-        load error or a crash): kill what is left of it and keep the fault."""
+        load error or a crash): the seat's lifecycle keeps the fault and kills what is
+        left of the bot (``reported``: the fault is reported now, once and for all)."""
         tail = self.log.tail_text(300)
         self.log.note(f"{kind.value}: {detail}")
         if tail and kind in (FaultKind.LOAD_ERROR, FaultKind.CRASH):
             detail += f"; stderr ends: {tail}"
-        self._dead = SeatFault(kind, detail[:1000])
-        if self.process is not None:
-            self._kill()
-        return self._dead
-
-    def _exit_text(self) -> str:
-        assert self.process is not None and self.sandbox is not None
-        try:
-            code = self.process.wait(2)
-        except subprocess.TimeoutExpired:
-            return ""
-        verdict = self.sandbox.verdict or self.sandbox.setup_error
-        over = f": {verdict}" if verdict else ""
-        if code < 0:
-            try:
-                return f" (killed by {signal.Signals(-code).name}{over})"
-            except ValueError:
-                return f" (killed by signal {-code}{over})"
-        if code > 128 and not self.sandbox.forked and self.command.argv[0] in ("bwrap", "unshare"):
-            # The sandbox's launcher reports a bot killed by signal N as status 128 + N (a
-            # forked seat's status is the bot's own).
-            try:
-                return f" (killed by {signal.Signals(code - 128).name}{over})"
-            except ValueError:
-                pass
-        return f" (exit status {code}{over})"
+        fault = SeatFault(kind, detail[:1000])
+        self._ends.end(fault, reported=reported)
+        return fault
 
     def _pending_fault(self) -> SeatFault | None:
         if not self._pending:
@@ -567,11 +397,12 @@ class _Silence(Exception):
 class _Wait:
     """What the exchange under way has read: whether stray lines were pending before it,
     the first stray line since (what the bot wrote instead of an answer) and the bytes
-    of stray lines."""
+    of stray lines; and for a decision, the seconds it was allowed."""
 
     strays_before: bool
     instead: str | None = None
     stray_bytes: int = 0
+    allowed: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

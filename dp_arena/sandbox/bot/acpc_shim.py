@@ -1,10 +1,10 @@
 """The ACPC shim: an ACPC agent's program, run unchanged inside its sandbox.
 
-Run as the bot's command, ``python -I -m dp_arena.sandbox.acpc_shim -- AGENT ARGS...``
+Run as the bot's command, ``python -I -m dp_arena.sandbox.bot.acpc_shim -- AGENT ARGS...``
 (:func:`dp_arena.sandbox.launch_for` writes it for an ``acpc:`` spec or a bot folder whose
 ``bot.toml`` says ``protocol = "acpc"``). It speaks the pipe protocol of
 ``docs/protocol.md`` to the dealer on its stdin and stdout, and the ACPC dealer protocol
-(:mod:`dp_arena.sandbox.acpc`) to the agent, which it starts itself, over TCP on the
+(:mod:`dp_arena.sandbox.bot.acpc`) to the agent, which it starts itself, over TCP on the
 sandbox's own loopback: nothing else can reach it, and the agent can reach nothing else.
 
 The table's game is known at the agent's first decision (its observation names the
@@ -32,7 +32,7 @@ from collections import OrderedDict
 from typing import IO, Any
 
 from dp_arena.names import ACPC_PREFIX
-from dp_arena.sandbox.acpc import (
+from dp_arena.sandbox.bot.acpc import (
     BOARD_AT,
     ROUNDS,
     VERSION,
@@ -332,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments[:1] == ["--"]:
         arguments = arguments[1:]
     if not arguments:
-        print("usage: python -m dp_arena.sandbox.acpc_shim -- AGENT ARGS...", file=sys.stderr)
+        print("usage: python -m dp_arena.sandbox.bot.acpc_shim -- AGENT ARGS...", file=sys.stderr)
         return 2
     shim = Shim(arguments, sys.stdout.buffer)
     try:

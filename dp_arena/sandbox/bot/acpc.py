@@ -1,6 +1,6 @@
 """The ACPC dealer protocol, mapped onto a dp-arena table: what an ACPC agent is told and
 how its replies become actions. The shim that serves it lives in
-:mod:`dp_arena.sandbox.acpc_shim`; ``docs/protocol.md`` documents the mapping.
+:mod:`dp_arena.sandbox.bot.acpc_shim`; ``docs/protocol.md`` documents the mapping.
 
 An ACPC agent (the Annual Computer Poker Competition's protocol, version 2.0.0) takes a
 game definition file, a host and a port, connects, says ``VERSION:2.0.0``, and is sent a

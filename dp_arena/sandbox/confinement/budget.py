@@ -19,7 +19,7 @@ space. So each bot process also gets a budget for its whole tree, the best of:
 
 ``DP_ARENA_BUDGET=cgroup2|cgroup1|watchdog`` forces one. With a cgroup the kernel stops
 the tree at its memory and process budgets (the OOM killer takes a process of the bot,
-``fork`` fails); the dealer's monitor (:mod:`dp_arena.sandbox.spawn`) looks at every
+``fork`` fails); the dealer's monitor (:mod:`dp_arena.sandbox.dealer.spawn`) looks at every
 live budget a few times a second and kills a bot whose tree was OOM-killed or is over
 its CPU seconds, so the
 seat reports a ``CRASH`` saying which budget was exceeded. Cgroups are made under
@@ -41,10 +41,11 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from dp_arena.sandbox.confinement.mounts import pid_alive
+from dp_arena.sandbox.confinement.processes import cpu_seconds, memory_bytes, proc_table
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import pid_alive
 
-__all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "budget_support", "new_budget", "proc_table"]
+__all__ = ["BUDGET_KINDS", "Budget", "BudgetSupport", "budget_support", "new_budget"]
 
 BUDGET_KINDS = ("cgroup2", "cgroup1", "watchdog")
 BASE = "dp-arena"
@@ -282,57 +283,6 @@ class Budget:
         return None
 
 
-def proc_table() -> dict[int, tuple[int, int, str]]:
-    """pid -> (parent pid, real uid, state) of every process, from ``/proc``."""
-    table: dict[int, tuple[int, int, str]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/status", "rb") as status:
-                text = status.read().decode("ascii", "replace")
-        except OSError:
-            continue
-        state, ppid, uid = "", 0, -1
-        for line in text.split("\n"):  # not splitlines(): see isolation.uid_processes
-            if line.startswith("State:"):
-                state = line.split()[1]
-            elif line.startswith("PPid:"):
-                ppid = int(line.split()[1])
-            elif line.startswith("Uid:"):
-                uid = int(line.split()[1])
-                break
-        table[int(entry)] = (ppid, uid, state)
-    return table
-
-
-def _cpu_seconds(pid: int) -> float:
-    """A process's CPU time, its own and that of its children it waited for."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _memory_bytes(pid: int) -> int:
-    """A process's proportional set size (its share of pages it shares), else its RSS."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
-            for line in rollup.read().splitlines():
-                if line.startswith(b"Pss:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, IndexError, ValueError):
-        return 0
-
-
 class _WatchdogBudget(Budget):
     """The tree found through ``/proc`` (the bot's uid, else the launcher's
     descendants), its usage summed there."""
@@ -362,8 +312,8 @@ class _WatchdogBudget(Budget):
         table = table if table is not None else proc_table()
         tree = self._tree(table)
         live = [pid for pid in tree if table[pid][2] not in ("Z", "X")]
-        memory = sum(_memory_bytes(pid) for pid in live)
-        self._cpu_peak = max(self._cpu_peak, sum(_cpu_seconds(pid) for pid in tree))
+        memory = sum(memory_bytes(pid) for pid in live)
+        self._cpu_peak = max(self._cpu_peak, sum(cpu_seconds(pid) for pid in tree))
         return self._over(memory, self._cpu_peak, 0)
 
     def kill(self) -> None:
@@ -434,7 +384,7 @@ class _CgroupBudget(Budget):
         if "cpuacct" in self.paths:
             cpu = int(_read(os.path.join(self.paths["cpuacct"], "cpuacct.usage"))) / 1e9
         else:
-            cpu = sum(_cpu_seconds(pid) for pid in _group_pids(self.paths["memory"]))
+            cpu = sum(cpu_seconds(pid) for pid in _group_pids(self.paths["memory"]))
         return cpu, int(control.get("oom_kill", 0))
 
     def check(self, table: dict[int, tuple[int, int, str]] | None = None) -> str | None:

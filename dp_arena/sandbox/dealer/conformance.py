@@ -49,7 +49,8 @@ from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
 from dp_arena.engine.mixes import Mix, MixDraws
-from dp_arena.sandbox import isolation, load_hint, open_seat
+from dp_arena.sandbox.confinement.isolation import detect
+from dp_arena.sandbox.dealer.seats import load_hint, open_seat, resolve, runs_in_process
 from dp_arena.sandbox.limits import Limits
 from dp_arena.text import printable
 
@@ -138,7 +139,7 @@ class CheckReport:
 def _isolation_lines(data: dict[str, Any]) -> list[str]:
     if data.get("mode") == "in-process":
         return ["isolation: none (trusted, in-process)"]
-    from dp_arena.sandbox.isolation import Isolation
+    from dp_arena.sandbox.confinement.isolation import Isolation
 
     return Isolation(**data).describe()
 
@@ -305,18 +306,17 @@ def check_agent(
     folder a command bot runs in, as for :func:`~dp_arena.sandbox.open_seat`)."""
     limits = limits or Limits()
     from dp_arena.agents.spec import SpecKind
-    from dp_arena.sandbox.seats import resolve
 
     in_process = no_limit_only = False
     try:
         # As the seat will: a bot folder's or a registry bot's spec resolved by its manifest.
         parsed = resolve(spec)[0]
-        in_process = parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python)
+        in_process = runs_in_process(parsed, trusted)
         # An ACPC agent plays no-limit hold'em only: it is checked on that alone.
         no_limit_only = parsed.kind is SpecKind.ACPC
     except Exception:  # open_seat reports a bad spec as a load error
         pass
-    report = CheckReport(spec, {"mode": "in-process"} if in_process else isolation().to_json())
+    report = CheckReport(spec, {"mode": "in-process"} if in_process else detect().to_json())
     started = time.monotonic()
 
     def fresh_seat(target: CheckReport, where: str) -> _Timed:

@@ -165,30 +165,34 @@ class Pipes:
             raise Oversized(f"a message over {self.message_bytes} bytes")
         return None
 
-    def _read_stdout(self) -> None:
+    def _read(self, fd: int) -> bytes | None:
+        """One chunk of what the bot wrote on ``fd`` (its stdout or its stderr), or
+        ``None``: nothing is there yet, or the bot has closed it (it is then marked
+        closed and no longer polled)."""
         try:
-            chunk = os.read(self.from_bot, _CHUNK)
+            chunk = os.read(fd, _CHUNK)
         except BlockingIOError:
-            return
+            return None
         except OSError:
             chunk = b""
-        if not chunk:
+        if chunk:
+            return chunk
+        self._poll_read.unregister(fd)
+        if fd == self.from_bot:
             self._stdout_open = False
-            self._poll_read.unregister(self.from_bot)
-            return
-        self._buffer += chunk
+        else:
+            self._stderr_open = False
+        return None
+
+    def _read_stdout(self) -> None:
+        chunk = self._read(self.from_bot)
+        if chunk:
+            self._buffer += chunk
 
     def _drain_stderr(self, budget: int = 4 * _CHUNK) -> None:
         while budget > 0 and self._stderr_open:
-            try:
-                chunk = os.read(self.stderr, _CHUNK)
-            except BlockingIOError:
-                return
-            except OSError:
-                chunk = b""
+            chunk = self._read(self.stderr)
             if not chunk:
-                self._stderr_open = False
-                self._poll_read.unregister(self.stderr)
                 return
             self.log.write(chunk)
             budget -= len(chunk)

@@ -18,11 +18,11 @@ from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
 from dp_arena.errors import AgentError, DPArenaError
 from dp_arena.results import FaultKind
-from dp_arena.sandbox.isolation import Isolation, detect, sandbox_command
+from dp_arena.sandbox.confinement.isolation import Isolation, detect, sandbox_command
+from dp_arena.sandbox.confinement.mounts import own_files, program_runtime
+from dp_arena.sandbox.confinement.runtime import RuntimeView, python_view
+from dp_arena.sandbox.dealer.process import ProcessSeat
 from dp_arena.sandbox.limits import Limits
-from dp_arena.sandbox.mounts import own_files, program_runtime
-from dp_arena.sandbox.process import ProcessSeat
-from dp_arena.sandbox.runtime import RuntimeView, python_view
 
 __all__ = [
     "BotLaunch",
@@ -36,7 +36,15 @@ __all__ = [
     "open_seat",
     "prepare",
     "resolve",
+    "runs_in_process",
 ]
+
+
+def runs_in_process(spec: AgentSpec, trusted: bool) -> bool:
+    """Whether a seat of ``spec`` (resolved: a bot folder's or a registry bot's manifest
+    read) runs in the dealer's own process: a built-in bot always, a Python bot when it
+    is ``trusted``; everything else runs sandboxed. The one place this is decided."""
+    return spec.kind is SpecKind.BUILTIN or (trusted and spec.is_python)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +106,7 @@ def _runner_args(target: str, paths: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 
 def _runner_argv(args: tuple[str, ...]) -> tuple[str, ...]:
-    return (sys.executable, "-I", "-m", "dp_arena.sandbox.runner", *args)
+    return (sys.executable, "-I", "-m", "dp_arena.sandbox.bot.runner", *args)
 
 
 def _module_location(module: str) -> tuple[Path, Path]:
@@ -116,7 +124,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
     the registry gives it: a command runs there, and a Python bot sees all of it; by
     default a command runs in the folder of the first file its command line names).
     Raises :class:`ForbiddenProgram` for a command whose program the sandbox may not show
-    (see :mod:`dp_arena.sandbox.mounts`)."""
+    (see :mod:`dp_arena.sandbox.confinement.mounts`)."""
     if isinstance(spec, str):
         spec = parse_spec(spec)
     if spec.kind in (SpecKind.FOLDER, SpecKind.REGISTRY):
@@ -139,7 +147,7 @@ def launch_for(spec: AgentSpec | str, *, bot_dir: Path | None = None) -> BotLaun
         return command
     # An ACPC agent: dp-arena's shim is the bot's program, the agent its child, both in
     # the sandbox; the shim needs the Python view, the agent its own program's.
-    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.acpc_shim", "--", *command.argv)
+    shim = (sys.executable, "-I", "-m", "dp_arena.sandbox.bot.acpc_shim", "--", *command.argv)
     return BotLaunch(shim, command.bot_dir, python_view() | command.runtime, command.own)
 
 
@@ -184,7 +192,7 @@ def open_seat(
     try:
         parsed, spec, stored_dir = _parsed(spec)
         bot_dir = stored_dir or bot_dir
-        if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+        if runs_in_process(parsed, trusted):
             return InProcessSeat(load_agent(parsed), name)
         limits = limits or Limits()
         launch = launch_for(parsed, bot_dir=bot_dir)
@@ -206,18 +214,18 @@ def prepare(bots: Iterable[tuple[str, bool]], *, limits: Limits | None = None) -
     """Get ready to seat each of ``bots`` (``(spec, trusted)`` pairs) many times in this
     process: start the warm templates of the sandboxed Python bots among them now, side
     by side, and keep spare seats of them made ahead from now on (see
-    :mod:`dp_arena.sandbox.template`). Nothing changes for the others; a bot that cannot
+    :mod:`dp_arena.sandbox.dealer.template`). Nothing changes for the others; a bot that cannot
     be prepared is left for its seat to report."""
-    from dp_arena.sandbox import template
-    from dp_arena.sandbox.isolation import template_plan
-    from dp_arena.sandbox.spawn import SPARES
+    from dp_arena.sandbox.confinement.isolation import template_plan
+    from dp_arena.sandbox.dealer import template
+    from dp_arena.sandbox.dealer.spawn import SPARES
 
     limits = limits or Limits()
     plans = []
     for spec, trusted in dict.fromkeys(bots):
         try:
             parsed, _, bot_dir = _parsed(spec)
-            if parsed.kind is SpecKind.BUILTIN or (trusted and parsed.is_python):
+            if runs_in_process(parsed, trusted):
                 continue
             launch = launch_for(parsed, bot_dir=bot_dir)
         except (DPArenaError, OSError, ValueError):

@@ -1,12 +1,12 @@
 """A warm template of one bot's sandbox, from which each of its seats is forked.
 
-Started by the dealer (:mod:`dp_arena.sandbox.template`) inside the sandbox exactly as the
+Started by the dealer (:mod:`dp_arena.sandbox.dealer.template`) inside the sandbox exactly as the
 bot itself would be (the same namespaces, read-only root, runtime, own files and
 ``/proc`` stand-ins), but as the host's root with only the capabilities a seat's set-up
 needs (``CAP_SYS_ADMIN`` for namespaces and mounts, ``CAP_NET_ADMIN`` for the loopback,
 ``CAP_SETUID``, ``CAP_SETGID`` and ``CAP_SETPCAP`` to drop them)::
 
-    python -I -m dp_arena.sandbox.zygote [--filter HEX] --masks NAMES --own PATH
+    python -I -m dp_arena.sandbox.bot.zygote [--filter HEX] --masks NAMES --own PATH
         [--under-tmp PATH] [--under-tmp-link PATH=TARGET] -- SPEC [--path DIR]
 
 It imports what every Python bot's host imports (the agent API, the engine and its
@@ -43,8 +43,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
-import fcntl
 import gc
 import io
 import json
@@ -54,71 +52,29 @@ import resource
 import select
 import signal
 import socket
-import struct
 import sys
 import traceback
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dp_arena.sandbox.bot.walls import (
+    CLONE_NEWPID,
+    LIBC,
+    PR_SET_PDEATHSIG,
+    RLIMITS,
+    SEAT_NAMESPACES,
+    check,
+    clear_capabilities,
+    drop_bounding_set,
+    loopback_up,
+    prctl,
+    seat_mounts,
+)
+
 __all__ = ["main"]
 
-CLONE_NEWNS = 0x00020000
-CLONE_NEWCGROUP = 0x02000000
-CLONE_NEWUTS = 0x04000000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-# Made by each seat's init once it is in the seat's cgroups (its PID namespace, of which
-# it is pid 1, is made as the template forks it).
-SEAT_NAMESPACES = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWNET
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
-PR_SET_PDEATHSIG, PR_CAPBSET_DROP, PR_CAP_AMBIENT = 1, 24, 47
-PR_CAP_AMBIENT_CLEAR_ALL = 4
-O_PATH = 0o10000000
-SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
-# /proc folders bubblewrap makes read-only over a fresh /proc; each seat's /proc gets the same.
-PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
 # Exit status of a seat process whose set-up failed (before any bot code ran).
 SETUP_FAILED = 125
-
-_libc = ctypes.CDLL(None, use_errno=True)
-_RLIMITS = {
-    "as": resource.RLIMIT_AS,
-    "cpu": resource.RLIMIT_CPU,
-    "nofile": resource.RLIMIT_NOFILE,
-    "nproc": resource.RLIMIT_NPROC,
-    "fsize": resource.RLIMIT_FSIZE,
-    "core": resource.RLIMIT_CORE,
-}
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        error = ctypes.get_errno()
-        raise OSError(error, f"{what}: {os.strerror(error)}")
-
-
-def _mount(source: str | None, target: str, kind: str | None, flags: int, data: str = "") -> None:
-    _check(
-        _libc.mount(
-            source.encode() if source is not None else None,
-            target.encode(),
-            kind.encode() if kind is not None else None,
-            flags,
-            data.encode() if data else None,
-        ),
-        f"mount {target}",
-    )
-
-
-def _bind_read_only(source: str, target: str) -> None:
-    _mount(source, target, None, MS_BIND | MS_REC)
-    _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
-
-
-def _prctl(option: int, argument: int, what: str) -> None:
-    _check(_libc.prctl(option, argument, 0, 0, 0), what)
 
 
 def _send(status: socket.socket, message: dict[str, Any]) -> None:
@@ -138,7 +94,7 @@ def _fail(status: socket.socket | None, where: str, error: BaseException) -> NoR
 
 class _Config:
     def __init__(self, args: argparse.Namespace) -> None:
-        from dp_arena.sandbox import seccomp
+        from dp_arena.sandbox.confinement import seccomp
 
         program = bytes.fromhex(args.filter) if args.filter else None
         self.filter = seccomp.Prepared(program) if program is not None else None
@@ -160,12 +116,12 @@ class _Config:
 
 class _Runner:
     """The runner's module, found and compiled once here, to run as each seat's
-    ``__main__`` (what ``python -m dp_arena.sandbox.runner`` would find and compile)."""
+    ``__main__`` (what ``python -m dp_arena.sandbox.bot.runner`` would find and compile)."""
 
     def __init__(self) -> None:
         import importlib.util
 
-        spec = importlib.util.find_spec("dp_arena.sandbox.runner")
+        spec = importlib.util.find_spec("dp_arena.sandbox.bot.runner")
         assert spec is not None and spec.loader is not None and spec.origin is not None
         self.spec = spec
         self.code = spec.loader.get_code(spec.name)  # type: ignore[attr-defined]
@@ -180,8 +136,8 @@ def _warm_up(config: _Config) -> None:
     import dp_arena.agents.spec
     import dp_arena.engine
     import dp_arena.engine.cards
-    import dp_arena.sandbox.protocol
-    import dp_arena.sandbox.runner  # noqa: F401
+    import dp_arena.sandbox.bot.runner
+    import dp_arena.sandbox.protocol  # noqa: F401
     from dp_arena.agents.spec import SpecKind, parse_spec, precompile, project_imports
     from dp_arena.engine import evaluate
 
@@ -200,7 +156,7 @@ def _warm_up(config: _Config) -> None:
     gc.freeze()
     # And the heap's free pages go back to the kernel: each fork would copy their entries.
     with contextlib.suppress(AttributeError):  # glibc's; other C libraries may lack it
-        _libc.malloc_trim(0)
+        LIBC.malloc_trim(0)
 
 
 def _read_own_files(own: str) -> int:
@@ -264,7 +220,7 @@ def _serve(control: socket.socket, config: _Config) -> None:
             continue
         request = json.loads(data)
         try:
-            _check(_libc.unshare(CLONE_NEWPID), "unshare")
+            check(LIBC.unshare(CLONE_NEWPID), "unshare")
         except OSError as error:  # no seat this time: the dealer execs it instead
             _refuse(fds, f"dp-arena: cannot make the seat (a PID namespace): {error}")
             continue
@@ -301,7 +257,7 @@ def _fork_in_new_pid_namespace(config: _Config) -> int:
 
 def _own_pid_namespace_again(config: _Config) -> None:
     try:
-        _check(_libc.setns(config.own_pid_namespace, CLONE_NEWPID), "setns")
+        check(LIBC.setns(config.own_pid_namespace, CLONE_NEWPID), "setns")
     except OSError as error:
         _fail(None, "template: its own PID namespace again", error)  # the template ends
 
@@ -330,7 +286,7 @@ def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds:
     the seat's other namespaces and mounts, forks the bot, and reaps until the bot ends,
     reporting its exit status (every other process of the seat dies with this one)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL, "PR_SET_PDEATHSIG")
     # The template died before the line above (its parent's pid is 0 here: it is outside
     # this PID namespace): its pidfd says so.
     template_gone = select.poll()  # poll, not select: no descriptor is out of its range
@@ -352,14 +308,21 @@ def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds:
     if answer != b"go":
         os._exit(0)  # the dealer gave up on this seat
     try:
-        _check(_libc.unshare(SEAT_NAMESPACES), "unshare")
+        check(LIBC.unshare(SEAT_NAMESPACES), "unshare")
     except OSError as error:
         _fail(status, "namespaces", error)
     pipes = [stdin, stdout, stderr]
     try:
         os.setsid()
-        _seat_mounts(config, request)
-        _loopback_up()
+        seat_mounts(
+            masks=config.masks,
+            under_tmp=config.under_tmp,
+            under_tmp_links=config.under_tmp_links,
+            own=config.own,
+            own_bytes=config.own_bytes,
+            tmp_bytes=int(request["tmp_bytes"]),
+        )
+        loopback_up()
         bot = os.fork()
     except BaseException as error:
         _fail(status, "init", error)
@@ -385,151 +348,10 @@ def _init(control: socket.socket, config: _Config, request: dict[str, Any], fds:
             os._exit(0)
 
 
-def _seat_mounts(config: _Config, request: dict[str, Any]) -> None:
-    """The seat's own /proc (with the stand-ins over host-wide figures), /tmp and
-    /dev/pts, in its own mount namespace; nothing of it propagates back."""
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    # The stand-ins, opened before the fresh /proc covers them (a bind's source must be
-    # in this mount namespace: paths opened here are).
-    masks = [(os.open(path, O_PATH | os.O_CLOEXEC), path) for path in config.masks]
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    for name in PROC_READ_ONLY:
-        path = f"/proc/{name}"
-        if os.path.exists(path):
-            _bind_read_only(path, path)
-    for fd, path in masks:
-        _bind_read_only(f"/proc/self/fd/{fd}", path)
-        os.close(fd)
-    # What the runtime shows under /tmp, bound again over the seat's fresh /tmp below.
-    kept = [(os.open(path, O_PATH | os.O_CLOEXEC), path) for path in config.under_tmp]
-    own = os.open(config.own, O_PATH | os.O_CLOEXEC)
-    # The seat's private copy of the bot's own files, in a file system of its own
-    # (counted in the seat's budget), mounted first where /tmp is and covered by it.
-    _mount(
-        "tmpfs",
-        "/tmp",
-        "tmpfs",
-        MS_NOSUID | MS_NODEV,
-        f"size={config.own_bytes + (1 << 20)},mode=0700",
-    )
-    copy = _copy_own(f"/proc/self/fd/{own}", "/tmp/own")
-    os.close(own)
-    _mount(
-        "tmpfs",
-        "/tmp",
-        "tmpfs",
-        MS_NOSUID | MS_NODEV,
-        f"size={int(request['tmp_bytes'])},mode=1777",
-    )
-    for fd, path in kept:
-        _mount_point(path, is_dir=os.path.isdir(f"/proc/self/fd/{fd}"))
-        _bind_read_only(f"/proc/self/fd/{fd}", path)
-        os.close(fd)
-    for path, target in config.under_tmp_links:
-        _mount_point(os.path.dirname(path), is_dir=True, exist_ok=True)
-        os.symlink(target, path)
-    if config.own.startswith("/tmp/") and not os.path.lexists(config.own):
-        _mount_point(config.own, is_dir=os.path.isdir(f"/proc/self/fd/{copy}"))
-    _bind_read_only(f"/proc/self/fd/{copy}", config.own)
-    os.close(copy)
-    if os.path.ismount("/dev/pts"):
-        _mount(
-            "devpts",
-            "/dev/pts",
-            "devpts",
-            MS_NOSUID | MS_NOEXEC,
-            "newinstance,ptmxmode=0666,mode=620",
-        )
-
-
-def _copy_own(source: str, target: str) -> int:
-    """Copy the bot's own files (a file or a folder, at ``source``) to ``target``:
-    folders 0755, files 0444 (0555 if executable), links as links, nothing else; an
-    ``O_PATH`` descriptor of the copy."""
-    if os.path.isdir(source):
-        os.mkdir(target, 0o755)
-        os.chmod(target, 0o755)
-        with os.scandir(source) as entries:
-            for entry in entries:
-                path = os.path.join(target, entry.name)
-                if entry.is_symlink():
-                    os.symlink(os.readlink(entry.path), path)
-                elif entry.is_dir():
-                    os.close(_copy_own(entry.path, path))
-                elif entry.is_file():
-                    _copy_file(entry.path, path)
-    else:
-        _copy_file(source, target)
-    return os.open(target, O_PATH | os.O_CLOEXEC)
-
-
-def _copy_file(source: str, target: str) -> None:
-    with open(source, "rb") as original:
-        mode = os.fstat(original.fileno()).st_mode
-        with open(target, "xb") as copy:
-            while chunk := original.read(1 << 20):
-                copy.write(chunk)
-    os.chmod(target, 0o555 if mode & 0o111 else 0o444)
-
-
-def _mount_point(path: str, *, is_dir: bool, exist_ok: bool = False) -> None:
-    """An empty folder or file at ``path`` in the seat's /tmp, its missing parents made
-    0755 and root's, as bubblewrap makes them."""
-    parts = path.strip("/").split("/")
-    for depth in range(2, len(parts)):
-        folder = "/" + "/".join(parts[:depth])
-        if not os.path.isdir(folder):
-            os.mkdir(folder)
-            os.chmod(folder, 0o755)
-    if exist_ok and os.path.isdir(path):
-        return
-    if is_dir:
-        os.mkdir(path)
-        os.chmod(path, 0o755)
-    else:
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
-
-
-def _loopback_up() -> None:
-    """The seat's own loopback, up (as bubblewrap leaves it): reaching nothing but itself."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        request = struct.pack("16sH14s", b"lo", 0, b"")
-        flags = struct.unpack("16sH14s", fcntl.ioctl(probe, SIOCGIFFLAGS, request))[1]
-        fcntl.ioctl(probe, SIOCSIFFLAGS, struct.pack("16sH14s", b"lo", flags | IFF_UP, b""))
-
-
-class _CapHeader(ctypes.Structure):
-    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
-
-
-class _CapData(ctypes.Structure):
-    _fields_ = [
-        ("effective", ctypes.c_uint32),
-        ("permitted", ctypes.c_uint32),
-        ("inheritable", ctypes.c_uint32),
-    ]
-
-
-# capset's arguments, built once in the template: version 3 (64-bit sets), all empty.
-_NO_CAPABILITIES = (_CapHeader(0x20080522, 0), (_CapData * 2)())
-_NO_CAPABILITIES_ARGUMENTS = (ctypes.byref(_NO_CAPABILITIES[0]), _NO_CAPABILITIES[1])
-
-
-def _clear_capabilities() -> None:
-    """Empty effective, permitted and inheritable sets."""
-    _check(_libc.capset(*_NO_CAPABILITIES_ARGUMENTS), "capset")
-
-
-def _drop_bounding_set(config: _Config) -> None:
-    for capability in range(config.last_cap + 1):
-        _prctl(PR_CAPBSET_DROP, capability, "PR_CAPBSET_DROP")
-    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient capabilities")
-
-
 def _drop_everything(config: _Config) -> None:
     """The init keeps root's uid (it must outlive the bot's) but nothing else."""
-    _drop_bounding_set(config)
-    _clear_capabilities()
+    drop_bounding_set(config.last_cap)
+    clear_capabilities()
     if config.filter is not None:
         config.filter.install()
 
@@ -544,17 +366,17 @@ def _become_bot(
         os.dup2(fd, target)
     _keep_only([0, 1, 2])
     for name, soft, hard in request["rlimits"]:
-        resource.setrlimit(_RLIMITS[name], (soft, hard))
+        resource.setrlimit(RLIMITS[name], (soft, hard))
     uid = int(request["uid"])
-    _drop_bounding_set(config)
+    drop_bounding_set(config.last_cap)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)  # leaving uid 0 empties the permitted and effective sets
-    _clear_capabilities()  # and the inheritable one
+    clear_capabilities()  # and the inheritable one
     if config.filter is not None:
         config.filter.install()  # sets no_new_privs first
     else:
-        _prctl(38, 1, "PR_SET_NO_NEW_PRIVS")
+        prctl(38, 1, "PR_SET_NO_NEW_PRIVS")
     random.seed()  # the template's state is every seat's: each gets its own
     numpy_random = sys.modules.get("numpy.random")
     if numpy_random is not None:  # imported by the template for the bot's dp-arena modules
@@ -585,7 +407,7 @@ def _fresh_stdio() -> None:
 
 
 def _run_bot(config: _Config) -> NoReturn:
-    """The runner, as ``python -I -m dp_arena.sandbox.runner SPEC ...`` runs it: as the
+    """The runner, as ``python -I -m dp_arena.sandbox.bot.runner SPEC ...`` runs it: as the
     ``__main__`` module (the zygote's own module is ``__main__`` no more), from the code
     the template compiled."""
     import atexit
@@ -603,7 +425,7 @@ def _run_bot(config: _Config) -> NoReturn:
         __spec__=spec,
     )
     sys.argv = [str(spec.origin), *config.runner_args]
-    sys.modules.pop("dp_arena.sandbox.runner", None)  # it runs as __main__, as with -m
+    sys.modules.pop("dp_arena.sandbox.bot.runner", None)  # it runs as __main__, as with -m
     sys.modules["__main__"] = main
     try:
         exec(runner.code, main.__dict__)
@@ -623,7 +445,7 @@ def _run_bot(config: _Config) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.zygote")
+    parser = argparse.ArgumentParser(prog="dp_arena.sandbox.bot.zygote")
     parser.add_argument("--filter", default="", help="the syscall filter, in hex")
     parser.add_argument("--masks", default="", help="/proc files with stand-ins, by name")
     parser.add_argument("--own", required=True, help="the bot's own files, copied for each seat")

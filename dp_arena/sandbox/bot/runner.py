@@ -1,6 +1,6 @@
 """The Python bot runner: hosts an untrusted Python bot class behind the pipe protocol.
 
-Run inside the sandbox as ``python -I -m dp_arena.sandbox.runner FILE.py:Class`` (or
+Run inside the sandbox as ``python -I -m dp_arena.sandbox.bot.runner FILE.py:Class`` (or
 ``package.module:Class``, with ``--path DIR`` put on ``sys.path``). It answers the
 dealer's hello once the bot is loaded, then plays the bot through an in-process seat
 (:class:`~dp_arena.agents.InProcessSeat`) for the messages of
@@ -64,7 +64,7 @@ class _Arguments:
         flags = argv[1::2]
         if not argv or len(argv) % 2 == 0 or any(flag != "--path" for flag in flags):
             raise SystemExit(
-                "usage: python -m dp_arena.sandbox.runner SPEC [--path DIR]..."
+                "usage: python -m dp_arena.sandbox.bot.runner SPEC [--path DIR]..."
                 f" (not {' '.join(argv) or 'nothing'})"
             )
         self.spec: str = argv[0]

@@ -4,7 +4,7 @@ needs, its own files and nothing else.
 - **The runtime**, read-only: the system's configuration, the C library and the tools
   that start a bot, and the files of its language (for a Python bot, the Python that
   runs dp-arena with its standard library, NumPy and dp-arena), every page of them kept
-  in memory by the dealer (:mod:`dp_arena.sandbox.runtime`).
+  in memory by the dealer (:mod:`dp_arena.sandbox.confinement.runtime`).
 - **The bot's own files**, read-only and a **private copy for each seat**
   (:func:`private_copy`; a forked seat's is made by its own init): a ``file.py:Class``
   bot sees its own file and nothing else of its folder, unless the folder is a bot
@@ -43,7 +43,12 @@ from pathlib import Path
 import dp_arena
 from dp_arena.errors import AgentError
 from dp_arena.names import MANIFEST
-from dp_arena.sandbox.runtime import RuntimeView, program_view, python_view
+from dp_arena.sandbox.confinement.runtime import (
+    SANDBOX_PATH,
+    RuntimeView,
+    program_view,
+    python_view,
+)
 
 __all__ = [
     "PROGRAM_DIRS",
@@ -64,8 +69,6 @@ __all__ = [
 SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin", "/etc")
 # Where a command bot's program may live among the system folders (/etc holds no programs).
 PROGRAM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib64", "/lib32")
-# The PATH inside the sandbox: a bare program name is looked up here, not in the dealer's.
-SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 BOT_MANIFEST = MANIFEST
 
 
@@ -78,7 +81,7 @@ def python_runtime() -> tuple[Path, ...]:
     """The folders the Python that runs dp-arena lies in: the interpreter's install, the
     virtual environment and the dp_arena package (what a bot without a private file
     system must reach through the host's permissions; a sandboxed bot sees only
-    :func:`~dp_arena.sandbox.runtime.python_view` of them)."""
+    :func:`~dp_arena.sandbox.confinement.runtime.python_view` of them)."""
     paths = {
         Path(sys.base_prefix).resolve(),
         Path(sys.prefix).resolve(),
