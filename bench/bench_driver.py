@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dp_arena.rundir.store import RunStore, stored_data
 from dp_arena.runner.checkpoint import CheckpointExecutor, ResultSink
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.launch import ExecutorOptions, start_run, stored_code
-from dp_arena.runner.store import RunStore, stored_data
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 GOAL = 5000
 ROUNDS = 3

@@ -30,42 +30,34 @@ Key. The decks come from the match's :class:`~dp_arena.keys.EventKey`: a secret 
 when the config is (its commitment can be shown before the first deal and the key is in
 the result), or a public seed for tests and demos. The bots' context names the event
 ``"match"`` and nothing else: no bot is told anything about the key.
+
+Play. A match is table units of :mod:`dp_arena.units` (:func:`match_units`, one per
+table): :func:`play_match` runs them one after the other in this process, and the
+server's ladder runs the same units in a process of its own or on Ray.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dp_arena.agents import (
-    BUILTINS,
-    FaultPolicy,
-    InProcessSeat,
-    Seat,
-    SessionContext,
-    SpecKind,
-    TableSession,
-    load_agent,
-    parse_spec,
-    play_table_session,
-)
-from dp_arena.agents.spec import class_problem, missing_file, module_problem
+from dp_arena.agents import FaultPolicy, Seat, parse_spec
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
-from dp_arena.errors import AgentError, ConfigError
+from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
-from dp_arena.names import MANIFEST
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
+from dp_arena.units import SeatAssignment, TableUnit, run_unit
+from dp_arena.units.specs import betting_problem, check_spec
 
 __all__ = [
+    "MATCH_EVENT",
     "AgentScore",
     "MatchConfig",
     "MatchResult",
@@ -74,12 +66,14 @@ __all__ = [
     "block_scores",
     "check_spec",
     "match_clairvoyance",
+    "match_units",
     "open_agent_seat",
     "play_match",
     "seatings",
 ]
 
 DEFAULT_POLICY = FaultPolicy()
+MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
 
 # (spec, seat name) -> a seat; the default is open_agent_seat.
 SeatFactory = Callable[[str, str], Seat]
@@ -310,108 +304,11 @@ def block_scores(
 def open_agent_seat(
     spec: str, *, name: str, trusted: bool = False, log_dir: Path | None = None
 ) -> Seat:
-    """A seat for ``spec``: through :func:`dp_arena.sandbox.open_seat` when the sandbox is
-    installed (built-ins, and Python specs when ``trusted``, in-process; everything else in
-    its own sandboxed process), otherwise Python specs in-process."""
-    open_seat = _sandbox_open_seat()
-    if open_seat is not None:
-        return open_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
-    parsed = parse_spec(spec)
-    if not parsed.is_python:
-        raise AgentError(
-            f"agent {spec!r} is an external program: running it needs dp_arena.sandbox"
-        )
-    return InProcessSeat(load_agent(parsed), name)
-
-
-def _sandbox_open_seat() -> Callable[..., Seat] | None:
-    """The sandbox's seat factory, or ``None`` without :mod:`dp_arena.sandbox` (it is
-    imported lazily: the match does not need it for built-ins)."""
-    if importlib.util.find_spec("dp_arena.sandbox") is None:
-        return None
+    """A seat for ``spec`` from :func:`dp_arena.sandbox.open_seat`: built-ins, and Python
+    specs when ``trusted``, in-process; everything else in its own sandboxed process."""
     from dp_arena.sandbox import open_seat
 
-    return open_seat
-
-
-def sandbox_available() -> bool:
-    """Whether untrusted agents run sandboxed (:func:`dp_arena.sandbox.open_seat` exists)."""
-    return _sandbox_open_seat() is not None
-
-
-def check_spec(spec: str, *, registry: Path | None = None) -> str:
-    """The spec to seat (a registry bot pinned to the registry and version found now), or
-    an :class:`AgentError` saying why the spec names nothing that exists: an unknown
-    built-in file, a missing file (with the closest files beside it) or class, a module
-    or class that cannot be found (by path: nothing of a bot is imported here), a bot
-    folder without a usable ``bot.toml``, a program that is not on ``PATH`` (so a typo is
-    not mistaken for a command line), or a ``registry:NAME[@VERSION]`` the bot registry
-    (``registry``, else the default one) does not hold."""
-    parsed = parse_spec(spec)
-    if parsed.kind is SpecKind.REGISTRY:
-        from dp_arena.errors import SubmissionError
-        from dp_arena.registry import Registry, pinned_spec, split_spec
-
-        pinned_root, reference = split_spec(spec)
-        try:
-            held = Registry.existing(pinned_root or registry)
-            return pinned_spec(held.root, held.resolve(reference))
-        except SubmissionError as error:
-            raise AgentError(f"agent {spec!r}: {error}") from None
-    if parsed.kind is SpecKind.FOLDER:
-        from dp_arena.sandbox.dealer.seats import folder_problem
-
-        problem = folder_problem(spec)
-        if problem is not None:
-            raise AgentError(f"agent {spec!r}: {problem}")
-    elif parsed.kind is SpecKind.BUILTIN or parsed.kind is SpecKind.FILE:
-        path = Path(str(parsed.target)).expanduser()
-        if not path.is_file():
-            if parsed.kind is SpecKind.BUILTIN:
-                raise AgentError(f"agent {spec!r}: the built-in bot is not available (no {path})")
-            raise AgentError(f"agent {spec!r}: {missing_file(path, parsed.class_name)}")
-        problem = class_problem(path, parsed) if parsed.kind is SpecKind.FILE else None
-        if problem is not None:
-            raise AgentError(f"agent {spec!r}: {problem}")
-    elif parsed.kind is SpecKind.MODULE:
-        problem = module_problem(parsed)
-        if problem is not None:
-            raise AgentError(f"agent {spec!r}: {problem}")
-    else:
-        program = parsed.target[0] if isinstance(parsed.target, tuple) else str(parsed.target)
-        if shutil.which(program) is None and not Path(program).is_file():
-            raise AgentError(
-                f"agent {spec!r} is not a built-in ({', '.join(BUILTINS)}), a file.py:Class, a"
-                " package.module:Class, a bot folder (with a bot.toml), or a command line"
-                f" whose program {program!r} exists" + _folder_hint(program)
-            )
-    return spec
-
-
-def _folder_hint(word: str) -> str:
-    """A hint when a word that was meant as a bot folder names none here."""
-    import difflib
-
-    folders = [f"{path.name}/" for path in Path.cwd().iterdir() if (path / MANIFEST).is_file()]
-    close = difflib.get_close_matches(word.rstrip("/") + "/", folders, n=3)
-    return f"; did you mean {' or '.join(close)}?" if close else ""
-
-
-def betting_problem(specs: Sequence[str], betting: Betting) -> str | None:
-    """Why ``specs`` cannot play ``betting``: an ACPC agent plays no-limit hold'em only
-    (its game definition has no pot limit); ``None`` when they can."""
-    if betting is Betting.NO_LIMIT:
-        return None
-    from dp_arena.sandbox import is_acpc
-
-    agents = [spec for spec in specs if is_acpc(spec)]
-    if not agents:
-        return None
-    return (
-        f"{', '.join(agents)} {'is an ACPC agent' if len(agents) == 1 else 'are ACPC agents'},"
-        f" which play no-limit hold'em only (an ACPC game definition has no pot limit), not"
-        f" {betting.value}"
-    )
+    return open_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
 
 
 def agent_names(specs: Sequence[str]) -> tuple[str, ...]:
@@ -452,13 +349,11 @@ def play_match(
     ``on_progress(deals_played, deals_total)`` is told after every deal at every
     table."""
     names = agent_names(config.specs)
-    agent_count = config.agent_count
-    seating = seatings(agent_count)
-    rules = config.rules()
     factory = seat_factory or (
         lambda spec, name: open_agent_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
     )
-    total = config.deals * agent_count
+    units = match_units(config, names, max_faults=policy.max_faults)
+    total = config.deals * len(units)
     played = 0
 
     def progress(deal: int, state: HandState) -> None:
@@ -467,32 +362,57 @@ def play_match(
         if on_progress is not None:
             on_progress(played, total)
 
-    tables = []
-    for table_index, table_agents in enumerate(seating):
-        seats: list[Seat] = []
-        try:
-            for agent in table_agents:
-                seats.append(factory(config.specs[agent], names[agent]))
-            table = TableSession(seats, [names[agent] for agent in table_agents], policy=policy)
-            result = play_table_session(
-                table,
-                rules,
-                event_seed=config.event_key.seed,
-                section=0,
-                session=0,
-                deals=config.deals,
-                # Nothing about the key: a bot told the seed could compute every deck.
-                context=SessionContext(event="match"),
-                table_index=table_index,
-                on_deal=progress,
-            )
-        finally:
-            for seat in seats:
-                seat.close()
-        tables.append(result)
+    def open_seat(seat: SeatAssignment) -> Seat:
+        assert seat.spec is not None  # a match has no absent players
+        return factory(seat.spec, seat.player)
+
+    tables = tuple(run_unit(unit, on_deal=progress, open_seat=open_seat) for unit in units)
     return score_match(
-        config, names, seating, tuple(tables), adjusted=adjusted, clairvoyance=clairvoyance
+        config,
+        names,
+        seatings(config.agent_count),
+        tables,
+        adjusted=adjusted,
+        clairvoyance=clairvoyance,
     )
+
+
+def match_units(
+    config: MatchConfig,
+    names: Sequence[str],
+    log_dir: str | None = None,
+    *,
+    house: Collection[str] = (),
+    max_faults: int = DEFAULT_POLICY.max_faults,
+) -> list[TableUnit]:
+    """The table units of the match, one table per seating of :func:`seatings`, every
+    table dealt ``deck_for(key, 0, 0, deal)`` with every seat starting each deal with the
+    cap available: what :func:`play_match` plays, and the server's ladder. ``names``: the
+    agents' players; ``house`` names those that are trusted (in-process); the bots' logs
+    go under ``log_dir``, one folder per player."""
+    rules = config.rules()
+    seat_count = config.agent_count
+    return [
+        TableUnit(
+            # Nothing about the key: a bot told the seed could compute every deck.
+            event=MATCH_EVENT,
+            event_seed=config.event_key.seed,
+            session=0,
+            section=0,
+            table=table,
+            rules=rules,
+            deals=config.deals,
+            seats=tuple(
+                SeatAssignment(names[agent], config.specs[agent], trusted=names[agent] in house)
+                for agent in seating
+            ),
+            starting_chips=((rules.cap or 0) * config.deals,) * seat_count,
+            eliminating=False,
+            max_faults=max_faults,
+            log_dir=log_dir,
+        )
+        for table, seating in enumerate(seatings(seat_count))
+    ]
 
 
 def score_match(

@@ -9,7 +9,7 @@ from dp_arena.engine.cards import format_cards
 from dp_arena.engine.deck import deal_cards
 from dp_arena.engine.evaluator import evaluate
 from dp_arena.results import DealRecord, TableSessionResult
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 
 def forged_deal(unit: TableUnit, record: DealRecord, favoured: int) -> DealRecord:

@@ -153,3 +153,18 @@ def test_every_public_name_stays_light() -> None:
     )
     assert sorted(name for name in loaded if name.split(".")[0] in HEAVY) == []
     assert not any(name.startswith(("dp_arena.envs", "dp_arena.runner")) for name in loaded)
+
+
+def test_the_unit_of_works_old_home_gives_its_names_with_a_warning() -> None:
+    """``dp_arena.tournament.units`` held the unit of work before ``dp_arena.units``: each
+    of its names still comes from there, the same object, with a warning naming the new
+    home."""
+    import dp_arena.units
+    from dp_arena.tournament import units as old_home
+
+    assert set(old_home.__all__) <= set(dp_arena.units.__all__)
+    for name in old_home.__all__:
+        with pytest.warns(DeprecationWarning, match=f"{name} moved: import it from dp_arena.units"):
+            assert getattr(old_home, name) is getattr(dp_arena.units, name)
+    with pytest.raises(AttributeError, match="'nothing'"):
+        _ = old_home.nothing

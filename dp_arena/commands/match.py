@@ -25,7 +25,6 @@ from dp_arena.match import (
     betting_problem,
     check_spec,
     play_match,
-    sandbox_available,
 )
 from dp_arena.names import REGISTRY_PREFIX
 from dp_arena.progress import ProgressLine
@@ -144,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
-        print(format_result(result, sandboxed=sandbox_available() and not args.trusted))
+        print(format_result(result, sandboxed=not args.trusted))
     # The match completes whatever the bots do, but a bot that never loaded makes its
     # scores meaningless: say so, and fail.
     unloaded: dict[str, Fault] = {}

@@ -9,30 +9,20 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dp_arena.runner.launch import add_executor_arguments
+    from dp_arena.commands.run import add_play_arguments
 
     parser.add_argument(
         "run_dir", metavar="RUN_DIR", type=Path, help="the run directory to continue"
     )
-    add_executor_arguments(parser)
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (also the default when the CI variable is set or stderr is"
-        " not a terminal)",
-    )
+    add_play_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.commands.run import is_quiet, play_run
-    from dp_arena.runner.launch import executor_options
-    from dp_arena.runner.resume import is_finished, resume_run
+    from dp_arena.commands.run import executor_options, is_quiet, play_run
+    from dp_arena.runner import service
 
     run_dir: Path = args.run_dir
-    if is_finished(run_dir):
-        print(f"{run_dir} has already finished; its results are in {run_dir / 'results.json'}")
-        return 0
     quiet = is_quiet(args)
     return play_run(
-        "resume", run_dir, lambda: resume_run(run_dir, executor_options(args), quiet=quiet)
+        "resume", run_dir, lambda: service.resume(run_dir, executor_options(args), quiet=quiet)
     )

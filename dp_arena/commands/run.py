@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from dp_arena.commands import NOT_LOADED, USAGE
 from dp_arena.errors import ConfigError, DPArenaError
+from dp_arena.rundir import RunDir
+from dp_arena.runner.executors import EXECUTORS, ExecutorOptions
 from dp_arena.tournament.config import EventConfig
 
 if TYPE_CHECKING:
@@ -28,11 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="where results go (default: a new folder under runs/)",
     )
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (also the default when the CI variable is set)",
-    )
     add_registry_argument(parser)
     parser.add_argument(
         "--allow-absent",
@@ -41,9 +38,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " as absent players, and the results, summary and pages say so (default: refuse to"
         " start)",
     )
-    from dp_arena.runner.launch import add_executor_arguments
+    add_play_arguments(parser)
 
+
+def add_play_arguments(parser: argparse.ArgumentParser) -> None:
+    """What ``run`` and ``resume`` are told about playing a run: where its tables run
+    (:func:`add_executor_arguments`) and ``--quiet``."""
     add_executor_arguments(parser)
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress line (also the default when the CI variable is set or stderr is"
+        " not a terminal)",
+    )
+
+
+def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--executor``, ``--workers`` and ``--ray-address`` (for ``run`` and ``resume``)."""
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="auto",
+        help="where table-sessions run: auto (default: the cluster of --ray-address if"
+        " given, else serial or an embedded Ray, whichever the event's size pays for),"
+        " ray (an embedded local Ray, or the cluster of --ray-address) or serial (in"
+        " this process)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        metavar="N",
+        help="embedded Ray: worker processes (default: this machine's cores);"
+        " on a cluster: the most tasks in flight (default: the cluster's CPUs)",
+    )
+    parser.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="join an existing Ray cluster: auto (RAY_ADDRESS or the cluster started"
+        " on this machine), HOST:PORT of its head, or ray://HOST:PORT (Ray Client)",
+    )
+    parser.add_argument(
+        "--mirrors-apart",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on a Ray cluster of several nodes, play the copies of a bot in one section"
+        " on different nodes (default); --no-mirrors-apart lets Ray place the tables",
+    )
+
+
+def executor_options(args: argparse.Namespace) -> ExecutorOptions:
+    return ExecutorOptions(args.executor, args.workers, args.ray_address, args.mirrors_apart)
 
 
 def add_registry_argument(parser: argparse.ArgumentParser) -> None:
@@ -62,10 +106,12 @@ def is_quiet(args: argparse.Namespace) -> bool:
     return bool(args.quiet or os.environ.get("CI"))
 
 
-def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int:
-    """Play a run (``play`` starts or continues it) and print its summary, how it ran and
-    where its results are: the exit status (2 when the run directory or the ledger
-    refused, 130 when interrupted)."""
+def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome | None]) -> int:
+    """Play a run (``play`` starts or continues it; ``None``: it had finished) and print
+    its summary, how it ran and where its results are: the exit status (2 when the run
+    directory or the ledger refused, 130 when interrupted)."""
+    from dp_arena.runner.service import closing_lines
+
     try:
         outcome = play()
     except DPArenaError as error:  # the run directory, or the ledger, refused
@@ -77,15 +123,15 @@ def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome]) -> int
             file=sys.stderr,
         )
         return 130
-    print(outcome.event.screen_summary, end="")
-    print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
-    print(f"results digest {outcome.event.results_digest}")
+    if outcome is None:
+        print(f"{run_dir} has already finished; its results are in {RunDir(run_dir).results}")
+        return 0
+    print(closing_lines(outcome, run_dir))
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.runner.launch import COMMITMENT_FILE, event_key_for, executor_options, start_run
-    from dp_arena.runner.lock import refuse_if_running
+    from dp_arena.runner import service
     from dp_arena.tournament.event import default_run_dir
     from dp_arena.tournament.loading import load_config
 
@@ -111,20 +157,19 @@ def run(args: argparse.Namespace) -> int:
     config = checked
     run_dir = args.run_dir or default_run_dir(config)
     try:  # before a key is announced for a directory in use, or for bad options
-        refuse_if_running(run_dir)
+        key = service.claim(config, run_dir)
         options = executor_options(args)
     except DPArenaError as error:
         print(f"dp-arena run: {error}", file=sys.stderr)
         return 2
-    key = event_key_for(config)
     if not quiet:
         print(
-            f"deck key: {key.describe()}\n(publish {run_dir / COMMITMENT_FILE} before the"
-            " event; the key is revealed in results.json when it ends)",
+            f"deck key: {key.describe()}\n(publish {RunDir(run_dir).commitment} before the"
+            f" event; the key is revealed in {RunDir.RESULTS} when it ends)",
             file=sys.stderr,
         )
     status = play_run(
-        "run", run_dir, lambda: start_run(config, run_dir, options, quiet=quiet, key=key)
+        "run", run_dir, lambda: service.start(config, run_dir, options, quiet=quiet, key=key)
     )
     if status == 0:
         print(
@@ -140,8 +185,7 @@ def check_entrants(
     """Load every entrant once (the preflight); the config to play (entrants that failed
     marked absent when ``allow_absent``, beside those whose bots the config's check did
     not find), or ``None`` after printing why it cannot play."""
-    from dp_arena.results import FaultKind
-    from dp_arena.tournament.preflight import LoadProblem, describe_problems, mark_absent, preflight
+    from dp_arena.runner.service import check_entrants as preflight
 
     live = not quiet and sys.stderr.isatty()
 
@@ -150,28 +194,18 @@ def check_entrants(
             sys.stderr.write(f"\rloading the entrants' bots: {done}/{total}")
             sys.stderr.flush()
 
-    specs = {entrant.player: entrant.spec for entrant in config.entrants}
-    problems = [
-        LoadProblem(
-            (player,),
-            specs.get(player, "?"),
-            FaultKind.LOAD_ERROR,
-            reason.removeprefix("LOAD_ERROR: "),
-        )
-        for player, reason in config.absent
-    ]
-    problems += preflight(config, on_loaded=progress)
-    if live:
-        sys.stderr.write("\r\033[K")
-    if not problems:
-        return config
-    text = describe_problems(problems, entrants=len(config.entrants))
-    if not allow_absent:
-        print(f"dp-arena {command}: {text}", file=sys.stderr)
+    try:
+        checked = preflight(config, allow_absent=allow_absent, on_loaded=progress)
+    except ConfigError as error:
+        print(f"dp-arena {command}: {error}", file=sys.stderr)
         return None
-    print(
-        f"dp-arena {command}: WARNING: {text}\nplaying anyway (--allow-absent): they sit out"
-        " as absent players, and the results say so",
-        file=sys.stderr,
-    )
-    return mark_absent(config, problems)
+    finally:
+        if live:
+            sys.stderr.write("\r\033[K")
+    if checked.problems:
+        print(
+            f"dp-arena {command}: WARNING: {checked.text}\nplaying anyway (--allow-absent):"
+            " they sit out as absent players, and the results say so",
+            file=sys.stderr,
+        )
+    return checked.config

@@ -60,12 +60,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.runner.verify import verify_run
+    from dp_arena.runner.service import verify
 
     replay = "all" if args.replay else "winners" if args.replay_winners else None
     progress = None if replay is None or args.quiet else ReplayProgress(sys.stderr)
     try:
-        verification = verify_run(
+        verification = verify(
             args.run_dir,
             commitment=args.commitment,
             results_digest=args.results_digest,

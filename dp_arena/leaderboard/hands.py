@@ -25,6 +25,7 @@ from dp_arena.engine.phh import load_histories, read_text, replay_hand
 from dp_arena.errors import HandHistoryError
 from dp_arena.files import write_atomic
 from dp_arena.leaderboard.replay import deal_view, hand_view, render_replay_page
+from dp_arena.rundir import RunDir
 
 __all__ = ["DEFAULT_MAX_HANDS", "HANDS_FOLDER", "add_hand_pages", "history_stem"]
 
@@ -157,7 +158,7 @@ def _histories(run_dir: Path | None) -> list[str]:
     if run_dir is None:
         return []
     try:
-        listed = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))["histories"]
+        listed = json.loads(RunDir(run_dir).results.read_text(encoding="utf-8"))["histories"]
     except (OSError, ValueError, RecursionError, KeyError, TypeError):
         return []
     if not isinstance(listed, list):

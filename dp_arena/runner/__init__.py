@@ -5,7 +5,9 @@
     start_run(config, run_dir, ExecutorOptions("ray", workers=2))   # dp-arena run
     resume_run(run_dir)                                             # dp-arena resume
 
-Every table unit a run finishes is committed to ``RUN_DIR/store.sqlite`` before the
+Commands and the server start, resume and verify runs through one service
+(:mod:`dp_arena.runner.service`), with the same preflight. Every table unit a run
+finishes is committed to ``RUN_DIR/store.sqlite`` (:mod:`dp_arena.rundir`) before the
 event hears of it; a resume plays the (deterministic) event driver again and plays only
 the units the store lacks, so it ends with the ``results.json`` of an uninterrupted
 run. See ``docs/running.md``. Ray is imported only when a Ray executor starts.
@@ -13,17 +15,11 @@ run. See ``docs/running.md``. Ray is imported only when a Ray executor starts.
 
 from __future__ import annotations
 
+from dp_arena.rundir.store import RunStore
 from dp_arena.runner.checkpoint import CheckpointExecutor
-from dp_arena.runner.launch import (
-    EXECUTORS,
-    ExecutorOptions,
-    RunOutcome,
-    add_executor_arguments,
-    executor_options,
-    start_run,
-)
+from dp_arena.runner.executors import EXECUTORS, ExecutorOptions
+from dp_arena.runner.launch import RunOutcome, start_run
 from dp_arena.runner.resume import check_resumable, resume_run
-from dp_arena.runner.store import RunStore
 
 __all__ = [
     "EXECUTORS",
@@ -31,9 +27,7 @@ __all__ = [
     "ExecutorOptions",
     "RunOutcome",
     "RunStore",
-    "add_executor_arguments",
     "check_resumable",
-    "executor_options",
     "resume_run",
     "start_run",
 ]

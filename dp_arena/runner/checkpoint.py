@@ -17,10 +17,10 @@ from typing import Any, Protocol
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult, to_json
+from dp_arena.rundir.store import ReadWhenAsked, RunStore
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.progress import RunLog, RunProgress
-from dp_arena.runner.store import ReadWhenAsked, RunStore
-from dp_arena.tournament.units import Executor, TableUnit
+from dp_arena.units import Executor, OnResult, TableUnit
 
 __all__ = ["CheckpointExecutor", "JsonExecutor", "ResultSink"]
 
@@ -83,9 +83,7 @@ class CheckpointExecutor:
         return self._written.pop(unit.key, None)
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> Sequence[TableSessionResult]:
         identifiers = [unit_id(unit) for unit in units]
         stored = self.store.get(identifiers)

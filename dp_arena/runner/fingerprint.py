@@ -36,7 +36,7 @@ from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.results import to_json
 from dp_arena.tournament.code import entrant_code
 from dp_arena.tournament.config import Entrant, EventConfig, without_key
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = [
     "bot_codes",

@@ -41,7 +41,7 @@ from dp_arena.agents import SpecKind, parse_spec
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.errors import DPArenaError, RunError
 from dp_arena.names import MANIFEST, REGISTRY_PREFIX
-from dp_arena.tournament.units import Located
+from dp_arena.units import Located
 
 __all__ = [
     "CACHE_VARIABLE",

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dp_arena.agents.spec import BUILTINS
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["SERIAL", "MirrorCount", "Node", "Placement", "mirror_keys", "place"]
 

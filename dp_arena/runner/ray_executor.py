@@ -6,7 +6,7 @@ worker, plays them and returns plain JSON data. The bots' files travel with the 
 (:mod:`dp_arena.runner.parcels`): each bot that is not part of dp-arena is packed once,
 put in Ray's object store, and named by its content hash in the batches that seat it,
 so a node needs only the same dp-arena. Units go out as JSON data
-(:meth:`~dp_arena.tournament.units.TableUnit.to_json`) and results come back as JSON
+(:meth:`~dp_arena.units.TableUnit.to_json`) and results come back as JSON
 data, handed on in the order of the units, so every executor and every worker count
 gives the same results.
 
@@ -41,19 +41,19 @@ import socket
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.rundir.store import StoredResults, stored_data
 from dp_arena.runner.checkpoint import ResultSink
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.placement import MirrorCount, Node, Placement, place
 from dp_arena.runner.ray_watchdog import Watchdog, new_instance_folder, start_watchdog
-from dp_arena.runner.store import StoredResults, stored_data
 from dp_arena.runner.worker import run_batch, warm_up
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import OnResult, TableUnit
 
 __all__ = ["RayExecutor", "check_address"]
 
@@ -329,11 +329,9 @@ class RayExecutor:
         )
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
-        """The :class:`~dp_arena.tournament.units.Executor` interface."""
+        """The :class:`~dp_arena.units.Executor` interface."""
 
         def decoded(
             index: int, data: dict[str, Any], history: str | None, stored: bytes | None

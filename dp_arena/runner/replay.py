@@ -4,7 +4,7 @@
 Each table-session is played again on its own, in this process, one after the other,
 in the order it is given (the callers give an event's in reverse: the mirrored copies of
 a bot meet their tables in the opposite order, and never two at once). Its bots are
-seated as a run seats them (:func:`~dp_arena.tournament.units.run_unit`: built-ins and
+seated as a run seats them (:func:`~dp_arena.units.run_unit`: built-ins and
 trusted bots in this process, every other bot sandboxed), each behind a
 :class:`~dp_arena.agents.recorded_seat.RecordedSeat` that asks it every decision with the
 view it had in the run and compares its answer with the record, while the table plays
@@ -32,10 +32,10 @@ from dp_arena.agents.recorded_seat import Difference, RecordedSeat
 from dp_arena.errors import DPArenaError
 from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
+from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
-from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.config import Entrant
-from dp_arena.tournament.units import TableUnit, prepare_units, run_unit
+from dp_arena.units import OnResult, TableUnit, prepare_units, run_unit
 
 __all__ = ["FreePlay", "Replay", "Unseated", "code_problems", "replay_units"]
 
@@ -54,7 +54,7 @@ class Unseated:
 @dataclass(slots=True)
 class Replay:
     """What a replay played and found. ``results``: each replayed table-session by unit
-    id, in its stored form (:func:`~dp_arena.runner.store.encode_result`)."""
+    id, in its stored form (:func:`~dp_arena.rundir.store.encode_result`)."""
 
     label: str = "replay"  # what the progress line calls it
     table_sessions: int = 0
@@ -155,9 +155,7 @@ class FreePlay:
         self._started = time.perf_counter()
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         ids = [unit_id(unit) for unit in units]
         found = self.stored([identifier for identifier in ids if not self.play(identifier)])

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from dp_arena.errors import ConfigError, RunError
+from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
     code_version,
@@ -26,7 +27,6 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
 )
 from dp_arena.runner.launch import ExecutorOptions, RunOutcome, continue_run, run_key
-from dp_arena.runner.store import RunStore
 from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.loading import load_config
 
@@ -34,7 +34,7 @@ __all__ = ["check_resumable", "is_finished", "remove_partial_files", "resume_run
 
 
 def is_finished(run_dir: Path) -> bool:
-    return (run_dir / "results.json").is_file()
+    return RunDir(run_dir).is_finished()
 
 
 def _changed_fields(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
@@ -108,7 +108,7 @@ def remove_partial_files(run_dir: Path) -> int:
     """Delete temporary files a killed run left half-written (``.NAME.*.tmp``, made by
     atomic writes); the number removed."""
     removed = 0
-    for folder in (run_dir, run_dir / "histories", run_dir / "sessions"):
+    for folder in RunDir(run_dir).written_folders():
         if folder.is_dir():
             for path in folder.glob(".*.tmp"):
                 path.unlink(missing_ok=True)
@@ -126,7 +126,7 @@ def resume_run(
     """Continue the interrupted run in ``run_dir`` to the end, as it was started (with or
     without hand histories)."""
     if is_finished(run_dir):
-        raise RunError(f"{run_dir} has finished (results.json is there); nothing to resume")
+        raise RunError(f"{run_dir} has finished ({RunDir.RESULTS} is there); nothing to resume")
     store = RunStore.open(run_dir)
     try:
         config = check_resumable(run_dir, store)
@@ -137,7 +137,7 @@ def resume_run(
 
     histories = store.meta().get("histories", "yes") == "yes"
     removed = remove_partial_files(run_dir)
-    RunLog(run_dir / "run.log").write(
+    RunLog(RunDir(run_dir).log).write(
         f"resumed with {store.count()} table-sessions in the store"
         + (f"; removed {removed} half-written files" if removed else "")
     )

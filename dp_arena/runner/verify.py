@@ -61,24 +61,23 @@ from dp_arena.engine.phh_parse import HandCards, parse_actions
 from dp_arena.engine.phh_read import load_histories, read_text, replay_hand
 from dp_arena.errors import ConfigError, DPArenaError, HandHistoryError, RunError
 from dp_arena.keys import EventKey
+from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import config_from_json
-from dp_arena.runner.launch import COMMITMENT_FILE
 from dp_arena.runner.replay import Replay
-from dp_arena.runner.store import RunStore
 from dp_arena.runner.verification import Check, Verification
+from dp_arena.runner.verify_documents import first_difference
 from dp_arena.runner.verify_tables import (
     CLASSIC,
     check_draws,
     check_replay,
     check_sessions,
     check_unit,
-    first_difference,
 )
 from dp_arena.tournament.config import EventConfig, with_key
 from dp_arena.tournament.digest import DIGEST_FIELD, file_sha256, listed_files, results_digest
 from dp_arena.tournament.documents import plain
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["Check", "Verification", "check_draws", "check_unit", "verify_run"]
 
@@ -131,16 +130,10 @@ def verify_run(
 
 
 def _read_results(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "results.json"
-    if not path.is_file():
-        raise RunError(f"{run_dir} has no results.json: only a finished run can be verified")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise RunError(f"{path}: cannot be read as JSON ({error or 'nested too deeply'})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("event"), dict):
-        raise RunError(f"{path}: not the results of a run (no event)")
-    return data
+    layout = RunDir(run_dir)
+    if not layout.is_finished():
+        raise RunError(f"{run_dir} has no {layout.RESULTS}: only a finished run can be verified")
+    return layout.read_results()
 
 
 def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
@@ -168,10 +161,10 @@ def _check_commitment(
     key: EventKey,
     published: str | None,
 ) -> None:
-    places: dict[str, str | None] = {"results.json": results["event"].get("commitment")}
-    commitment_file = run_dir / COMMITMENT_FILE
+    places: dict[str, str | None] = {RunDir.RESULTS: results["event"].get("commitment")}
+    commitment_file = RunDir(run_dir).commitment
     if commitment_file.is_file():
-        places[COMMITMENT_FILE] = commitment_file.read_text(
+        places[RunDir.COMMITMENT] = commitment_file.read_text(
             encoding="ascii", errors="replace"
         ).strip()
     if "commitment" in meta:
@@ -206,7 +199,7 @@ def _check_digest(
     verification.digest = digest
     places: dict[str, object] = {}
     if DIGEST_FIELD in results["event"]:
-        places["results.json"] = results["event"][DIGEST_FIELD]
+        places[RunDir.RESULTS] = results["event"][DIGEST_FIELD]
     if published is not None:
         places["--results-digest"] = published.strip().lower()
     problems = missing + [

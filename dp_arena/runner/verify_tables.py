@@ -17,16 +17,20 @@ from dp_arena.engine.mixes import Mix, MixDraws
 from dp_arena.errors import DPArenaError, HandHistoryError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult, place_text
+from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
-from dp_arena.runner.store import RunStore
 from dp_arena.runner.verification import Verification
+from dp_arena.runner.verify_documents import (
+    check_clairvoyance,
+    compare_files,
+    read_json,
+)
 from dp_arena.tournament.code import code_label
 from dp_arena.tournament.config import EventConfig
-from dp_arena.tournament.digest import DIGEST_FIELD
 from dp_arena.tournament.event import run_event
-from dp_arena.tournament.units import Executor, TableUnit
+from dp_arena.units import Executor, OnResult, TableUnit
 
 __all__ = [
     "CLASSIC",
@@ -34,7 +38,6 @@ __all__ = [
     "check_replay",
     "check_sessions",
     "check_unit",
-    "first_difference",
 ]
 
 CLASSIC = "classic"
@@ -138,9 +141,7 @@ class _AnsweredSessions:
         self.draw_problems: list[str] = []
 
     def run(
-        self,
-        units: Sequence[TableUnit],
-        on_result: Callable[[int, TableSessionResult], None] | None = None,
+        self, units: Sequence[TableUnit], on_result: OnResult | None = None
     ) -> list[TableSessionResult]:
         ids = [unit_id(unit) for unit in units]
         answered = self.answer(ids)
@@ -188,7 +189,7 @@ def check_sessions(
         store,
         executor,
         histories,
-        lambda again: recomputed.append(_read_json(again / "results.json")),
+        lambda again: recomputed.append(read_json(RunDir(again).results)),
     )
     deals = _deals(executor.asked, executor.deals)
     verification.add(
@@ -214,7 +215,7 @@ def check_sessions(
         + (", and every hand history" if histories else ""),
     )
     if recomputed:
-        _check_clairvoyance(verification, _read_json(run_dir / "results.json"), recomputed[0])
+        check_clairvoyance(verification, read_json(RunDir(run_dir).results), recomputed[0])
     return executor.asked
 
 
@@ -227,69 +228,6 @@ def _deals(units: Sequence[TableUnit], table_deals: int) -> str:
         )
     deals = sum(sections.values())
     return f"{deals:,} deal{'s' * (deals != 1)} ({table_deals:,} table-deals)"
-
-
-def _read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _without_clairvoyance(document: dict[str, Any], original: dict[str, Any]) -> dict[str, Any]:
-    """``results.json`` as a dp-arena without the clairvoyance test wrote it, with the
-    ``original``'s results digest (a digest of files this dp-arena does not write; the
-    ``digest`` check holds the files to it)."""
-    stripped = {key: value for key, value in document.items() if key != "clairvoyance"}
-    stripped["entrants"] = [
-        {key: value for key, value in entrant.items() if key != "clairvoyance"}
-        for entrant in document.get("entrants", ())
-    ]
-    event = dict(stripped.get("event") or {})
-    event.pop(DIGEST_FIELD, None)
-    if DIGEST_FIELD in (original.get("event") or {}):
-        event[DIGEST_FIELD] = original["event"][DIGEST_FIELD]
-    stripped["event"] = event
-    return stripped
-
-
-def _check_clairvoyance(
-    verification: Verification, original: dict[str, Any], recomputed: dict[str, Any]
-) -> None:
-    """The ``clairvoyance`` check: each entrant's test as the table-sessions and the key
-    give it is the one ``results.json`` publishes."""
-    if "clairvoyance" not in original:
-        verification.add(
-            "clairvoyance",
-            [],
-            "results.json was written before the clairvoyance test: none to check",
-        )
-        return
-    if recomputed.get("clairvoyance") is None:
-        verification.add("clairvoyance", [], "this format is not tested (docs/rankings.md)")
-        return
-    published = {
-        str(entrant.get("player")): entrant.get("clairvoyance")
-        for entrant in original.get("entrants", ())
-    }
-    problems = [
-        f"{entrant['player']}: results.json says {_brief(published.get(entrant['player']))},"
-        f" recomputed {_brief(entrant.get('clairvoyance'))}"
-        for entrant in recomputed.get("entrants", ())
-        if published.get(entrant["player"]) != entrant.get("clairvoyance")
-    ]
-    if original.get("clairvoyance") != recomputed["clairvoyance"]:
-        problems.append(
-            f"the summary says {_brief(original.get('clairvoyance'))},"
-            f" recomputed {_brief(recomputed['clairvoyance'])}"
-        )
-    summary = recomputed["clairvoyance"]
-    flagged = ", ".join(summary["flagged"]) or "none"
-    table = ", ".join(summary["table_flagged"])
-    verification.add(
-        "clairvoyance",
-        problems,
-        f"{len(published)} entrants' tests recomputed from the table-sessions and the key"
-        f" are results.json's; flagged: {flagged}"
-        + (f"; at whose tables a clairvoyant played (table test): {table}" if table else ""),
-    )
 
 
 def _winners(results: Mapping[str, Any]) -> set[str]:
@@ -342,7 +280,7 @@ def _regenerate(
             return [f"the table-sessions cannot give results: {error}"]
         if on_written is not None:
             on_written(again)
-        return _compare_files(run_dir, again, histories)
+        return compare_files(run_dir, again, histories)
 
 
 def check_replay(
@@ -437,84 +375,3 @@ def check_replay(
     verification.add(
         "replayed results", _regenerate(run_dir, config, store, executor, histories), detail
     )
-
-
-def _compare_files(run_dir: Path, again: Path, histories: bool) -> list[str]:
-    problems = []
-    original = _read_json(run_dir / "results.json")
-    recomputed = _read_json(again / "results.json")
-    if "clairvoyance" not in original:  # written before the test: compared without it
-        recomputed = _without_clairvoyance(recomputed, original)
-    if original != recomputed:
-        # The digest differs whenever anything does: name what differs first.
-        problems.append(
-            "results.json differs: "
-            + first_difference(_undigested(recomputed), _undigested(original), "")
-            if _undigested(recomputed) != _undigested(original)
-            else "results.json differs: "
-            + first_difference(recomputed, original, "")
-            + " (and the files it names)"
-        )
-        problems += _moved_prizes(original, recomputed)
-    for part in sorted((again / "sessions").glob("*.jsonl")):
-        theirs = run_dir / "sessions" / part.name
-        if not theirs.is_file():
-            problems.append(f"sessions/{part.name} is missing")
-        elif theirs.read_bytes() != part.read_bytes():
-            problems.append(f"sessions/{part.name} differs from what the table-sessions give")
-    names = sorted(path.name for path in (again / "histories").glob("*.phhs")) if histories else []
-    for name in names:
-        theirs = run_dir / "histories" / name
-        if not theirs.is_file():
-            problems.append(f"histories/{name} is missing")
-        elif theirs.read_bytes() != (again / "histories" / name).read_bytes():
-            problems.append(f"histories/{name} differs from what the table-sessions give")
-    return problems
-
-
-def _undigested(results: Any) -> Any:
-    if not isinstance(results, dict) or not isinstance(results.get("event"), dict):
-        return results
-    event = {key: value for key, value in results["event"].items() if key != DIGEST_FIELD}
-    return {**results, "event": event}
-
-
-def _moved_prizes(original: Any, recomputed: Any) -> list[str]:
-    """Each player whose prize differs, recorded and recomputed."""
-    try:
-        before = dict(original["prizes"]["by_player"])
-        after = dict(recomputed["prizes"]["by_player"])
-    except (KeyError, TypeError, ValueError):
-        return []
-    return [
-        f"prize of {player}: recorded {_cents(before.get(player))},"
-        f" recomputed {_cents(after.get(player))}"
-        for player in sorted(set(before) | set(after))
-        if before.get(player) != after.get(player)
-    ]
-
-
-def _cents(value: Any) -> str:
-    return f"${value / 100:,.2f}" if isinstance(value, int) else json.dumps(value)
-
-
-def first_difference(expected: Any, found: Any, path: str) -> str:
-    """Where two JSON values first differ, as a dotted path, and how."""
-    if isinstance(expected, dict) and isinstance(found, dict):
-        for name in sorted(set(expected) | set(found)):
-            if expected.get(name) != found.get(name):
-                return first_difference(
-                    expected.get(name), found.get(name), f"{path}.{name}".lstrip(".")
-                )
-    elif isinstance(expected, list) and isinstance(found, list):
-        if len(expected) != len(found):
-            return f"{path}: {len(found)} items recorded, {len(expected)} recomputed"
-        for index, (left, right) in enumerate(zip(expected, found, strict=True)):
-            if left != right:
-                return first_difference(left, right, f"{path}[{index}]")
-    return f"{path or 'the document'}: recorded {_brief(found)}, recomputed {_brief(expected)}"
-
-
-def _brief(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -4,7 +4,7 @@
 every node of a cluster imports the same function by name). It reads each unit from
 plain JSON data, finds the files of the bots that travel with the batch
 (:func:`~dp_arena.runner.parcels.locate`), seats its bots itself, plays the unit with
-:func:`~dp_arena.tournament.units.run_unit`, writes its hand history, and returns the
+:func:`~dp_arena.units.run_unit`, writes its hand history, and returns the
 results as JSON data and the histories as text, with a little about the worker: its
 host and Ray node, the folder and code version of the dp-arena it runs (the driver
 refuses results from a different one), process id and peak memory.
@@ -19,11 +19,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from dp_arena.results import to_json
+from dp_arena.rundir.store import encode_result
 from dp_arena.runner.fingerprint import code_version, package_folder
 from dp_arena.runner.parcels import locate
-from dp_arena.runner.store import encode_result
-from dp_arena.tournament.histories import empty_history
-from dp_arena.tournament.units import Located, TableUnit, prepare_units, run_unit
+from dp_arena.units import Located, TableUnit, prepare_units, run_unit
+from dp_arena.units.histories import empty_history
 
 __all__ = ["play_units", "run_batch", "warm_up"]
 
@@ -45,7 +45,7 @@ def run_batch(
     parcels: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Play ``units`` (each as :meth:`TableUnit.to_json` data) in order; their results in
-    the form the driver stores them (:func:`~dp_arena.runner.store.encode_result`:
+    the form the driver stores them (:func:`~dp_arena.rundir.store.encode_result`:
     compressed JSON, a fraction of the data's size, which the driver then need not
     encode), their hand histories (PHH text, when ``histories``: the driver only writes
     them), and the worker's facts. ``parcels``: spec -> the descriptor of the parcel of

@@ -58,7 +58,7 @@ from dp_arena.server.standings import (
 )
 from dp_arena.server.worker import Worker
 from dp_arena.text import printable
-from dp_arena.tournament.units import Executor
+from dp_arena.units import Executor
 
 __all__ = ["Ladder"]
 

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dp_arena.results import TableSessionResult
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["MatchCut", "play_match_process"]
 

@@ -16,20 +16,19 @@ import dataclasses
 import glob
 import hashlib
 import json
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dp_arena.engine import Betting
 from dp_arena.errors import DPArenaError, RunError
 from dp_arena.keys import EventKey
-from dp_arena.match import MatchConfig, match_clairvoyance, seatings
+from dp_arena.match import MATCH_EVENT, MatchConfig, match_clairvoyance, match_units, seatings
 from dp_arena.registry import Registry, pinned_spec
 from dp_arena.results import TableSessionResult
 from dp_arena.runner.verify import check_draws, check_unit
 from dp_arena.server.models import Match
 from dp_arena.server.standings import LadderMatch, match_rules
-from dp_arena.tournament.units import SeatAssignment, TableUnit
 
 if TYPE_CHECKING:
     from dp_arena.runner.replay import Replay
@@ -44,42 +43,6 @@ __all__ = [
     "tables_of",
     "verify_match",
 ]
-
-MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
-
-
-def match_units(
-    config: MatchConfig,
-    names: Sequence[str],
-    log_dir: str | None = None,
-    *,
-    house: Collection[str] = (),
-) -> list[TableUnit]:
-    """The table units of a duplicate match: one table per seating of
-    :func:`dp_arena.match.seatings`, every table dealt ``deck_for(key, 0, 0, deal)``,
-    as :func:`dp_arena.match.play_match` deals them. ``house`` names the players that
-    are house bots (trusted: in the match's process)."""
-    rules = config.rules()
-    seat_count = config.agent_count
-    return [
-        TableUnit(
-            event=MATCH_EVENT,
-            event_seed=config.event_key.seed,
-            session=0,
-            section=0,
-            table=table,
-            rules=rules,
-            deals=config.deals,
-            seats=tuple(
-                SeatAssignment(names[agent], config.specs[agent], trusted=names[agent] in house)
-                for agent in seating
-            ),
-            starting_chips=((rules.cap or 0) * config.deals,) * seat_count,
-            eliminating=False,
-            log_dir=log_dir,
-        )
-        for table, seating in enumerate(seatings(seat_count))
-    ]
 
 
 def match_config(match: Match, specs: Sequence[str], key: EventKey) -> MatchConfig:
@@ -124,7 +87,7 @@ def match_histories(data: Mapping[str, Any], table: int | None = None) -> str:
     every deal at every table, deal by deal (each hand says its ``_table`` and
     ``_deal``, from 0), or one table's (``table``, from 0)."""
     from dp_arena.engine.phh import write_session
-    from dp_arena.tournament.histories import empty_history, rebuild_hands
+    from dp_arena.units.histories import empty_history, rebuild_hands
 
     key = EventKey.from_hex(str(data["key"]))
     players = [str(bot["ref"]) for bot in data["bots"]]

@@ -1,6 +1,8 @@
 """Tournaments over the ladder's bots: an organiser's event config played with the
-accepted bots as its entrants (each bot's current version, pinned), through the runner
-as ``dp-arena run`` plays it, then published as ``dp-arena leaderboard publish``
+accepted bots as its entrants (each bot's current version, pinned), through the service
+``dp-arena run`` starts its runs with (:mod:`dp_arena.runner.service`: every bot loaded
+once before anything is recorded, and a tournament with a bot that cannot load refused
+as the command refuses it), then published as ``dp-arena leaderboard publish``
 publishes it, and served by the server under ``/tournaments/ID/``.
 
 The config's own ``[[entrants]]`` give way to the server's bots; the built-in field it
@@ -69,8 +71,10 @@ def server_config(
 def run_tournament(
     database: Database, settings: ServerSettings, config_path: Path, options: ExecutorOptions
 ) -> int:
-    """Play ``config_path`` over the accepted bots, publish it, record it; an exit status."""
-    from dp_arena.runner.launch import event_key_for, start_run
+    """Play ``config_path`` over the accepted bots, publish it, record it; an exit status.
+    :class:`ConfigError`, with nothing recorded, when the config cannot be played by them
+    or one of their bots cannot load."""
+    from dp_arena.runner import service
 
     try:
         text = config_path.read_text(encoding="utf-8")
@@ -87,8 +91,8 @@ def run_tournament(
     config = server_config(data, refs, source=config_path, registry=settings.data.registry)
     # No file holds this config (the organiser's, with the server's bots for entrants):
     # a resume checks the one the run stored, and every bot's hash, but no file again.
-    config = replace(config, source=None)
-    key = event_key_for(config)
+    config = service.check_entrants(replace(config, source=None), allow_absent=False).config
+    key = service.event_key_for(config)
     with database.session() as session:
         row = crud.add_tournament(session, config.name, text, "", commitment=key.commitment)
         tournament_id = row.id
@@ -101,7 +105,7 @@ def run_tournament(
         database,
         settings,
         tournament_id,
-        lambda: start_run(config, run_dir, options, quiet=_quiet(), key=key),
+        lambda: service.start(config, run_dir, options, quiet=_quiet(), key=key),
     )
 
 
@@ -118,7 +122,7 @@ def resume_tournament(
     """Go on with a tournament cut short (the command killed, the machine restarted) from
     the table-sessions its run directory holds, with the key it committed to; publish
     it and record it. An exit status."""
-    from dp_arena.runner.resume import is_finished, resume_run
+    from dp_arena.runner import service
 
     with database.session() as session:
         row = crud.tournament(session, tournament_id)
@@ -131,12 +135,13 @@ def resume_tournament(
     run_dir = _run_dir(settings, tournament_id)
     print(f"tournament {tournament_id} ({name}): resumed from {run_dir}", flush=True)
 
-    def play() -> RunOutcome | None:
-        if is_finished(run_dir):  # played to the end, cut short while publishing
-            return None
-        return resume_run(run_dir, options, quiet=_quiet())
-
-    return _finish(database, settings, tournament_id, play)
+    # None when it was played to the end and cut short while publishing.
+    return _finish(
+        database,
+        settings,
+        tournament_id,
+        lambda: service.resume(run_dir, options, quiet=_quiet()),
+    )
 
 
 def _run_dir(settings: ServerSettings, tournament_id: int) -> Path:
@@ -153,15 +158,14 @@ def _finish(
     ``dp-arena run`` prints them), publish and record tournament ``tournament_id``; an
     exit status."""
     from dp_arena.leaderboard import publish
+    from dp_arena.runner.service import closing_lines
 
     run_dir = _run_dir(settings, tournament_id)
     out = settings.data.tournaments / f"{tournament_id}" / "published"
     try:
         outcome = play()
         if outcome is not None:
-            print(outcome.event.screen_summary, end="")
-            print(f"\n{outcome.report()}\nresults in {run_dir / 'results.json'}")
-            print(f"results digest {outcome.event.results_digest}", flush=True)
+            print(closing_lines(outcome, run_dir), flush=True)
         publish([run_dir], out)
     except (DPArenaError, ValueError) as error:
         with database.session() as session:

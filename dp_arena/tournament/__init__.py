@@ -23,7 +23,7 @@ from dp_arena.tournament.interface import EventFormat, RunObserver, Runtime
 from dp_arena.tournament.loading import default_config, load_config, parse_config
 from dp_arena.tournament.outcomes import EventResult, Standing
 from dp_arena.tournament.plan import EventPlan
-from dp_arena.tournament.units import Executor, SeatAssignment, SerialExecutor, TableUnit, run_unit
+from dp_arena.units import Executor, SeatAssignment, SerialExecutor, TableUnit, run_unit
 
 __all__ = [
     "FORMATS",

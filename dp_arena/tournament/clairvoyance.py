@@ -25,7 +25,7 @@ from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import TableSessionResult
 from dp_arena.tournament.config import Entrant
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["EventClairvoyance", "clairvoyance_summary", "tested_players"]
 

@@ -35,6 +35,7 @@ from dp_arena.errors import RunError
 from dp_arena.files import BackgroundWriter, write_atomic
 from dp_arena.ratings.clairvoyance import Clairvoyance
 from dp_arena.results import TableSessionResult
+from dp_arena.rundir import RunDir
 from dp_arena.tournament.clairvoyance import (
     EventClairvoyance,
     clairvoyance_summary,
@@ -52,11 +53,11 @@ from dp_arena.tournament.documents import (
     summary_pieces,
 )
 from dp_arena.tournament.formats import get_format
-from dp_arena.tournament.histories import session_history_text
 from dp_arena.tournament.interface import EventFormat, Runtime
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
-from dp_arena.tournament.units import Executor, SerialExecutor, TableUnit
+from dp_arena.units import Executor, SerialExecutor, TableUnit
+from dp_arena.units.histories import session_history_text
 
 __all__ = [
     "RESULTS_VERSION",
@@ -114,7 +115,7 @@ class _RunDirObserver:
         self.deals_played += len(result.deals)
         self.clairvoyance.unit_finished(unit, result)
         if self.histories:
-            name = f"histories/s{unit.session:02d}-x{unit.section:02d}-t{unit.table:02d}.phhs"
+            name = RunDir.history_name(unit.session, unit.section, unit.table)
             text = self.written(unit) if self.written is not None else None
             if text is None:  # not written where it was played: written here
                 text = session_history_text(unit, result)
@@ -159,7 +160,7 @@ class _RunDirObserver:
         outcome, self._unwritten = self._unwritten, None
         if outcome is None:
             return
-        name = f"sessions/session-{outcome.session}.jsonl"
+        name = RunDir.session_part_name(outcome.session)
         digest = hashlib.sha256()
         records = 0
 
@@ -287,7 +288,7 @@ class EventRun:
         """Each session's whole outcome as JSON (:func:`plain_session`'s), read back from
         its part one at a time."""
         for brief in self.result.briefs:
-            path = self.run_dir / "sessions" / f"session-{brief.session}.jsonl"
+            path = RunDir(self.run_dir).session_part(brief.session)
             with path.open(encoding="utf-8") as lines:
                 yield session_from_records(json.loads(line) for line in lines)
 
@@ -307,9 +308,10 @@ def run_event(
     :func:`results_document`; ``written_histories``: a unit's hand history as the worker
     that played it wrote it, if it did). Each session's whole outcome is written to its
     part and then forgotten, unless ``keep_sessions`` (see :class:`EventRun`)."""
-    if (run_dir / "results.json").exists():
+    layout = RunDir(run_dir)
+    if layout.results.exists():
         raise RunError(
-            f"{run_dir} already holds a finished run (results.json); choose another --run-dir"
+            f"{run_dir} already holds a finished run ({layout.RESULTS}); choose another --run-dir"
         )
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
@@ -325,7 +327,7 @@ def run_event(
     runtime = Runtime(
         executor or SerialExecutor(),
         observer,
-        str((run_dir / "logs").resolve()),
+        str(layout.logs.resolve()),
         keep_sessions=keep_sessions,
     )
     started = clock()
@@ -354,12 +356,12 @@ def run_event(
         )
     )
     document["event"][DIGEST_FIELD] = results_digest(document, observer.sha256_of)
-    write_atomic(run_dir / "results.json", summary_pieces(document))
+    write_atomic(layout.results, summary_pieces(document))
     by_player: dict[str, list[Any]] = {}
     for fault in result.faults:
         by_player.setdefault(fault.player, []).append(fault)
     for player, faults in sorted(by_player.items()):
-        write_atomic(run_dir / "logs" / player / "faults.json", _dump(faults))
+        write_atomic(layout.faults(player), _dump(faults))
     describe = functools.partial(
         describe_result,
         plan,
@@ -371,10 +373,10 @@ def run_event(
         entrants=document["entrants"],
     )
     summary = describe()
-    write_atomic(run_dir / "summary.txt", summary)
+    write_atomic(layout.summary, summary)
     screen = describe(places=SCREEN_PLACES)  # the same text for a field that fits
     write_atomic(
-        run_dir / "timing.json",
+        layout.timing,
         _dump(
             {
                 "seconds": round(seconds, 3),

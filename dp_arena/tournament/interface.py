@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from dp_arena.rundir import RunDir
 from dp_arena.tournament.config import Problem
 from dp_arena.tournament.describe import SummaryParts
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from dp_arena.tournament.config import EventConfig, FormatDefaults
     from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
     from dp_arena.tournament.plan import EventPlan
-    from dp_arena.tournament.units import Executor, TableUnit
+    from dp_arena.units import Executor, TableUnit
 
 __all__ = ["EventFormat", "NullObserver", "RunObserver", "Runtime"]
 
@@ -94,6 +95,12 @@ class Runtime:
     observer: RunObserver = field(default_factory=NullObserver)
     log_dir: str | None = None
     keep_sessions: bool = True
+
+    @property
+    def run_dir(self) -> RunDir | None:
+        """The run directory whose bots' logs go to ``log_dir`` (``None``: no logs, no
+        run directory: the event is played in memory)."""
+        return None if self.log_dir is None else RunDir.of_logs(self.log_dir)
 
     def run_units(
         self,

@@ -29,7 +29,7 @@ from dp_arena.tournament.roundrobin import (
     round_robin_schedule,
 )
 from dp_arena.tournament.sessions import ABSENT, assignment, table_outcome
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["plan_round_robin", "play_round_robin"]
 

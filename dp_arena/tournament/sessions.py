@@ -18,7 +18,7 @@ from dp_arena.tournament.outcomes import PlayerSession, SectionOutcome, SessionO
 from dp_arena.tournament.plan import SectionPlan, SessionPlan
 from dp_arena.tournament.ranking import SeatScore, carryover_steps, rank_seat_position
 from dp_arena.tournament.seating import Seating, divide_into_sections, seat_section
-from dp_arena.tournament.units import SeatAssignment, TableUnit
+from dp_arena.units import SeatAssignment, TableUnit
 
 __all__ = [
     "ABSENT",

@@ -12,7 +12,7 @@ import pytest
 from dp_arena.agents import SessionContext, observe
 from dp_arena.cli import main
 from dp_arena.engine import Action, ActionKind, Betting, TableRules, deck_for, new_hand
-from dp_arena.match import MatchConfig, play_match, sandbox_available
+from dp_arena.match import MatchConfig, play_match
 
 GUIDE = Path(__file__).resolve().parents[2] / "docs" / "agents.md"
 
@@ -41,7 +41,6 @@ def test_two_copies_of_the_example_bot_score_exactly_zero(example_bot: str) -> N
     assert all(set(scores) == {0.0} for scores in result.block_scores)
 
 
-@pytest.mark.skipif(not sandbox_available(), reason="dp_arena.sandbox is not installed")
 def test_the_documented_command_runs_the_example_bot_sandboxed(
     example_bot: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,7 +19,6 @@ from dp_arena.match import (
     block_scores,
     check_spec,
     play_match,
-    sandbox_available,
     seatings,
 )
 from dp_arena.results import DealRecord, FaultKind, TableSessionResult
@@ -191,7 +190,6 @@ def test_a_single_fault_costs_one_decision_and_play_goes_on() -> None:
     assert all(table.absent_seats == () for table in result.tables)
 
 
-@pytest.mark.skipif(not sandbox_available(), reason="dp_arena.sandbox is not installed")
 def test_a_sandboxed_bot_plays_exactly_as_it_does_in_process() -> None:
     config = MatchConfig((f"{BUGGY}:SecondDecisionFails", "random"), deals=6, seed=3)
     in_process = play_match(config, trusted=True).to_json()

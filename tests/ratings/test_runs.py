@@ -43,7 +43,7 @@ def test_blocks_hold_every_entrants_nets(small_run: Path) -> None:
 
 
 def test_all_in_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
-    from dp_arena.runner.store import RunStore
+    from dp_arena.rundir.store import RunStore
 
     event = load_run(small_run, adjust=all_in_nets)
     with RunStore.open(small_run) as store:
@@ -64,7 +64,7 @@ def test_all_in_nets_differ_only_for_early_all_ins(small_run: Path) -> None:
 def test_corrected_nets_differ_only_where_board_cards_came_or_the_dealer_drew(
     small_run: Path,
 ) -> None:
-    from dp_arena.runner.store import RunStore
+    from dp_arena.rundir.store import RunStore
 
     event = load_run(small_run)
     plan = json.loads((small_run / "results.json").read_text())["plan"]["sessions"][0]

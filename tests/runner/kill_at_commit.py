@@ -10,7 +10,7 @@ import signal
 import sys
 
 from dp_arena.cli import main
-from dp_arena.runner import store
+from dp_arena.rundir import store
 
 
 def _install(when: str, at_unit: int) -> None:

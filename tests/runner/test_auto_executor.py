@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from dp_arena.errors import RunError
-from dp_arena.runner import launch
-from dp_arena.runner.launch import ExecutorOptions, choose_executor, start_run
+from dp_arena.runner import executors
+from dp_arena.runner.executors import ExecutorOptions, choose_executor
+from dp_arena.runner.launch import start_run
 from dp_arena.runner.progress import PlanTotals
 from dp_arena.tournament.loading import load_config
 
@@ -51,7 +52,7 @@ def test_a_small_event_runs_serially_and_says_why(tmp_path: Path) -> None:
 
 def _break_even(deal_seconds: float) -> float:
     """The table-deals from which an embedded Ray pays on 2 cores, at ``deal_seconds``."""
-    return launch.RAY_STARTUP_SECONDS / (1 - 1 / (1 + launch.RAY_EFFICIENCY)) / deal_seconds
+    return executors.RAY_STARTUP_SECONDS / (1 - 1 / (1 + executors.RAY_EFFICIENCY)) / deal_seconds
 
 
 def _chosen(config, deals: float, cores: int = 2) -> str:  # type: ignore[no-untyped-def]
@@ -65,10 +66,10 @@ def test_ray_is_chosen_only_where_the_play_it_saves_is_more_than_its_start_up(
     builtins = load_config(_builtins(tmp_path))  # random and TAG: fast built-ins
     (tmp_path / "s").mkdir()
     sandboxed = load_config(_sandboxed(tmp_path / "s"))
-    fast = launch.BUILTIN_DEAL_SECONDS["random"]
-    assert fast == launch.BUILTIN_DEAL_SECONDS["tag"]
+    fast = executors.BUILTIN_DEAL_SECONDS["random"]
+    assert fast == executors.BUILTIN_DEAL_SECONDS["tag"]
     trusted_even = _break_even(fast)
-    sandboxed_even = _break_even(launch.SANDBOXED_DEAL_SECONDS)
+    sandboxed_even = _break_even(executors.SANDBOXED_DEAL_SECONDS)
     assert sandboxed_even < trusted_even
     assert _chosen(builtins, trusted_even * 0.9) == "serial"
     assert _chosen(builtins, trusted_even * 1.1) == "ray"
@@ -87,7 +88,7 @@ def test_a_field_is_weighed_by_what_its_bots_cost(tmp_path: Path) -> None:
     mixed = load_config(
         _config(tmp_path / "mixed", '[field]\ncount = 12\nfrom = ["equity", "random"]\n')
     )
-    costs = launch.BUILTIN_DEAL_SECONDS
+    costs = executors.BUILTIN_DEAL_SECONDS
     assert costs["equity"] > 5 * costs["random"]
     equity_even = _break_even(costs["equity"])
     assert _chosen(equity, equity_even * 0.9) == "serial"

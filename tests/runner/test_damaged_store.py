@@ -15,8 +15,8 @@ import pytest
 
 from dp_arena.cli import main
 from dp_arena.errors import RunError
+from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner import ExecutorOptions, RunStore, start_run
-from dp_arena.runner.store import decode_result, encode_result
 from dp_arena.tournament.loading import load_config
 from tests import run_files
 

@@ -18,9 +18,9 @@ from dp_arena.errors import RunError
 from dp_arena.keys import EventKey
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.checkpoint import ResultSink
-from dp_arena.runner.launch import SerialRun
+from dp_arena.runner.executors import SerialRun
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 SERIAL = ExecutorOptions("serial")
 
@@ -130,7 +130,7 @@ def test_nothing_written_while_the_event_runs_holds_the_key_and_resume_reuses_it
     start_run(load_config(config_path), reference, SERIAL, quiet=True, key=key)
 
     run_dir = tmp_path / "run"
-    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: _StopAfter(5))
+    monkeypatch.setattr("dp_arena.runner.launch.make_executor", lambda options, logs: _StopAfter(5))
     with pytest.raises(KeyboardInterrupt):
         start_run(load_config(config_path), run_dir, SERIAL, quiet=True, key=key)
     assert not (run_dir / "results.json").exists()
@@ -149,10 +149,10 @@ def test_a_resume_refuses_a_changed_or_missing_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixed_code_version: None
 ) -> None:
     run_dir = tmp_path / "run"
-    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: _StopAfter(2))
+    monkeypatch.setattr("dp_arena.runner.launch.make_executor", lambda options, logs: _StopAfter(2))
     with pytest.raises(KeyboardInterrupt):
         start_run(load_config(_secret_config(tmp_path / "event")), run_dir, SERIAL, quiet=True)
-    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: SerialRun())
+    monkeypatch.setattr("dp_arena.runner.launch.make_executor", lambda options, logs: SerialRun())
     original = (run_dir / "key").read_text()
     (run_dir / "key").write_text(EventKey.secret().hex + "\n")
     with pytest.raises(RunError, match="does not match the commitment"):

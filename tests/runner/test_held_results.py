@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from dp_arena.results import DealRecord
+from dp_arena.rundir.store import RunStore
 from dp_arena.runner.checkpoint import CheckpointExecutor, ResultSink
+from dp_arena.runner.executors import SerialRun
 from dp_arena.runner.fingerprint import bot_codes
-from dp_arena.runner.launch import SerialRun
-from dp_arena.runner.store import RunStore
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 from .helpers import reference_results, write_config
 

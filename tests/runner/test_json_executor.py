@@ -10,7 +10,7 @@ import pytest
 
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.checkpoint import JsonExecutor
-from dp_arena.runner.launch import SerialRun
+from dp_arena.runner.executors import SerialRun
 from dp_arena.tournament.loading import load_config
 from tests.runner.helpers import reference_results, write_config
 
@@ -26,7 +26,7 @@ def test_an_executor_with_only_run_gives_the_same_results(
 ) -> None:
     config = write_config(tmp_path / "event", players=12, seed=3)
     reference = reference_results(config, tmp_path / "reference")
-    monkeypatch.setattr("dp_arena.runner.launch._executor", lambda options, logs: _RunOnly())
+    monkeypatch.setattr("dp_arena.runner.launch.make_executor", lambda options, logs: _RunOnly())
     start_run(load_config(config), tmp_path / "run", ExecutorOptions("serial"), quiet=True)
     assert (tmp_path / "run" / "results.json").read_bytes() == reference
     histories = sorted((tmp_path / "run" / "histories").iterdir())

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from dp_arena.errors import RunError
-from dp_arena.runner.lock import LOCK_FILE, RunLock, refuse_if_running
+from dp_arena.rundir.lock import LOCK_FILE, RunLock, refuse_if_running
 
 from .helpers import (
     BOTS,
@@ -32,7 +32,7 @@ from .helpers import (
 HOLDER = (
     "import sys, time\n"
     "from pathlib import Path\n"
-    "from dp_arena.runner.lock import RunLock\n"
+    "from dp_arena.rundir.lock import RunLock\n"
     "RunLock.acquire(Path(sys.argv[1]))\n"
     "print('locked', flush=True)\n"
     "time.sleep(600)\n"

@@ -16,7 +16,7 @@ from dp_arena.runner import parcels
 from dp_arena.runner.parcels import CACHE_VARIABLE, locate, pack, parcel_hash
 from dp_arena.sandbox import FailedSeat, close_seats
 from dp_arena.sandbox.dealer.process import ProcessSeat
-from dp_arena.tournament.units import open_player_seat
+from dp_arena.units import open_player_seat
 
 from .travelling_bots import write_bots
 

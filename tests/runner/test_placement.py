@@ -9,10 +9,11 @@ from collections import Counter
 
 import pytest
 
+from dp_arena.commands.run import executor_options
 from dp_arena.engine import Betting, TableRules
-from dp_arena.runner.launch import ExecutorOptions, executor_options
+from dp_arena.runner.executors import ExecutorOptions
 from dp_arena.runner.placement import SERIAL, MirrorCount, Node, Placement, place
-from dp_arena.tournament.units import SeatAssignment, TableUnit
+from dp_arena.units import SeatAssignment, TableUnit
 
 RULES = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT, cap=1000)
 TWO = [Node("b-node", 1), Node("a-node", 1)]
@@ -117,7 +118,7 @@ def test_what_a_run_says_of_its_placement() -> None:
 def test_mirrors_apart_is_on_unless_the_organiser_turns_it_off() -> None:
     import argparse
 
-    from dp_arena.runner.launch import add_executor_arguments
+    from dp_arena.commands.run import add_executor_arguments
 
     parser = argparse.ArgumentParser()
     add_executor_arguments(parser)

@@ -28,10 +28,10 @@ from pathlib import Path
 
 import pytest
 
+from dp_arena.rundir.store import RunStore
 from dp_arena.runner import ExecutorOptions, resume_run, start_run
 from dp_arena.runner.launch import stored_code
 from dp_arena.runner.ray_executor import RayExecutor
-from dp_arena.runner.store import RunStore
 from dp_arena.tournament.loading import load_config
 
 from .helpers import (

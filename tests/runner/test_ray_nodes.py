@@ -26,7 +26,7 @@ from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.ray_executor import RayExecutor
 from dp_arena.server.ladder import match_units
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 from .helpers import ROOT, reference_results, write_config
 

@@ -22,15 +22,15 @@ import pytest
 from dp_arena.cli import main
 from dp_arena.keys import EventKey
 from dp_arena.results import TableSessionResult, to_json
+from dp_arena.rundir.store import RunStore
 from dp_arena.runner import ExecutorOptions, start_run
 from dp_arena.runner.fingerprint import config_from_json, unit_id
 from dp_arena.runner.launch import stored_code
-from dp_arena.runner.store import RunStore
 from dp_arena.runner.verify import verify_run
 from dp_arena.tournament.config import with_key
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import load_config
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 from tests.forgery import forged_session
 
 from .helpers import BOTS

@@ -17,7 +17,9 @@ import pytest
 
 from dp_arena.errors import RunError
 from dp_arena.results import Fault, TableSessionResult, to_json
+from dp_arena.rundir.store import RunStore, StoredResults, encode_result
 from dp_arena.runner.checkpoint import CheckpointExecutor
+from dp_arena.runner.executors import SerialRun
 from dp_arena.runner.fingerprint import (
     bot_fingerprints,
     code_version,
@@ -25,12 +27,10 @@ from dp_arena.runner.fingerprint import (
     config_to_json,
     unit_id,
 )
-from dp_arena.runner.launch import SerialRun
-from dp_arena.runner.store import RunStore, StoredResults, encode_result
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import load_config, parse_config
-from dp_arena.tournament.units import SerialExecutor, TableUnit
+from dp_arena.units import SerialExecutor, TableUnit
 
 from .helpers import BOTS, ROOT, write_config
 
@@ -154,7 +154,7 @@ def test_ids_and_the_code_version_are_the_same_in_another_process(
     units = [unit for unit, _ in played[:5]]
     program = (
         "import json, sys\n"
-        "from dp_arena.tournament.units import TableUnit\n"
+        "from dp_arena.units import TableUnit\n"
         "from dp_arena.runner.fingerprint import code_version, unit_id\n"
         "units = [TableUnit.from_json(data) for data in json.load(sys.stdin)]\n"
         "print(json.dumps([code_version(), [unit_id(unit) for unit in units]]))\n"

@@ -17,9 +17,12 @@ import time
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+if TYPE_CHECKING:
+    from dp_arena.server.db import Database
 
 REPO = Path(__file__).resolve().parents[2]
 CLI = [sys.executable, "-c", "import sys; from dp_arena.cli import main; sys.exit(main())"]
@@ -251,3 +254,28 @@ class Postgres:
 
     def stop(self) -> None:
         self._run(str(self.binaries / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
+
+
+def accepted(database: Database, author: str, bot: str, *, version: int = 1) -> int:
+    """An accepted ``version`` of ``bot`` by ``author`` (rows only: nothing here plays it,
+    and no archive is stored); its submission's id."""
+    from dp_arena.server import crud
+    from dp_arena.server.models import Submission, now
+
+    with database.session() as session:
+        found = crud.author_named(session, author) or crud.add_author(session, author)[0]
+        claimed = crud.claim_bot_name(session, bot, found.id)
+        assert claimed is not None
+        row = Submission(
+            author_id=found.id,
+            bot_id=claimed.id,
+            status=crud.ACCEPTED,
+            archive_sha256="0" * 64,
+            archive_bytes=1,
+            created_at=now(),
+            name=bot,
+            version=version,
+        )
+        session.add(row)
+        session.flush()
+        return int(row.id)

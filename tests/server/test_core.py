@@ -27,7 +27,7 @@ from dp_arena.server.standings import (
     match_blocks,
     match_steps,
 )
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 
 def test_the_ladder_plays_the_duplicate_match_of_dp_arena_match() -> None:

@@ -16,9 +16,10 @@ from dp_arena.server import crud, moderation
 from dp_arena.server.db import Database
 from dp_arena.server.house import builtin_hash, parse_house_bots, seat_house_bots
 from dp_arena.server.ladder import Ladder
-from dp_arena.server.models import Submission, now
 from dp_arena.server.settings import ServerSettings
 from dp_arena.server.uploads import UploadRefused, store_upload
+
+from .helpers import accepted
 
 
 def _arena(tmp_path: Path, url: str | None = None, **options: object) -> tuple[Database, Ladder]:
@@ -32,27 +33,6 @@ def _arena(tmp_path: Path, url: str | None = None, **options: object) -> tuple[D
     database = Database(settings.db_url, registry=settings.data.registry)
     database.migrate()
     return database, Ladder(database, settings)
-
-
-def _accepted(database: Database, author: str, bot: str) -> int:
-    """An accepted version of ``bot`` by ``author`` (rows only: nothing here plays it)."""
-    with database.session() as session:
-        found = crud.author_named(session, author) or crud.add_author(session, author)[0]
-        claimed = crud.claim_bot_name(session, bot, found.id)
-        assert claimed is not None
-        row = Submission(
-            author_id=found.id,
-            bot_id=claimed.id,
-            status=crud.ACCEPTED,
-            archive_sha256="0" * 64,
-            archive_bytes=1,
-            created_at=now(),
-            name=bot,
-            version=1,  # a version the registry does not hold
-        )
-        session.add(row)
-        session.flush()
-        return row.id
 
 
 def _players(database: Database, match_id: int) -> list[str]:
@@ -82,7 +62,7 @@ def test_house_bots_are_seated_as_named_and_leave_when_left_out(tmp_path: Path) 
         assert crud.bot_named(session, "calling-station") is not None
     assert seat_house_bots(database, ("tag", "calling-station")) == ["tag@1", "calling-station@1"]
     # An author's bot of a built-in's name keeps it: the house bot is refused, said so.
-    _accepted(database, "alice", "equity")
+    accepted(database, "alice", "equity")
     with pytest.raises(ConfigError, match="belongs to the author alice"):
         seat_house_bots(database, ("equity",))
 
@@ -90,7 +70,7 @@ def test_house_bots_are_seated_as_named_and_leave_when_left_out(tmp_path: Path) 
 def test_a_withdrawn_bot_is_never_seated_not_even_in_a_match_played_again(tmp_path: Path) -> None:
     database, ladder = _arena(tmp_path, table_size=3)
     seat_house_bots(database, ("tag", "calling-station", "random"))
-    _accepted(database, "alice", "calla")
+    accepted(database, "alice", "calla")
     first = ladder.next_match()
     assert first is not None and len(_players(database, first)) == 3
     # A stop cuts it; before the restart one of its bots is withdrawn.
@@ -113,7 +93,7 @@ def test_a_match_that_cannot_be_played_is_void_and_the_ladder_goes_on(tmp_path: 
     match is chosen as usual."""
     database, ladder = _arena(tmp_path)
     seat_house_bots(database, ("tag",))
-    _accepted(database, "alice", "calla")
+    accepted(database, "alice", "calla")
     match_id = ladder.next_match()
     assert match_id is not None
     ladder.play_or_void(match_id, None)
@@ -129,8 +109,8 @@ def test_a_match_that_cannot_be_played_is_void_and_the_ladder_goes_on(tmp_path: 
 def test_a_disabled_authors_bots_and_a_paused_ladder(tmp_path: Path) -> None:
     database, ladder = _arena(tmp_path)
     seat_house_bots(database, ("tag",))
-    _accepted(database, "alice", "calla")
-    _accepted(database, "bob", "folda")
+    accepted(database, "alice", "calla")
+    accepted(database, "bob", "folda")
     message = moderation.set_author_disabled(database, "bob", True, actor="test")
     assert "bob is disabled" in message and "nothing was deleted" in message
     seated = set()

@@ -409,7 +409,7 @@ def test_the_same_archive_again_is_not_a_new_version(arena: Arena) -> None:
 def _stored_units(run_dir: Path) -> int:
     """Table-sessions stored in the run's checkpoint store so far (0 before it exists)."""
     from dp_arena.errors import RunError
-    from dp_arena.runner.store import RunStore
+    from dp_arena.rundir.store import RunStore
 
     try:
         with RunStore.read(run_dir) as store:

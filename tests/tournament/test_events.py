@@ -21,7 +21,7 @@ from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import parse_config
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome, SessionOutcome
 from dp_arena.tournament.plan import EventPlan
-from dp_arena.tournament.units import SerialExecutor, TableUnit, run_unit
+from dp_arena.units import SerialExecutor, TableUnit, run_unit
 
 BOTS = Path(__file__).resolve().parent / "bots"
 

@@ -14,7 +14,7 @@ from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import default_config
 from dp_arena.tournament.plan import EventPlan, SessionKind, section_sizes
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 # The rules' section chart, verbatim: N | tables x P | empty | adv/elim | deals
 REGULAR_CHART = """

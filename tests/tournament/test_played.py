@@ -15,7 +15,7 @@ from dp_arena.results import TableSessionResult
 from dp_arena.tournament.event import run_event
 from dp_arena.tournament.loading import parse_config
 from dp_arena.tournament.outcomes import MatchOutcome, PlayerSession, SectionOutcome, TableOutcome
-from dp_arena.tournament.units import SerialExecutor, TableUnit
+from dp_arena.units import SerialExecutor, TableUnit
 
 OUTCOME_RECORDS = {
     record.__name__ for record in (TableOutcome, PlayerSession, SectionOutcome, MatchOutcome)

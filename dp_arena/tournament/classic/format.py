@@ -24,7 +24,6 @@ its blinds are the levels.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from dp_arena.errors import ConfigError
@@ -219,9 +218,7 @@ class ClassicFormat(FormatWithOptions):
             max_faults=config.max_faults,
             limits=config.limits,
             log_dir=runtime.log_dir,
-            history_dir=(
-                None if runtime.log_dir is None else str(Path(runtime.log_dir).parent / "histories")
-            ),
+            history_dir=None if runtime.run_dir is None else str(runtime.run_dir.histories),
         )
         prizes = pay_places(plan.prizes.places, outcome.finishing_order)
         standings = standings_from_groups(outcome.finishing_order, prizes, {}, {})

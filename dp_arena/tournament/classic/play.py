@@ -55,7 +55,7 @@ from dp_arena.tournament.classic.tables import (
 )
 from dp_arena.tournament.config import Entrant
 from dp_arena.tournament.draws import Draw
-from dp_arena.tournament.units import open_player_seat
+from dp_arena.units import open_player_seat
 
 __all__ = [
     "DEFAULT_LEVELS",

@@ -63,7 +63,7 @@ from dp_arena.tournament.quickplay.schedule import PlannedSet, QuickPlaySchedule
 from dp_arena.tournament.quickplay.summary import summary_parts
 from dp_arena.tournament.sessions import section_outcome, section_units
 from dp_arena.tournament.standings import groups_by_key, standings_from_groups
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units import TableUnit
 
 __all__ = ["QUICK_PLAY", "QuickPlayFormat", "QuickPlayPlan"]
 
@@ -332,8 +332,8 @@ def _ledger_path(config: EventConfig, options: QuickPlayOptions, runtime: Runtim
         if not path.is_absolute() and config.source is not None:
             path = Path(config.source).resolve().parent / path
         return str(path)
-    if runtime.log_dir is not None:
-        return str(Path(runtime.log_dir).parent / "ledger.sqlite")
+    if runtime.run_dir is not None:
+        return str(runtime.run_dir.ledger)
     return ":memory:"
 
 

@@ -5,7 +5,6 @@ in one transaction, and returning credit balances when players leave."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from dp_arena.errors import RunError
 from dp_arena.tournament.config import EventConfig
@@ -60,7 +59,7 @@ class Purses:
         self.options = options
         self.buy_in = buy_in
         self.game = f"quickplay:{config.name}:{buy_in}"
-        run = str(Path(runtime.log_dir).parent) if runtime.log_dir else "in-memory"
+        run = str(runtime.run_dir.path) if runtime.run_dir else "in-memory"
         self.prefix = f"{self.game}@{run}"
         self.sets_played = dict(schedule.sets_played)
         self.last_set = schedule.last_set_of()

@@ -22,7 +22,7 @@ from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import check_config, parse_config
-from dp_arena.tournament.units import SerialExecutor, TableUnit
+from dp_arena.units import SerialExecutor, TableUnit
 
 # -- settlement ---------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from dp_arena.tournament.event import run_event
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import check_config, parse_config
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 FIELD = ["tag", "random", "calling-station"]
 

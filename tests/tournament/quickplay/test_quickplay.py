@@ -18,7 +18,7 @@ from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.quickplay.ledger import Ledger
 from dp_arena.tournament.quickplay.money import set_awards, set_money
 from dp_arena.tournament.quickplay.schedule import schedule_sets
-from dp_arena.tournament.units import SerialExecutor
+from dp_arena.units import SerialExecutor
 
 # -- the rules' example --------------------------------------------------------------
 
@@ -285,8 +285,8 @@ def test_a_killed_run_resumes_to_the_same_results_without_moving_money_twice(
     """The run stops (as if killed) while the units of its second round are being stored,
     after the first round's sets were settled in the ledger; ``resume`` plays the event
     again over the same ledger and ends with the uninterrupted run's results.json."""
+    from dp_arena.rundir.store import RunStore
     from dp_arena.runner import ExecutorOptions, resume_run, start_run
-    from dp_arena.runner.store import RunStore
 
     config = _config(players=8, seats=2, sets=3, rake_percent=5)
     serial = ExecutorOptions("serial")

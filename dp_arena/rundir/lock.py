@@ -23,10 +23,11 @@ import time
 from pathlib import Path
 
 from dp_arena.errors import RunError
+from dp_arena.rundir.layout import RunDir
 
 __all__ = ["LOCK_FILE", "RunLock", "refuse_if_running"]
 
-LOCK_FILE = "run.lock"
+LOCK_FILE = RunDir.LOCK
 
 
 class RunLock:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from dp_arena.engine import Action, HandState, deck_for, new_hand
 from dp_arena.results import DealRecord, TableSessionResult
-from dp_arena.tournament.units import TableUnit
+from dp_arena.units.table import TableUnit
 
 if TYPE_CHECKING:
     from dp_arena.engine.phh import SessionHistory

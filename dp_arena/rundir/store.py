@@ -17,7 +17,7 @@ return results to it. ``synchronous=NORMAL`` in WAL mode survives a killed proce
 only a power cut can lose the last commits, which a resume then plays again.
 
 One process at a time writes a store: :meth:`RunStore.create` and :meth:`RunStore.open`
-take the run directory's lock (:mod:`dp_arena.runner.lock`) and :meth:`RunStore.close`
+take the run directory's lock (:mod:`dp_arena.rundir.lock`) and :meth:`RunStore.close`
 gives it up; :meth:`RunStore.read` opens a store read-only, without the lock, for
 readers of finished runs. A store that is damaged — not a SQLite database, a table or
 column missing, a result that is not zlib, not JSON or not a result record — raises
@@ -32,20 +32,20 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, Protocol, TypeVar, overload
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
-from dp_arena.runner.lock import RunLock
-from dp_arena.runner.result_shape import result_problem
-from dp_arena.tournament.units import TableUnit
+from dp_arena.rundir.layout import RunDir
+from dp_arena.rundir.lock import RunLock
+from dp_arena.rundir.result_shape import result_problem
 
 __all__ = ["STORE_FILE", "STORE_VERSION", "RunStore"]
 
 _Kept = TypeVar("_Kept")
 _Read = TypeVar("_Read")
 
-STORE_FILE = "store.sqlite"
+STORE_FILE = RunDir.STORE
 STORE_VERSION = "1"
 
 _SCHEMA = """
@@ -135,6 +135,19 @@ def decode_result(blob: bytes, where: str = "a stored result") -> TableSessionRe
     return TableSessionResult.from_json(data)
 
 
+class UnitPlace(Protocol):
+    """Where a table unit sits in its event (a :class:`~dp_arena.units.TableUnit` does)."""
+
+    @property
+    def session(self) -> int: ...
+
+    @property
+    def section(self) -> int: ...
+
+    @property
+    def table(self) -> int: ...
+
+
 class RunStore:
     """The store of one run directory. Open it with :meth:`create`, :meth:`open` or
     :meth:`read`."""
@@ -148,7 +161,7 @@ class RunStore:
 
     @staticmethod
     def path_in(run_dir: Path) -> Path:
-        return run_dir / STORE_FILE
+        return RunDir(run_dir).store
 
     @classmethod
     def _connect(
@@ -289,7 +302,7 @@ class RunStore:
     def put(
         self,
         unit_id: str,
-        unit: TableUnit,
+        unit: UnitPlace,
         result: Mapping[str, Any],
         encoded: bytes | None = None,
     ) -> bool:
