@@ -338,18 +338,7 @@ def project_imports(path: Path) -> list[str]:
     of its code runs), in the order it names them: for ``from dp_arena.x import y`` both
     ``dp_arena.x`` and ``dp_arena.x.y``, which may be a submodule. A file that cannot be
     read or parsed (within the bounds of :mod:`dp_arena.agents.source`) names none."""
-    path = path.expanduser()
-    try:
-        tree = parse_source(read_source(path), path)
-    except (AgentError, OSError, SyntaxError, ValueError):
-        return []
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.extend(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names.append(node.module)
-            names.extend(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*")
+    names = _imported_names(path.expanduser(), members=True)
     project = (name for name in names if name == "dp_arena" or name.startswith("dp_arena."))
     return list(dict.fromkeys(project))
 
@@ -386,8 +375,10 @@ def local_imports(path: Path) -> list[Path]:
     return sorted(found, key=lambda file: file.relative_to(folder).as_posix())
 
 
-def _imported_names(path: Path) -> list[str]:
-    """The absolute module names a Python file imports (none when it cannot be read)."""
+def _imported_names(path: Path, *, members: bool = False) -> list[str]:
+    """The absolute module names a Python file imports, in the order it names them (none
+    when it cannot be read or parsed); with ``members``, ``x.y`` too for each ``from x
+    import y``, as ``y`` may be a submodule."""
     try:
         tree = parse_source(read_source(path), path)
     except (AgentError, OSError, SyntaxError, ValueError):
@@ -398,6 +389,10 @@ def _imported_names(path: Path) -> list[str]:
             names.extend(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.append(node.module)
+            if members:
+                names.extend(
+                    f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"
+                )
     return names
 
 
