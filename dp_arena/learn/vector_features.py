@@ -40,11 +40,11 @@ import functools
 import numpy as np
 
 from dp_arena.envs.batch_cards import board_values, draw_odds, hand_values, strength_counts
+from dp_arena.learn.features import EQUITY_HINGES
 from dp_arena.learn.preflop_table import PREFLOP_HALF_POINTS
 
 __all__ = ["BASE_FEATURES", "FEATURE_NAMES", "features", "seat_count"]
 
-EQUITY_HINGES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 BASE_FEATURES = (
     "bias",
     "strength",
