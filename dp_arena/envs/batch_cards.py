@@ -48,26 +48,35 @@ _BOUNDS = np.arange(52, 1, -1, dtype=np.uint64)  # swap k draws among 52 - k car
 _POSITIONS = tuple(range(51, 0, -1))  # and swaps that position
 
 
-def decks(event_seeds: Sequence[int], sessions: Sequence[int], deals: Sequence[int]) -> np.ndarray:
+def decks(
+    event_seeds: Sequence[int], sessions: Sequence[int], deals: Sequence[int], top: int = 52
+) -> np.ndarray:
     """The decks of section 0 of ``(event_seed, session, deal)`` for each index, shape
-    ``(count, 52)`` (``int64``, top of the deck first): ``deck_for(seed, 0, session, deal)``."""
+    ``(count, top)`` (``int64``, top of the deck first): ``deck_for(seed, 0, session, deal)``,
+    its first ``top`` cards."""
     count = len(event_seeds)
     digests = b"".join(
         hashlib.shake_256(f"dp-arena/deck/v1:{seed}:0:{session}:{deal}".encode()).digest(8 * _WORDS)
         for seed, session, deal in zip(event_seeds, sessions, deals, strict=True)
     )
     words = np.frombuffer(digests, dtype="<u8").reshape(count, _WORDS)
-    others = (words % _BOUNDS).astype(np.intp)
-    cards = np.tile(np.arange(52, dtype=np.int64), (count, 1))
-    rows = np.arange(count)
+    # Position p of every deck is the contiguous stretch p of ``cards`` (small integers: the
+    # swaps move a quarter of the bytes of int64), and ``others`` index into it.
+    others = (words % _BOUNDS).astype(np.intp).T * count + np.arange(count)
+    cards = np.repeat(np.arange(52, dtype=np.int8), count)
     for step, position in enumerate(_POSITIONS):
-        other = others[:, step]
-        swapped = cards[rows, other]
-        cards[rows, other] = cards[:, position]
-        cards[:, position] = swapped
+        other = others[step]
+        stretch = cards[position * count : (position + 1) * count]
+        if position < top:
+            swapped = cards[other]
+            cards[other] = stretch
+            stretch[:] = swapped
+        else:  # final after its swap, and not kept: only the card it gives moves
+            cards[other] = stretch
+    dealt = cards[: top * count].reshape(top, count).T.astype(np.int64)
     for row in np.flatnonzero((words >= _NEVER_REJECTED).any(axis=1)).tolist():
-        cards[row] = deck_for(event_seeds[row], 0, sessions[row], deals[row])
-    return cards
+        dealt[row] = deck_for(event_seeds[row], 0, sessions[row], deals[row])[:top]
+    return dealt
 
 
 _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None

@@ -38,7 +38,7 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
-from dp_arena.engine.mixes import MixDraws
+from dp_arena.engine.mixes import MixDraws, mix_prefix
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
@@ -138,6 +138,8 @@ class BatchTables:
         self.leaves = all(player.leaves for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
         self.draws = [MixDraws()] * count  # each table's draws of mixed answers
+        # The same as text: each decision's adds "{deal}:{decision}" (what random draws by).
+        self.mix_prefixes = [""] * count
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -175,7 +177,9 @@ class BatchTables:
             self.event_seeds[row], self.session[row] = event_seed, session
         chosen = np.array(rows, dtype=np.intp)
         for row in chosen.tolist():
-            self.draws[row] = MixDraws(self.event_seeds[row] or 0, 0, int(self.session[row]), 0)
+            event_seed, session = self.event_seeds[row] or 0, int(self.session[row])
+            self.draws[row] = MixDraws(event_seed, 0, session, 0)
+            self.mix_prefixes[row] = mix_prefix(event_seed, 0, session, 0)
         for player in self.players:
             player.start_sessions(self, chosen)
         self.deal[chosen] = 0
@@ -371,8 +375,7 @@ class BatchTables:
                 deals.append(start + slot)
                 lines.append(row)
                 slots.append(slot)
-        cards = decks(seeds, sessions, deals)
-        self.deck_cards[lines, slots] = cards[:, : self.deck_cards.shape[2]]
+        self.deck_cards[lines, slots] = decks(seeds, sessions, deals, self.deck_cards.shape[2])
         self.deck_first[rows] = first
 
     # -- the opponents ---------------------------------------------------------------
