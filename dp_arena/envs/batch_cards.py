@@ -238,15 +238,24 @@ def strength_counts(
     mine = values[lines, HOLDING_INDEX[holes[:, 0], holes[:, 1]]][:, None]
     # Every possible holding, then less those that hold one of the hand's cards (its own
     # holding, tied, is among both cards' and is added back once).
-    beaten = (possible & (values > mine)).sum(axis=1)
-    tied = (possible & (values == mine)).sum(axis=1) + 1
+    beaten = _count(possible & (values > mine))
+    tied = _count(possible & (values == mine)) + 1
     held = np.concatenate((WITH[holes[:, 0]], WITH[holes[:, 1]]), axis=1)
-    held_values = values[lines[:, None], held]
-    held_possible = possible[lines[:, None], held]
-    beaten -= (held_possible & (held_values > mine)).sum(axis=1)
-    tied -= (held_possible & (held_values == mine)).sum(axis=1)
+    held = (lines * values.shape[1])[:, None] + held  # in the flat (rows, 1326) arrays
+    held_values = values.reshape(-1)[held]
+    held_possible = possible.reshape(-1)[held]
+    beaten -= _count(held_possible & (held_values > mine))
+    tied -= _count(held_possible & (held_values == mine))
     left = 50 - board_sizes  # the cards in neither the hand nor the board
     return beaten, tied, left * (left - 1) // 2
+
+
+def _count(mask: np.ndarray) -> np.ndarray:
+    """How many entries of each row of a 2-D boolean array are true: summed as bytes
+    into 16 bits, which NumPy vectorises (a boolean sum is many times slower); rows are
+    shorter than 65,536."""
+    counts: np.ndarray = mask.view(np.uint8).sum(axis=1, dtype=np.uint16).astype(np.int64)
+    return counts
 
 
 def draw_odds(hole: np.ndarray, board: np.ndarray, street: np.ndarray) -> np.ndarray:

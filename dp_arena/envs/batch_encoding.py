@@ -5,7 +5,7 @@ table ``i`` (the same float64 arithmetic, rounded to float32 once).
 
 >>> import numpy as np
 >>> from dp_arena.engine import Betting, TableRules, deck_for, new_hand
->>> from dp_arena.envs.batch_engine import TableBatch, row_max, row_sums
+>>> from dp_arena.envs.batch_engine import TableBatch
 >>> from dp_arena.envs.encoding import encode_state
 >>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
 >>> batch = TableBatch(rules, tables=1)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.envs.batch_engine import TableBatch, row_max, row_sums
+from dp_arena.envs.batch_engine import TableBatch
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 
 __all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
@@ -121,62 +121,58 @@ def encode_rows(
     entries = columns.reshape(-1)  # entry (index, line) at index x count + line
     lines = np.arange(count)
     scale = 1.0 / batch.cap
-    # Rows are gathered with ``take`` and flat indices, which NumPy does several times
-    # faster than fancy indexing of the 2-D and 3-D arrays.
-    hole = batch.hole_cards.reshape(-1, 2).take(rows * table_seats + seats, axis=0)
-    entries[hole[:, 0] * count + lines] = 1.0
-    entries[hole[:, 1] * count + lines] = 1.0
+    # (Rows are gathered with ``take`` and flat indices, which NumPy does several times
+    # faster than fancy indexing of the 2-D and 3-D arrays.)
+    # The one-hot entries of each row, at once: its hole cards, the board cards shown,
+    # the street (none once the deal is over) and its position.
     street = batch.street[rows]
-    visible = _BOARD_SIZES[street]
-    board = batch.board.take(rows, axis=0)
-    for card in range(5):
-        shown = np.flatnonzero(visible > card)
-        entries[(_BOARD + board[shown, card]) * count + shown] = 1.0
-    playing = np.flatnonzero(street < 4)
-    entries[(_STREET + street[playing]) * count + playing] = 1.0
-    position = _POSITION + (seats - batch.button[rows]) % table_seats
-    entries[position * count + lines] = 1.0
+    hot = np.empty((count, 9), dtype=np.int64)
+    hot[:, :2] = batch.hole_cards.reshape(-1, 2).take(rows * table_seats + seats, axis=0)
+    hot[:, 2:7] = _BOARD + batch.board.take(rows, axis=0)
+    hot[:, 7] = _STREET + street
+    hot[:, 8] = _POSITION + (seats - batch.button[rows]) % table_seats
+    shown = np.ones((count, 9), dtype=bool)
+    shown[:, 2:7] = np.arange(5) < _BOARD_SIZES[street][:, None]
+    shown[:, 7] = street < 4
+    entries[(hot * count + lines[:, None])[shown]] = 1.0
     to_act = batch.actor[rows] == seats
     raising = to_act & batch.can_raise[rows]
     # Seats relative to each observer: relative seat r of row i is seats[i] + r, at
-    # ``around`` in the flat (tables, seats) arrays.
-    relative = (seats[:, None] + np.arange(table_seats)) % table_seats
-    around = (rows * table_seats)[:, None] + relative
+    # ``around[r, i]`` in the flat (tables, seats) arrays (seats first: the writes below
+    # are then contiguous).
+    relative = (seats + np.arange(table_seats)[:, None]) % table_seats
+    around = rows * table_seats + relative
     committed = batch.committed.reshape(-1)[around]
     folded = batch.folded.reshape(-1)[around]
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = table_seats - 1
     scalars = _POSITION + table_seats
-    columns[scalars] = row_sums(committed) * scale
+    columns[scalars] = committed.sum(axis=0) * scale
     columns[scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
     columns[scalars + 2] = batch.current_bet[rows] * scale
     columns[scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
     columns[scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
-    columns[scalars + 5] = (batch.cap - row_max(committed)) * scale
-    columns[scalars + 6] = (table_seats - row_sums(folded.view(np.int8))) / table_seats
+    columns[scalars + 5] = (batch.cap - committed.max(axis=0)) * scale
+    columns[scalars + 6] = (table_seats - folded.sum(axis=0)) / table_seats
     columns[scalars + 7] = np.minimum(deal_numbers, deals) / deals
     columns[scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
     first = scalars + _SCALARS
     per_seat = columns[first : first + _PER_SEAT * table_seats].reshape(
         table_seats, _PER_SEAT, count
     )
-    per_seat[:, 0] = committed.T * scale
-    per_seat[:, 1] = (batch.cap - committed.T) * scale
-    per_seat[:, 2] = batch.street_bets.reshape(-1)[around].T * scale
-    per_seat[:, 3] = folded.T
+    per_seat[:, 0] = committed * scale
+    per_seat[:, 1] = (batch.cap - committed) * scale
+    per_seat[:, 2] = batch.street_bets.reshape(-1)[around] * scale
+    per_seat[:, 3] = folded
     history_base = first + _PER_SEAT * table_seats
     history = columns[history_base : history_base + 8 * table_seats].reshape(
         4, table_seats, 2, count
     )
     # In the flat (tables, 4, seats) arrays: table t, street s, seat k at (4 t + s) seats + k.
-    by_street = (((rows * 4)[:, None] + np.arange(4)) * table_seats)[:, :, None] + relative[
-        :, None, :
-    ]
+    by_street = (rows * 4 + np.arange(4)[:, None, None]) * table_seats + relative
     raises = batch.raises.reshape(-1)[by_street]
-    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP).transpose(1, 2, 0) / (
-        HISTORY_RAISES_CAP
-    )
-    history[:, :, 1] = batch.action_chips.reshape(-1)[by_street].transpose(1, 2, 0) * scale
+    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
+    history[:, :, 1] = batch.action_chips.reshape(-1)[by_street] * scale
     return columns.T
 
 

@@ -88,8 +88,10 @@ def first_in_turn(eligible: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _cells(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
-    """The flat indices of ``columns[i]`` of row ``i`` of the ``(rows, seats)`` ``values``."""
-    cells: np.ndarray = np.arange(values.shape[0]) * values.shape[1] + columns
+    """The flat indices of ``columns[i]`` (one column or a row of them) of row ``i`` of the
+    2-D ``values``."""
+    starts = np.arange(values.shape[0]) * values.shape[1]
+    cells: np.ndarray = (starts if columns.ndim == 1 else starts[:, None]) + columns
     return cells
 
 
@@ -167,11 +169,10 @@ class TableBatch:
         post the blinds and open the betting, every seat with the cap. With ``update``
         false the legal actions are found only by the next :meth:`update_legal`."""
         seats = self.seat_count
-        lines = np.arange(rows.size)[:, None]
-        order = self._after[buttons]  # dealt to in turn, from the left of the button
-        hole = np.empty((rows.size, seats, 2), dtype=np.int64)
-        hole[lines, order, 0] = decks[:, :seats]
-        hole[lines, order, 1] = decks[:, seats : 2 * seats]
+        # Dealt to in turn from the left of the button: seat s is the deck's place
+        # (s - button - 1) mod seats, in each round of cards.
+        dealt = _cells(decks, self._left_of.take(buttons, axis=0))
+        hole = np.stack((decks.reshape(-1)[dealt], decks.reshape(-1)[dealt + seats]), axis=2)
         self.hole_cards[rows] = hole
         board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
         self.board[rows] = board
@@ -179,11 +180,10 @@ class TableBatch:
         committed = np.zeros((rows.size, seats), dtype=np.int64)
         # Heads-up the button posts the small blind. Every seat has the cap, at least the
         # big blind: both blinds are posted in full.
-        small = buttons if seats == 2 else order[:, 0]
-        big = self._after[small, 0]
-        flat = lines[:, 0]
-        committed[flat, small] = self.small_blind
-        committed[flat, big] = self.big_blind
+        small = buttons if seats == 2 else (buttons + 1) % seats
+        big = (small + 1) % seats
+        committed.reshape(-1)[_cells(committed, small)] = self.small_blind
+        committed.reshape(-1)[_cells(committed, big)] = self.big_blind
         self.committed[rows] = committed
         self.street_bets[rows] = committed
         self.folded[rows] = False
@@ -196,7 +196,7 @@ class TableBatch:
         self.largest_increment[rows] = 0
         self.live[rows] = seats
         self.current_bet[rows] = self.big_blind
-        first = self._after[big, 0]
+        first = (big + 1) % seats
         if self.cap > self.big_blind:
             # Every seat can still put chips in: the betting opens, left of the big blind.
             self.acted[rows] = False

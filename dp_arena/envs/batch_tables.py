@@ -42,7 +42,7 @@ from dp_arena.engine.mixes import MixDraws, mix_prefix
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch_cards import decks
 from dp_arena.envs.batch_encoding import batch_masks, encode_batch
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch, row_sums
 from dp_arena.envs.batch_players import (
     AggressivePlayer,
     BatchPlayer,
@@ -231,7 +231,7 @@ class BatchTables:
                 actions[raising],
                 batch.min_raise_to[raised],
                 batch.max_raise_to[raised],
-                pot=batch.committed[raised].sum(axis=1),
+                pot=row_sums(batch.committed.take(raised, axis=0)),
                 call_amount=call_amount[raising],
                 current_bet=batch.current_bet[raised],
             )
@@ -331,8 +331,8 @@ class BatchTables:
         self.left[row] = []
 
     def _end_deals(self, rows: np.ndarray) -> None:
-        payoffs = self.batch.payoffs[rows]
-        self.nets[rows] += payoffs
+        payoffs = self.batch.payoffs.take(rows, axis=0)
+        self.nets[rows] = self.nets.take(rows, axis=0) + payoffs
         self.pending[rows] += payoffs[:, self.learner] / self.big_blind
         deal = self.deal[rows] + 1
         self.deal[rows] = deal
@@ -350,9 +350,12 @@ class BatchTables:
         if stale.any():
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
-        self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count, update=False)
+        cards = self.deck_cards.reshape(-1, self.deck_cards.shape[2])
+        self.batch.start(
+            rows, cards.take(rows * self.chunk + slot, axis=0), deal % self.seat_count, update=False
+        )
         self.context_deal[rows] = deal
-        self.context_net[rows] = self.nets[rows, self.learner]
+        self.context_net[rows] = self.nets[:, self.learner][rows]
         self.serial[rows] += 1
         for player in self.players:
             player.start_deals(self, rows)
