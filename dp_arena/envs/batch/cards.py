@@ -103,7 +103,8 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
     """The rank number of each hand of seven cards along the last axis (any leading
     shape): ``evaluate`` of each, computed as it computes them."""
     card_keys, flush_suit, flush_values, nonflush_keys, nonflush_values = _lookup()
-    key = card_keys[cards].sum(axis=-1)
+    # Summed as an integer product: NumPy sums along a short last axis several times slower.
+    key = card_keys[cards] @ np.ones(cards.shape[-1], dtype=np.int64)
     suit = flush_suit[key & 0xFFF]
     values: np.ndarray = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
     flush = suit >= 0
