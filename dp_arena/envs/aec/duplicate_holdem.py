@@ -48,7 +48,8 @@ from typing import Any, ClassVar, Unpack
 
 from pettingzoo.utils import wrappers
 
-from dp_arena.envs.aec.session import SessionEnv, TableOptions
+from dp_arena.envs.aec.session import SessionEnv
+from dp_arena.envs.deals import TableOptions
 
 __all__ = ["env", "raw_env"]
 
