@@ -62,12 +62,7 @@ def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
 class raw_env(SessionEnv):
     """T mirrored tables; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "name": "duplicate_holdem_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**SessionEnv.metadata, "name": "duplicate_holdem_v0"}
 
     def __init__(
         self,
