@@ -28,9 +28,14 @@ import, with a warning naming the new one.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from dp_arena.engine import native
 from dp_arena.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from dp_arena.envs.gym.single_agent import SingleAgentEnv
+    from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 
 gymnasium: ModuleType | None
 try:
