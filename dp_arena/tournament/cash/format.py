@@ -47,10 +47,10 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
     SessionPlan,
+    one_section,
     plan_details,
+    session_plan,
 )
 from dp_arena.tournament.sessions import section_units
 from dp_arena.tournament.standings import groups_by_key, standings_from_groups
@@ -314,27 +314,18 @@ def _unit_seating(stretch: Stretch) -> tuple[tuple[str | None, ...], ...]:
 def _session_plan(
     stretch: Stretch, settings: EventSettings, options: CashOptions, tables: int, seats: int
 ) -> SessionPlan:
-    return SessionPlan(
-        session=stretch.stretch,
-        kind=SessionKind.SECTIONS,
-        players=stretch.players,
+    return session_plan(
+        stretch.stretch,
+        settings,
         betting=options.betting,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
         eliminating=False,
         final=True,  # every deal is settled for money: nothing carries on
-        carryover_step=0,
-        sections=(
-            SectionPlan(
-                section=1,
-                players=stretch.players,
-                tables=tables,
-                seats=seats,
-                absent=stretch.absent,
-                deals=stretch.deals,
-                advancing=None,
-            ),
+        sections=one_section(
+            players=stretch.players,
+            tables=tables,
+            seats=seats,
+            deals=stretch.deals,
+            absent=stretch.absent,
         ),
     )
 

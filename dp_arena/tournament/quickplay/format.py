@@ -48,10 +48,10 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
     SessionPlan,
+    one_section,
     plan_details,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.quickplay.ledger import Ledger
@@ -118,29 +118,18 @@ def _settings_and_schedule(
 
 
 def _session_plan(planned: PlannedSet, settings: EventSettings) -> SessionPlan:
-    players = planned.tables * planned.seats
-    return SessionPlan(
-        session=planned.set_number,
-        kind=SessionKind.SECTIONS,
-        players=players,
+    return session_plan(
+        planned.set_number,
+        settings,
         betting=Betting.NO_LIMIT,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
         # Every set decides money: like a last session, standings are hidden from bots.
         eliminating=True,
         final=True,
-        carryover_step=0,
-        sections=(
-            SectionPlan(
-                section=1,
-                players=players,
-                tables=planned.tables,
-                seats=planned.seats,
-                absent=0,
-                deals=planned.deals,
-                advancing=None,
-            ),
+        sections=one_section(
+            players=planned.tables * planned.seats,
+            tables=planned.tables,
+            seats=planned.seats,
+            deals=planned.deals,
         ),
     )
 

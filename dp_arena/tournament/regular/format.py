@@ -19,6 +19,7 @@ from dp_arena.tournament.plan import (
     SessionKind,
     SessionPlan,
     section_sizes,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.regular.chart import REGULAR_CHART, regular_payout
@@ -77,20 +78,16 @@ class RegularFormat(EventFormat):
             )
             semifinal = advancing in ROUND_ROBIN_SIZES
             sessions.append(
-                SessionPlan(
-                    session=number,
-                    kind=SessionKind.SECTIONS,
-                    players=remaining,
+                session_plan(
+                    number,
+                    settings,
                     betting=Betting.NO_LIMIT if semifinal else Betting.POT_LIMIT,
-                    small_blind=settings.small_blind,
-                    big_blind=settings.big_blind,
-                    cap=settings.cap,
                     eliminating=number > 1,
                     final=False,
                     carryover_step=0
                     if semifinal
                     else (FIRST_CARRYOVER if number == 1 else LATER_CARRYOVER),
-                    sections=tuple(sections),
+                    sections=sections,
                 )
             )
             remaining = advancing

@@ -18,9 +18,8 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
-    SessionPlan,
+    one_section,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
@@ -64,31 +63,22 @@ class ShortFormat(EventFormat):
         remaining = entrants
         for number, stage in enumerate(row.stages, start=1):
             absent = row.absent if number == 1 else 0
-            final = stage.advancing is None
             no_limit = self.sit_and_go and number > 1
             sessions.append(
-                SessionPlan(
-                    session=number,
-                    kind=SessionKind.SECTIONS,
-                    players=remaining,
+                session_plan(
+                    number,
+                    settings,
                     betting=Betting.NO_LIMIT if no_limit else Betting.POT_LIMIT,
-                    small_blind=settings.small_blind,
-                    big_blind=settings.big_blind,
-                    cap=settings.cap,
                     # The last session decides the money: its standings are hidden too.
                     eliminating=True,
-                    final=final,
-                    carryover_step=0,
-                    sections=(
-                        SectionPlan(
-                            section=1,
-                            players=remaining,
-                            tables=stage.tables,
-                            seats=stage.seats,
-                            absent=absent,
-                            deals=settings.deals_for(stage.seats),
-                            advancing=stage.advancing,
-                        ),
+                    final=stage.advancing is None,
+                    sections=one_section(
+                        players=remaining,
+                        tables=stage.tables,
+                        seats=stage.seats,
+                        deals=settings.deals_for(stage.seats),
+                        absent=absent,
+                        advancing=stage.advancing,
                     ),
                 )
             )
