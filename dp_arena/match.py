@@ -46,6 +46,7 @@ from typing import Any
 
 from dp_arena.agents import FaultPolicy, Seat, parse_spec
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
+from dp_arena.engine.rules import as_betting
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.ratings.action_luck import board_action_nets
@@ -117,13 +118,7 @@ class MatchConfig:
         elif self.seed is not None and self.key != EventKey.from_seed(self.seed):
             raise ConfigError("give a seed or a key, not both", field="key")
         if not isinstance(self.betting, Betting):
-            try:
-                object.__setattr__(self, "betting", Betting(self.betting))
-            except ValueError:
-                raise ConfigError(
-                    f"betting must be one of {[b.value for b in Betting]}, not {self.betting!r}",
-                    field="betting",
-                ) from None
+            object.__setattr__(self, "betting", as_betting(self.betting))
         self.rules()  # validates blinds and cap
 
     @property

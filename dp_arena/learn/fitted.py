@@ -30,6 +30,7 @@ from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
 from dp_arena.learn.features import FEATURE_NAMES, features
 from dp_arena.learn.policy import LinearPolicy
+from dp_arena.learn.ranges import check_fitting, check_ranges
 
 __all__ = ["FittedConfig", "IterationReport", "train_fitted"]
 
@@ -40,6 +41,15 @@ BUILTIN_LINEUPS: tuple[tuple[str, ...], ...] = (
     ("calling-station",),
     ("random",),
     ("tag", "equity", "aggressive", "calling-station", "random"),
+)
+
+
+_RANGES = (
+    ("iterations", 1, 10_000),
+    ("decisions", 100, 100_000_000),
+    ("tables", 1, 4096),
+    ("rounds", 1, 1000),
+    ("keep", 1, 1000),
 )
 
 
@@ -63,25 +73,10 @@ class FittedConfig:
     reference: str = "tag"
 
     def __post_init__(self) -> None:
-        for name, low, high in (
-            ("iterations", 1, 10_000),
-            ("decisions", 100, 100_000_000),
-            ("tables", 1, 4096),
-            ("rounds", 1, 1000),
-            ("keep", 1, 1000),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ConfigError(
-                    f"train: {name} must be an integer from {low} to {high:_}, not {value!r}",
-                    field=name,
-                )
+        check_ranges(self, "train", _RANGES)
         if not self.lineups or any(not lineup for lineup in self.lineups):
             raise ConfigError("train: give at least one line-up of opponents", field="lineups")
-        if not 0 <= self.exploration <= 1:
-            raise ConfigError("train: exploration must be in [0, 1]", field="exploration")
-        if not (0 <= self.ridge < math.inf):
-            raise ConfigError("train: ridge must be non-negative", field="ridge")
+        check_fitting(self, "train")
 
 
 @dataclass(frozen=True, slots=True)
