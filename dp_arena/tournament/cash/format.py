@@ -38,7 +38,7 @@ from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash.schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.interface import Runtime, refused_count
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import FormatWithOptions, OptionChecks, valid_options
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
@@ -198,11 +198,8 @@ class CashFormat(FormatWithOptions):
     read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return (
-                f"a duplicate cash game needs at least 4 players (two tables of two), not {count}"
-            )
-        return None
+        rule = "a duplicate cash game needs at least 4 players (two tables of two)"
+        return refused_count(count, count >= 4, rule)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, schedule, tables, seats = _resolve(config, self.defaults)

@@ -40,7 +40,7 @@ from dp_arena.results import ScoredResult
 from dp_arena.tournament.bounds import MAX_PLAYER_SETS
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.describe import SummaryParts
-from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.interface import Runtime, refused_count
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import FormatWithOptions, valid_options
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing
@@ -148,9 +148,8 @@ class QuickPlayFormat(FormatWithOptions):
     read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return f"Quick Play needs at least 4 entrants (two heads-up tables), not {count}"
-        return None
+        rule = "Quick Play needs at least 4 entrants (two heads-up tables)"
+        return refused_count(count, count >= 4, rule)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime, refused_count
 from dp_arena.tournament.money import pay_places, split_by_weights
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import (
@@ -40,9 +40,7 @@ class RegularFormat(EventFormat):
     defaults = FormatDefaults(small_blind=20, big_blind=40)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return f"a regular tournament needs at least 4 entrants, not {count}"
-        return None
+        return refused_count(count, count >= 4, "a regular tournament needs at least 4 entrants")
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)

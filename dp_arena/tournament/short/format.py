@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime, refused_count
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome
 from dp_arena.tournament.plan import (
@@ -46,14 +46,13 @@ class ShortFormat(EventFormat):
         )
 
     def check_players(self, count: int) -> str | None:
-        if self.sit_and_go and count not in SNG_SHORT_SIZES:
-            return (
-                f"a Short Sit n Go starts with {', '.join(map(str, SNG_SHORT_SIZES))} players,"
-                f" not {count}"
-            )
-        if count not in SHORT_STRUCTURE:
-            return f"a short tournament takes 6 to 36 entrants, not {count}"
-        return None
+        if self.sit_and_go:
+            sizes = ", ".join(map(str, SNG_SHORT_SIZES))
+            rule = f"a Short Sit n Go starts with {sizes} players"
+            return refused_count(count, count in SNG_SHORT_SIZES, rule)
+        return refused_count(
+            count, count in SHORT_STRUCTURE, "a short tournament takes 6 to 36 entrants"
+        )
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)
