@@ -28,7 +28,7 @@ import numpy as np
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
-from dp_arena.learn.features import FEATURE_NAMES, features
+from dp_arena.learn.features import features
 from dp_arena.learn.policy import LinearPolicy
 from dp_arena.learn.ranges import check_fitting, check_ranges
 
@@ -128,7 +128,7 @@ def train_fitted(
             deals_played += deals
         batches.append((np.array(phis), np.array(actions), np.array(targets)))
         batches = batches[-config.keep :]
-        _fit(policy, batches, config.ridge)
+        policy.fit(batches, config.ridge)
         if on_iteration is not None:
             report = IterationReport(
                 iteration, len(actions), time.perf_counter() - started, rewards, deals_played
@@ -210,25 +210,3 @@ def _collect(
             targets[row] = math.nan
     assert size == weights.shape[0]
     return total_reward, deals
-
-
-def _fit(
-    policy: LinearPolicy,
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    ridge: float,
-) -> None:
-    phis = np.concatenate([batch[0] for batch in batches])
-    actions = np.concatenate([batch[1] for batch in batches])
-    targets = np.concatenate([batch[2] for batch in batches])
-    known = ~np.isnan(targets)
-    phis, actions, targets = phis[known], actions[known], targets[known]
-    width = len(FEATURE_NAMES)
-    weights = np.zeros_like(policy.weights)
-    for action in range(1, policy.actions.size):  # folding is worth 0 from now on
-        rows = actions == action
-        if rows.sum() < width:
-            continue  # too few decisions to fit: the action keeps the value 0
-        x = phis[rows]
-        y = targets[rows]
-        weights[action] = np.linalg.solve(x.T @ x + ridge * np.eye(width), x.T @ y)
-    policy.weights[:] = weights
