@@ -303,8 +303,15 @@ def test_the_details_of_a_plan_stay_out_of_its_json() -> None:
 
 @pytest.mark.parametrize(
     ("name", "entrants"),
-    [("regular", 70), ("regular", 11), ("short", 13), ("sng-short", 10), ("sng-round-robin", 4)]
-    + [("quickplay", 9), ("cash", 14)],
+    [
+        ("regular", 70),
+        ("regular", 11),
+        ("short", 13),
+        ("sng-short", 10),
+        ("sng-round-robin", 4),
+        ("quickplay", 9),
+        ("cash", 14),
+    ],
 )
 def test_every_session_counts_the_players_of_its_sections_at_the_events_blinds(
     name: str, entrants: int
