@@ -342,3 +342,26 @@ def test_every_session_counts_the_players_of_its_sections_at_the_events_blinds(
             settings.big_blind,
             settings.cap,
         )
+
+
+# The entrant counts each format takes (docs/formats.md), one refused and one taken on
+# each side, with the words of the refusal.
+PLAYER_COUNTS = [
+    ("regular", 3, 4, "a regular tournament needs at least 4 entrants, not 3"),
+    ("short", 5, 36, "a short tournament takes 6 to 36 entrants, not 5"),
+    ("short", 37, 6, "a short tournament takes 6 to 36 entrants, not 37"),
+    ("sng-short", 7, 8, "a Short Sit n Go starts with 6, 8, 10, 15, 20, 25 players, not 7"),
+    ("sng-round-robin", 5, 6, "a Round Robin Sit n Go is played by 4 or 6 players, not 5"),
+    ("quickplay", 3, 4, "Quick Play needs at least 4 entrants (two heads-up tables), not 3"),
+    ("cash", 3, 4, "a duplicate cash game needs at least 4 players (two tables of two), not 3"),
+    ("classic", 1, 2, "a freezeout needs at least 2 entrants, not 1"),
+]
+
+
+@pytest.mark.parametrize(("name", "refused", "taken", "words"), PLAYER_COUNTS)
+def test_a_format_refuses_a_count_of_entrants_in_its_own_words(
+    name: str, refused: int, taken: int, words: str
+) -> None:
+    event_format = get_format(name)
+    assert event_format.check_players(refused) == words
+    assert event_format.check_players(taken) is None
