@@ -151,6 +151,10 @@ def session_plan(
     else:
         kind, players = SessionKind.ROUND_ROBIN, round_robin.players - round_robin.absent
     return SessionPlan(
+        # The event's table settings, the same in every session:
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        cap=settings.cap,
         session=number,
         kind=kind,
         players=players,
@@ -160,10 +164,6 @@ def session_plan(
         carryover_step=carryover_step,
         sections=sections,
         round_robin=round_robin,
-        # The event's table settings, the same in every session:
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
     )
 
 
