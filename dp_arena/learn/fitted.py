@@ -28,9 +28,9 @@ import numpy as np
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
+from dp_arena.learn.checks import check_fitting, check_ranges
 from dp_arena.learn.features import features
 from dp_arena.learn.policy import LinearPolicy
-from dp_arena.learn.ranges import check_fitting, check_ranges
 
 __all__ = ["FittedConfig", "IterationReport", "train_fitted"]
 

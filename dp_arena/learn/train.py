@@ -25,9 +25,9 @@ from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import duplicate_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.errors import ConfigError
+from dp_arena.learn.checks import check_ranges
 from dp_arena.learn.features import features
 from dp_arena.learn.policy import LinearPolicy
-from dp_arena.learn.ranges import check_ranges
 
 __all__ = ["EpisodeReport", "TrainConfig", "train"]
 

@@ -1,4 +1,4 @@
-"""A training config's settings checked against their ranges, the one wording of the
+"""A training config's settings checked against their bounds, the one wording of the
 refusals every learner's config gives: its whole numbers, and a fitted learner's
 exploration and ridge.
 
