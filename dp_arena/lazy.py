@@ -19,20 +19,25 @@ it.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import sys
 import types
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
 
 __all__ = ["lazy_names"]
 
 
-class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class _MovedModules:
     """The import system's finder of moved modules: an old name is imported as the module
-    of its new home, with a warning naming it."""
+    of its new home, with a warning naming it. (A finder and loader by their methods:
+    ``importlib.abc``'s base classes would load ``importlib.resources``, and with it
+    ``tempfile`` and ``shutil``, into every process that imports the package, a sandboxed
+    bot's too.)"""
 
     def __init__(self) -> None:
         self.homes: dict[str, str] = {}
@@ -42,7 +47,7 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.homes:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return importlib.machinery.ModuleSpec(fullname, cast("importlib.abc.Loader", self))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None  # the import system's blank module, replaced in exec_module
