@@ -131,6 +131,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "runner": frozenset(
         {
             "files",
+            "lazy",
             "tournament",
             "units",
             "sandbox",
