@@ -368,6 +368,19 @@ TOURNAMENT = "dp_arena.tournament"
 REGISTRY = "dp_arena.tournament.formats"
 
 
+def test_only_the_servers_command_line_imports_a_command() -> None:
+    """The server calls the core the commands call, never a command: only its own
+    command line (``dp-arena serve`` and friends, ``server/cli*.py``) may reuse one."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {target}"
+        for path in _package_files()
+        if _part(_module_name(path, PACKAGE)) == "server" and not path.name.startswith("cli")
+        for line, target in _imports(path, _module_name(path, PACKAGE))
+        if _part(target) == "commands"
+    ]
+    assert found == []
+
+
 def _tournament_modules() -> dict[str, Path]:
     modules = {_module_name(path, PACKAGE): path for path in _package_files()}
     return {name: path for name, path in modules.items() if _family(name) is not None}
