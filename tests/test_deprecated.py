@@ -98,9 +98,11 @@ def test_the_executor_arguments_moved_to_the_run_command() -> None:
     import dp_arena.runner
     from dp_arena.commands import run
 
-    with pytest.warns(DeprecationWarning, match="use dp_arena.commands.run.add_executor_arguments"):
+    with pytest.warns(
+        DeprecationWarning, match="use dp_arena.commands.arguments.add_executor_arguments"
+    ):
         add_executor_arguments = dp_arena.runner.add_executor_arguments  # type: ignore[attr-defined]
-    with pytest.warns(DeprecationWarning, match="use dp_arena.commands.run.executor_options"):
+    with pytest.warns(DeprecationWarning, match="use dp_arena.commands.arguments.executor_options"):
         from dp_arena.runner import executor_options  # type: ignore[attr-defined]
     assert add_executor_arguments is run.add_executor_arguments
     parser = argparse.ArgumentParser()

@@ -16,6 +16,14 @@ from typing import TextIO
 
 from dp_arena.agents import BUILTINS
 from dp_arena.commands import NOT_LOADED, USAGE
+from dp_arena.commands.arguments import (
+    add_betting_argument,
+    add_deck_seed_argument,
+    add_json_argument,
+    add_progress_argument,
+    add_registry_argument,
+    add_trusted_argument,
+)
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
@@ -55,40 +63,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=500,
         help="deals, each played at every table (default: %(default)s)",
     )
-    parser.add_argument(
-        "--betting",
-        choices=[betting.value for betting in Betting],
-        default=Betting.NO_LIMIT.value,
-        help="betting structure (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="a public seed for the decks, for tests and demos: every deck is then predictable"
-        " (default: a new secret key, its commitment shown first and the key revealed at the end)",
-    )
+    add_betting_argument(parser)
+    add_deck_seed_argument(parser)
     parser.add_argument(
         "--key",
         metavar="HEX",
         help="replay a match whose secret key was revealed (64 hexadecimal digits)",
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument(
-        "--trusted",
-        action="store_true",
-        help="run Python agents in this process instead of the sandbox (only for code you trust)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
+    add_json_argument(parser, "the result")
+    add_trusted_argument(parser)
+    add_progress_argument(parser)
     parser.add_argument(
         "--log-dir", type=Path, default=None, help="where sandboxed agents' output is kept"
     )
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: specs (default: $DP_ARENA_REGISTRY, else ./registry)",
-    )
+    add_registry_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from dp_arena.commands import FAILED, USAGE
+from dp_arena.commands.arguments import add_json_argument
 from dp_arena.errors import SubmissionError
 from dp_arena.registry import Registry
 from dp_arena.sandbox.dealer.conformance import DEFAULT_STATES
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=DEFAULT_STATES,
         help="random states in the check (default: %(default)s, as check-agent)",
     )
-    parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
+    add_json_argument(parser, "the outcome")
     parser.add_argument(
         "--server",
         metavar="URL",

@@ -38,7 +38,7 @@ lazy_names(
     __name__,
     {},
     moved={
-        "add_executor_arguments": "dp_arena.commands.run:add_executor_arguments",
-        "executor_options": "dp_arena.commands.run:executor_options",
+        "add_executor_arguments": "dp_arena.commands.arguments:add_executor_arguments",
+        "executor_options": "dp_arena.commands.arguments:executor_options",
     },
 )

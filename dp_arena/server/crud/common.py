@@ -20,8 +20,6 @@ __all__ = [
     "SCHEDULED",
     "VOID",
     "WITHDRAWN",
-    "inserted",
-    "stamp",
 ]
 
 
