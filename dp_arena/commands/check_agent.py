@@ -8,12 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from dp_arena.commands import FAILED, NOT_LOADED, USAGE
-from dp_arena.commands.arguments import (
-    add_json_argument,
-    add_registry_argument,
-    add_trusted_argument,
-)
+from dp_arena.commands import FAILED, NOT_LOADED, USAGE, arguments
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.sandbox.dealer.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
@@ -50,10 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=Limits().load_timeout,
         help="seconds to load (default: %(default)s)",
     )
-    add_trusted_argument(parser)
+    arguments.add_trusted_argument(parser)
     parser.add_argument("--log-dir", type=Path, help="keep the bot's stderr here")
-    add_registry_argument(parser)
-    add_json_argument(parser, "the report")
+    arguments.add_registry_argument(parser)
+    arguments.add_json_argument(parser, "the report")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -15,15 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dp_arena.agents import BUILTINS
-from dp_arena.commands import NOT_LOADED, USAGE
-from dp_arena.commands.arguments import (
-    add_betting_argument,
-    add_deck_seed_argument,
-    add_json_argument,
-    add_progress_argument,
-    add_registry_argument,
-    add_trusted_argument,
-)
+from dp_arena.commands import NOT_LOADED, USAGE, arguments
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
@@ -63,20 +55,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=500,
         help="deals, each played at every table (default: %(default)s)",
     )
-    add_betting_argument(parser)
-    add_deck_seed_argument(parser)
+    arguments.add_betting_argument(parser)
+    arguments.add_deck_seed_argument(parser)
     parser.add_argument(
         "--key",
         metavar="HEX",
         help="replay a match whose secret key was revealed (64 hexadecimal digits)",
     )
-    add_json_argument(parser, "the result")
-    add_trusted_argument(parser)
-    add_progress_argument(parser)
+    arguments.add_json_argument(parser, "the result")
+    arguments.add_trusted_argument(parser)
+    arguments.add_progress_argument(parser)
     parser.add_argument(
         "--log-dir", type=Path, default=None, help="where sandboxed agents' output is kept"
     )
-    add_registry_argument(parser)
+    arguments.add_registry_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
