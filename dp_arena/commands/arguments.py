@@ -1,7 +1,7 @@
-"""The options several commands share, each written once: the table's ``--betting``, a
-match's public ``--seed``, ``--trusted``, ``--registry``, ``--json``, ``--quiet``, and
-where a run's tables play (``--executor``, ``--workers``, ``--ray-address``,
-``--mirrors-apart``)."""
+"""The options several commands share, each written once: a match's ``--deals``, the
+table's ``--betting``, a public ``--seed`` for the decks, ``--trusted``, ``--registry``,
+``--json``, ``--quiet``, and where a run's tables play (``--executor``, ``--workers``,
+``--ray-address``, ``--mirrors-apart``)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_betting_argument",
+    "add_deal_arguments",
     "add_deck_seed_argument",
     "add_executor_arguments",
     "add_json_argument",
@@ -27,6 +28,19 @@ __all__ = [
     "executor_options",
     "is_quiet",
 ]
+
+
+def add_deal_arguments(parser: argparse.ArgumentParser, *, deals: int, played: str) -> None:
+    """What a command that plays a match deals: ``--deals`` (``deals`` of them unless
+    told, each ``played``), ``--betting`` and a public ``--seed``."""
+    parser.add_argument(
+        "--deals",
+        type=int,
+        default=deals,
+        help=f"deals, each played {played} (default: %(default)s)",
+    )
+    add_betting_argument(parser)
+    add_deck_seed_argument(parser)
 
 
 def add_betting_argument(parser: argparse.ArgumentParser) -> None:

@@ -49,14 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " learned), a bot folder with a bot.toml (mybot/), path/to/file.py:Class,"
         " package.module:Class, registry:NAME[@VERSION], or a command line (see docs/agents.md)",
     )
-    parser.add_argument(
-        "--deals",
-        type=int,
-        default=500,
-        help="deals, each played at every table (default: %(default)s)",
-    )
-    arguments.add_betting_argument(parser)
-    arguments.add_deck_seed_argument(parser)
+    arguments.add_deal_arguments(parser, deals=500, played="at every table")
     parser.add_argument(
         "--key",
         metavar="HEX",
