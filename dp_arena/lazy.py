@@ -13,7 +13,9 @@ used; ``search`` the public surfaces whose names a package gathers (``dp_arena``
 the engine's, the agents', the errors', the results' and the match's), each name looked
 for in them in order. The one mechanism of the package for names loaded when used:
 ``dp_arena`` itself, ``dp_arena.envs``, ``dp_arena.learn`` and ``dp_arena.sandbox`` call
-it.
+it. ``moved`` keeps the old places of moved modules and names working, each with a
+:class:`DeprecationWarning` naming the new one (``dp_arena.sandbox``'s flat modules before
+its wings, the environments' before theirs, ``dp_arena.runner``'s executor options).
 """
 
 from __future__ import annotations
@@ -28,68 +30,57 @@ from typing import Any
 
 __all__ = ["lazy_names"]
 
-# Old module names (dotted, in full) and the modules that took their place.
-_MOVED_MODULES: dict[str, str] = {}
 
+class _MovedModules:
+    """The import system's finder of moved modules: an old name is imported as the module
+    of its new home, with a warning naming it. A meta path finder and its loader by their
+    methods: ``importlib.abc`` is not imported, as it loads ``tempfile`` and ``shutil``,
+    which a sandboxed seat (whose package face loads this module) must not carry."""
 
-def _moved(old: str, new: str) -> Any:
-    """What ``new`` (``module`` or ``module:name``) names, after a warning that ``old``
-    moved there."""
-    module_name, _, name = new.partition(":")
-    warnings.warn(
-        f"{old} moved: use {module_name}.{name}" if name else f"{old} moved: use {module_name}",
-        DeprecationWarning,
-        stacklevel=_caller_level(),
-    )
-    module = importlib.import_module(module_name)
-    return getattr(module, name) if name else module
+    def __init__(self) -> None:
+        self.homes: dict[str, str] = {}
 
-
-def _caller_level() -> int:
-    """The stack level of the first frame outside this module and the import system, so
-    a warning points at the line that used the old place (:func:`warnings.warn` passes
-    over the import system's frames itself)."""
-    frame, level = sys._getframe(2), 2  # level 1: the frame that warns
-    while frame is not None and (
-        frame.f_code.co_filename == __file__ or frame.f_code.co_filename.startswith("<frozen")
-    ):
-        level += frame.f_code.co_filename == __file__
-        frame = frame.f_back  # type: ignore[assignment]
-    return level
-
-
-class _MovedFinder:
-    """Finds an old module name (``_MOVED_MODULES``) as the module now in its place: a
-    meta path finder and its loader (``importlib.abc``'s, unimported: it loads
-    ``tempfile`` and ``shutil``, which a sandboxed seat must not carry)."""
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname not in _MOVED_MODULES:
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.homes:
             return None
-        # A loader by its methods: importlib.abc.Loader is not imported (see above).
         return importlib.machinery.ModuleSpec(fullname, self)  # type: ignore[arg-type]
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module: types.ModuleType = _moved(spec.name, _MOVED_MODULES[spec.name])
-        return module
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the import system's blank module, replaced in exec_module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        pass  # the module in the old name's place has run already
+        # The import system then takes the module under the old name from sys.modules.
+        sys.modules[module.__name__] = moved_module(module.__name__, self.homes[module.__name__])
 
 
-_FINDER = _MovedFinder()
+_MOVED = _MovedModules()
+
+
+def moved_module(old: str, new: str) -> Any:
+    """The module ``new``, or with ``module:name`` that module's name, asked for by its old
+    name ``old``: a warning names the new one (pointing at the code that asked, past the
+    import system's frames)."""
+    module, _, name = new.partition(":")
+    said = f"import {name} from {module}" if name else f"import {module}"
+    warnings.warn(f"{old} moved: {said}", DeprecationWarning, stacklevel=3)
+    found = importlib.import_module(module)
+    return getattr(found, name) if name else found
 
 
 class _LazyPackage(types.ModuleType):
     _lazy_homes: Mapping[str, str]
     _lazy_kept: frozenset[str]
     _lazy_modules: frozenset[str]
-    _lazy_search: tuple[str, ...]
     _lazy_moved: Mapping[str, str]
+    _lazy_search: tuple[str, ...]
 
     def __getattr__(self, name: str) -> Any:
-        if name in self._lazy_moved:
-            return _moved(f"{self.__name__}.{name}", self._lazy_moved[name])
+        if name in self._lazy_moved:  # kept, as the import system keeps a submodule
+            value = moved_module(f"{self.__name__}.{name}", self._lazy_moved[name])
+            super().__setattr__(name, value)
+            return value
         home = self._lazy_homes.get(name)
         if home is None and name in self._lazy_modules:  # the import system binds it
             return importlib.import_module(f"{self.__name__}.{name}")
@@ -113,9 +104,8 @@ class _LazyPackage(types.ModuleType):
         return sorted({*self.__dict__, *self._lazy_homes, *self._lazy_modules, *names})
 
     def __setattr__(self, name: str, value: Any) -> None:
-        kept = name in self._lazy_kept or name in self._lazy_moved
-        if kept and isinstance(value, types.ModuleType):
-            return  # the import system binding a submodule over a public or old name
+        if name in self._lazy_kept and isinstance(value, types.ModuleType):
+            return  # the import system binding a submodule over a public name
         super().__setattr__(name, value)
 
 
@@ -132,20 +122,20 @@ def lazy_names(
     its submodules ``modules`` too; ``keep`` names further attributes that a submodule of
     the same name must not rebind. A name of the package's ``__all__`` in none of them is
     looked for in the ``__all__`` of the submodules ``search``, in order: the public
-    surfaces the package gathers. ``moved`` maps old names and submodules to their new
-    places (``module`` or ``module:name``), each given with a :class:`DeprecationWarning`."""
+    surfaces the package gathers. ``moved`` maps the names of submodules and names that
+    moved to their new homes (full module names; ``module:name`` for a name): the old name
+    still imports, with a warning."""
     module = sys.modules[package]
-    moved = dict(moved or {})
-    module.__dict__["_lazy_moved"] = moved
-    for old, new in moved.items():
-        if ":" not in new:
-            _MOVED_MODULES[f"{package}.{old}"] = new
-    if _MOVED_MODULES and _FINDER not in sys.meta_path:
-        sys.meta_path.append(_FINDER)
     module.__dict__["_lazy_homes"] = dict(homes)
     module.__dict__["_lazy_search"] = tuple(search)
     module.__dict__["_lazy_kept"] = frozenset(homes).union(
         keep, module.__dict__.get("__all__", ()) if search else ()
     )
     module.__dict__["_lazy_modules"] = frozenset(modules)
+    module.__dict__["_lazy_moved"] = dict(moved or {})
+    _MOVED.homes.update(
+        {f"{package}.{name}": home for name, home in (moved or {}).items() if ":" not in home}
+    )
+    if moved and _MOVED not in sys.meta_path:
+        sys.meta_path.append(_MOVED)
     module.__class__ = _LazyPackage

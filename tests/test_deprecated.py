@@ -7,6 +7,7 @@ import argparse
 import importlib
 import subprocess
 import sys
+import types
 from collections.abc import Iterator
 
 import pytest
@@ -37,12 +38,27 @@ FLAT_SANDBOX = {
 @pytest.fixture
 def forget_old_names() -> Iterator[None]:
     """The old module names unimported, so each test sees its first import."""
+    import dp_arena.sandbox
+
     old = [f"dp_arena.sandbox.{name}" for name in FLAT_SANDBOX]
     kept = {name: sys.modules.pop(name) for name in old if name in sys.modules}
+    bound = {name: vars(dp_arena.sandbox).pop(name) for name in FLAT_SANDBOX if _bound(name)}
     yield
     for name in old:
         sys.modules.pop(name, None)
     sys.modules.update(kept)
+    for name in FLAT_SANDBOX:
+        if _bound(name):
+            delattr(dp_arena.sandbox, name)
+    for name, value in bound.items():
+        setattr(dp_arena.sandbox, name, value)
+
+
+def _bound(name: str) -> bool:
+    """Whether the sandbox's face holds the old module ``name`` (kept after a first use)."""
+    import dp_arena.sandbox
+
+    return isinstance(vars(dp_arena.sandbox).get(name), types.ModuleType)
 
 
 @pytest.mark.parametrize("name", sorted(FLAT_SANDBOX))
@@ -50,7 +66,7 @@ def test_an_old_sandbox_module_is_its_new_module_with_a_warning(
     name: str, forget_old_names: None
 ) -> None:
     new = f"dp_arena.sandbox.{FLAT_SANDBOX[name]}.{name}"
-    with pytest.warns(DeprecationWarning, match=rf"dp_arena\.sandbox\.{name} moved: use {new}$"):
+    with pytest.warns(DeprecationWarning, match=rf"dp_arena\.sandbox\.{name} moved: import {new}$"):
         module = importlib.import_module(f"dp_arena.sandbox.{name}")
     assert module is importlib.import_module(new)
 
@@ -90,7 +106,7 @@ def test_an_old_module_name_seen_by_a_fresh_interpreter_warns_once() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == (
-        "['dp_arena.sandbox.template moved: use dp_arena.sandbox.dealer.template']"
+        "['dp_arena.sandbox.template moved: import dp_arena.sandbox.dealer.template']"
     )
 
 
@@ -99,10 +115,12 @@ def test_the_executor_arguments_moved_to_the_run_command() -> None:
     from dp_arena.commands import run
 
     with pytest.warns(
-        DeprecationWarning, match="use dp_arena.commands.arguments.add_executor_arguments"
+        DeprecationWarning, match="import add_executor_arguments from dp_arena.commands.arguments"
     ):
         add_executor_arguments = dp_arena.runner.add_executor_arguments  # type: ignore[attr-defined]
-    with pytest.warns(DeprecationWarning, match="use dp_arena.commands.arguments.executor_options"):
+    with pytest.warns(
+        DeprecationWarning, match="import executor_options from dp_arena.commands.arguments"
+    ):
         from dp_arena.runner import executor_options  # type: ignore[attr-defined]
     assert add_executor_arguments is run.add_executor_arguments
     parser = argparse.ArgumentParser()

@@ -102,7 +102,9 @@ lazy_names(
         "resolve": "dealer.seats",
         "runs_in_process": "dealer.seats",
     },
-    # The flat modules of the sandbox before its wings, each given as its new module.
+    # The flat modules of the sandbox before its wings, each given as its new module;
+    # isolation() stays the function when its old module is imported.
+    keep=("isolation",),
     moved={
         **{old: f"dp_arena.sandbox.bot.{old}" for old in ("acpc", "acpc_shim", "runner", "zygote")},
         **{
