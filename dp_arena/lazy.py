@@ -26,16 +26,20 @@ import sys
 import types
 import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
 
 __all__ = ["lazy_names"]
 
 
 class _MovedModules:
     """The import system's finder of moved modules: an old name is imported as the module
-    of its new home, with a warning naming it. A meta path finder and its loader by their
-    methods: ``importlib.abc`` is not imported, as it loads ``tempfile`` and ``shutil``,
-    which a sandboxed seat (whose package face loads this module) must not carry."""
+    of its new home, with a warning naming it. (A finder and loader by their methods:
+    ``importlib.abc``'s base classes would load ``importlib.resources``, and with it
+    ``tempfile`` and ``shutil``, into every process that imports the package, a sandboxed
+    bot's too.)"""
 
     def __init__(self) -> None:
         self.homes: dict[str, str] = {}
@@ -45,7 +49,7 @@ class _MovedModules:
     ) -> importlib.machinery.ModuleSpec | None:
         if fullname not in self.homes:
             return None
-        return importlib.machinery.ModuleSpec(fullname, self)  # type: ignore[arg-type]
+        return importlib.machinery.ModuleSpec(fullname, cast("importlib.abc.Loader", self))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
         return None  # the import system's blank module, replaced in exec_module
