@@ -38,6 +38,7 @@ server's ladder runs the same units in a process of its own or on Ray.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -480,3 +481,15 @@ def match_clairvoyance(
         )
     names = {player for table in tables for player in table.players}
     return {name: ledger.result(name) for name in sorted(names)}
+
+
+def sandbox_available() -> bool:
+    """Deprecated: always true. The sandbox ships with the package, so every untrusted
+    agent runs sandboxed (:func:`dp_arena.sandbox.open_seat`)."""
+    warnings.warn(
+        "dp_arena.match.sandbox_available is deprecated: the sandbox is always available"
+        " (dp_arena.sandbox.open_seat seats every agent)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return True
