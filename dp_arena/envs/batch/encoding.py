@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.envs.batch.engine import TableBatch
+from dp_arena.envs.batch.engine import TableBatch, row_max, row_sums
 from dp_arena.envs.encoding import BOARD_START as _BOARD
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 from dp_arena.envs.encoding import PER_SEAT as _PER_SEAT
@@ -45,32 +45,33 @@ def encode_batch(
     """Every table's vector for ``seat``, shape ``(tables, length)`` (float32), given
     each table's deal number and ``seat``'s session net before the deal."""
     tables, seats = batch.tables, batch.seat_count
-    values = np.zeros((tables, observation_length(seats)), dtype=np.float32)
-    rows = np.arange(tables)
+    length = observation_length(seats)
+    values = np.zeros((tables, length), dtype=np.float32)
     scale = 1.0 / batch.cap
-    values[rows, batch.hole_cards[:, seat, 0]] = 1.0
-    values[rows, batch.hole_cards[:, seat, 1]] = 1.0
+    # The one-hot entries of each row, at once (as in encode_rows).
     street = batch.street
-    visible = _BOARD_SIZES[street]
-    for card in range(5):
-        shown = np.flatnonzero(visible > card)
-        values[shown, _BOARD + batch.board[shown, card]] = 1.0
-    playing = np.flatnonzero(street < 4)
-    values[playing, _STREET + street[playing]] = 1.0
-    values[rows, _POSITION + (seat - batch.button) % seats] = 1.0
+    hot = np.empty((tables, 9), dtype=np.int64)
+    hot[:, :2] = batch.hole_cards[:, seat]
+    hot[:, 2:7] = _BOARD + batch.board
+    hot[:, 7] = _STREET + street
+    hot[:, 8] = _POSITION + (seat - batch.button) % seats
+    shown = np.ones((tables, 9), dtype=bool)
+    shown[:, 2:7] = np.arange(5) < _BOARD_SIZES[street][:, None]
+    shown[:, 7] = street < 4
+    values.reshape(-1)[(hot + (np.arange(tables) * length)[:, None])[shown]] = 1.0
     to_act = batch.actor == seat
     raising = to_act & batch.can_raise
     committed = batch.committed
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = seats - 1
     scalars = _POSITION + seats
-    values[:, scalars] = committed.sum(axis=1) * scale
+    values[:, scalars] = row_sums(committed) * scale
     values[:, scalars + 1] = np.where(to_act, batch.call_amount, 0) * scale
     values[:, scalars + 2] = batch.current_bet * scale
     values[:, scalars + 3] = np.where(raising, batch.min_raise_to, 0) * scale
     values[:, scalars + 4] = np.where(raising, batch.max_raise_to, 0) * scale
-    values[:, scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
-    values[:, scalars + 6] = (~batch.folded).sum(axis=1) / seats
+    values[:, scalars + 5] = (batch.cap - row_max(committed)) * scale
+    values[:, scalars + 6] = (seats - row_sums(batch.folded.view(np.int8))) / seats
     values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
     values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
     # Seats relative to the observer: relative seat r is seat ``seat + r``.
