@@ -20,6 +20,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dp_arena.envs.batch.engine import TableBatch, row_max, row_sums
@@ -33,6 +35,17 @@ from dp_arena.envs.encoding import STREET_START as _STREET
 __all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
 
 _BOARD_SIZES = np.array([0, 3, 4, 5, 5])  # visible board cards by street
+# Whether board card c is shown at street s (entry [c, s]), and min(raises, cap) / cap.
+_SHOWN_BOARD = np.arange(5)[:, None] < _BOARD_SIZES
+_RAISE_SHARES = (np.arange(HISTORY_RAISES_CAP + 1) / HISTORY_RAISES_CAP).astype(np.float32)
+
+
+@functools.cache
+def _relative(seats: int) -> np.ndarray:
+    """Relative seat r of an observer at seat s: ``(s + r) % seats``, at [r, s]."""
+    seat_range = np.arange(seats)
+    relative: np.ndarray = (seat_range[:, None] + seat_range) % seats
+    return relative
 
 
 def encode_batch(
@@ -118,33 +131,36 @@ def encode_rows(
     each row's deal number and that seat's session net before the deal. (Written entry by
     entry over all rows, in a Fortran-ordered array: every write is contiguous.)"""
     count, table_seats = rows.size, batch.seat_count
-    columns = np.zeros((observation_length(table_seats), count), dtype=np.float32)
+    length = observation_length(table_seats)
+    # One row more than the vector: the one-hot entries not shown (the board cards not
+    # dealt yet, the street once the deal is over) are written there, and left out.
+    columns = np.zeros((length + 1, count), dtype=np.float32)
     entries = columns.reshape(-1)  # entry (index, line) at index x count + line
-    lines = np.arange(count)
     scale = 1.0 / batch.cap
     # (Rows are gathered with ``take`` and flat indices, which NumPy does several times
     # faster than fancy indexing of the 2-D and 3-D arrays.)
     # The one-hot entries of each row, at once: its hole cards, the board cards shown,
     # the street (none once the deal is over) and its position.
     street = batch.street[rows]
-    hot = np.empty((count, 9), dtype=np.int64)
-    hot[:, :2] = batch.hole_cards.reshape(-1, 2).take(rows * table_seats + seats, axis=0)
-    hot[:, 2:7] = _BOARD + batch.board.take(rows, axis=0)
-    hot[:, 7] = _STREET + street
-    hot[:, 8] = _POSITION + (seats - batch.button[rows]) % table_seats
-    shown = np.ones((count, 9), dtype=bool)
-    shown[:, 2:7] = np.arange(5) < _BOARD_SIZES[street][:, None]
-    shown[:, 7] = street < 4
-    entries[(hot * count + lines[:, None])[shown]] = 1.0
+    hot = np.empty((9, count), dtype=np.int64)
+    hot[:2] = batch.hole_cards.reshape(-1, 2).take(rows * table_seats + seats, axis=0).T
+    hot[2:7] = np.where(
+        _SHOWN_BOARD.take(street, axis=1), batch.board.take(rows, axis=0).T + _BOARD, length
+    )
+    hot[7] = np.where(street < 4, street + _STREET, length)
+    hot[8] = _POSITION + (seats - batch.button[rows]) % table_seats
+    hot *= count
+    hot += np.arange(count)
+    entries[hot] = 1.0
     to_act = batch.actor[rows] == seats
     raising = to_act & batch.can_raise[rows]
     # Seats relative to each observer: relative seat r of row i is seats[i] + r, at
     # ``around[r, i]`` in the flat (tables, seats) arrays (seats first: the writes below
     # are then contiguous).
-    relative = (seats + np.arange(table_seats)[:, None]) % table_seats
-    around = rows * table_seats + relative
-    committed = batch.committed.reshape(-1)[around]
-    folded = batch.folded.reshape(-1)[around]
+    around = _relative(table_seats).take(seats, axis=1)
+    around += rows * table_seats
+    committed = batch.committed.reshape(-1).take(around)
+    folded = batch.folded.reshape(-1).take(around)
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = table_seats - 1
     scalars = _POSITION + table_seats
@@ -163,18 +179,20 @@ def encode_rows(
     )
     per_seat[:, 0] = committed * scale
     per_seat[:, 1] = (batch.cap - committed) * scale
-    per_seat[:, 2] = batch.street_bets.reshape(-1)[around] * scale
+    per_seat[:, 2] = batch.street_bets.reshape(-1).take(around) * scale
     per_seat[:, 3] = folded
     history_base = first + _PER_SEAT * table_seats
     history = columns[history_base : history_base + 8 * table_seats].reshape(
         4, table_seats, 2, count
     )
-    # In the flat (tables, 4, seats) arrays: table t, street s, seat k at (4 t + s) seats + k.
-    by_street = (rows * 4 + np.arange(4)[:, None, None]) * table_seats + relative
-    raises = batch.raises.reshape(-1)[by_street]
-    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
-    history[:, :, 1] = batch.action_chips.reshape(-1)[by_street] * scale
-    return columns.T
+    # In the flat (tables, 4, seats) arrays: table t, street s, seat k at (4 t + s) seats + k,
+    # that is t seats + k (``around``) plus 3 t seats + s seats.
+    around += rows * (3 * table_seats)
+    by_street = around + (np.arange(4) * table_seats)[:, None, None]
+    # min(raises, cap) / cap, read from a table (``take`` clips to its last entry).
+    history[:, :, 0] = _RAISE_SHARES.take(batch.raises.reshape(-1).take(by_street), mode="clip")
+    history[:, :, 1] = batch.action_chips.reshape(-1).take(by_street) * scale
+    return columns[:length].T
 
 
 def row_masks(batch: TableBatch, rows: np.ndarray, actions: int) -> np.ndarray:
