@@ -61,11 +61,15 @@ def decks(
     )
     words = np.frombuffer(digests, dtype="<u8").reshape(count, _WORDS)
     # Position p of every deck is the contiguous stretch p of ``cards`` (small integers: the
-    # swaps move a quarter of the bytes of int64), and ``others`` index into it.
-    others = (words % _BOUNDS).astype(np.intp).T * count + np.arange(count)
+    # swaps move a quarter of the bytes of int64), and ``other`` indexes into it: the places
+    # drawn, one contiguous row a swap (turned as bytes, an eighth of the words' size).
+    places = np.ascontiguousarray((words % _BOUNDS).astype(np.uint8).T)
+    lines = np.arange(count)
+    other = np.empty(count, dtype=np.intp)
     cards = np.repeat(np.arange(52, dtype=np.int8), count)
     for step, position in enumerate(_POSITIONS):
-        other = others[step]
+        np.multiply(places[step], count, out=other, dtype=np.intp, casting="unsafe")
+        other += lines
         stretch = cards[position * count : (position + 1) * count]
         if position < top:
             swapped = cards[other]

@@ -365,19 +365,18 @@ class BatchTables:
         seeds: list[int] = []
         sessions: list[int] = []
         deals: list[int] = []
-        lines: list[int] = []
-        slots: list[int] = []
-        for row, session, start in zip(
-            rows.tolist(), self.session[rows].tolist(), first.tolist(), strict=True
+        counts = np.minimum(self.chunk, self.deals - first)
+        for row, session, start, count in zip(
+            rows.tolist(), self.session[rows].tolist(), first.tolist(), counts.tolist(), strict=True
         ):
             seed = self.event_seeds[row]
             assert seed is not None
-            for slot in range(min(self.chunk, self.deals - start)):
-                seeds.append(seed)
-                sessions.append(session)
-                deals.append(start + slot)
-                lines.append(row)
-                slots.append(slot)
+            seeds += [seed] * count
+            sessions += [session] * count
+            deals += range(start, start + count)
+        # Deck i of the list goes to table lines[i], at slots[i] (0, 1, ... for each table).
+        lines = np.repeat(rows, counts)
+        slots = np.arange(lines.size) - np.repeat(np.cumsum(counts) - counts, counts)
         self.deck_cards[lines, slots] = decks(seeds, sessions, deals, self.deck_cards.shape[2])
         self.deck_first[rows] = first
 
