@@ -29,8 +29,8 @@ import numpy as np
 from dp_arena.engine import ActionKind, HandState, Street
 from dp_arena.engine.mixes import Mix
 from dp_arena.ratings.action_luck import ActionValue, _drawn, decision_values
-from dp_arena.ratings.board_luck import _corrected, _streets
-from dp_arena.ratings.equity import recorded_hand
+from dp_arena.ratings.board_luck import corrected_nets
+from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.results import DealRecord
 
 FOLDS = 10
@@ -100,17 +100,8 @@ def deal_features(rules: Any, record: DealRecord) -> tuple[np.ndarray, np.ndarra
         drawn = mix.actions.index(_drawn(record.actions[index]))
         differences[...] += features[drawn] - np.tensordot(chances, features, axes=1)
 
-    hand = recorded_hand(record)
-    state, streets = _streets(
-        rules,
-        hand["button"],
-        hand["hole_cards"],
-        hand["board"],
-        hand["actions"],
-        hand["absent"],
-        before_action=before,
-    )
-    board = np.array([float(net) for net in _corrected(state, streets)])
+    replay(rules, **recorded_hand(record), before_action=before)
+    board = np.array([float(net) for net in corrected_nets(rules, record)])
     return board, differences
 
 
