@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from dp_arena.agents.spec import parse_spec
-from dp_arena.envs.batch_tables import BATCH_OPPONENTS
+from dp_arena.envs.batch.tables import BATCH_OPPONENTS
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS
 
 REPO = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.leagu
 (the snapshots play in the six-max line-ups, and in the heads-up ones too with
 ``snapshots_in="both"``),
 plays ``decisions`` learner decisions spread over them at the tables of
-:class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
+:class:`~dp_arena.envs.gym.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
 the deal's outcome read from the rewards, records each finished session as a win, a draw
 or a loss against the members it was played against, then refits each action's values
@@ -34,7 +34,7 @@ import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import observation_length
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
 from dp_arena.learn.league import WEIGHTINGS, League, Member
 from dp_arena.learn.policy import LinearPolicy

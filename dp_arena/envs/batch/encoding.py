@@ -1,11 +1,11 @@
 """The observation vectors and action masks of one seat at every table of a
-:class:`~dp_arena.envs.batch_engine.TableBatch`, as arrays: row ``i`` is what
+:class:`~dp_arena.envs.batch.engine.TableBatch`, as arrays: row ``i`` is what
 :func:`dp_arena.envs.encoding.encode_state` and the discrete actions' mask give for
 table ``i`` (the same float64 arithmetic, rounded to float32 once).
 
 >>> import numpy as np
 >>> from dp_arena.engine import Betting, TableRules, deck_for, new_hand
->>> from dp_arena.envs.batch_engine import TableBatch
+>>> from dp_arena.envs.batch.engine import TableBatch
 >>> from dp_arena.envs.encoding import encode_state
 >>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
 >>> batch = TableBatch(rules, tables=1)
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.envs.batch_engine import TableBatch
+from dp_arena.envs.batch.engine import TableBatch
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 
 __all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]

@@ -1,10 +1,10 @@
 """The tables of the vector environment played as one batch: sessions of deals on a
-:class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, opponents that
-decide for many tables at once at the others (:mod:`dp_arena.envs.batch_players`: the
+:class:`~dp_arena.envs.batch.engine.TableBatch`, the learner at one seat, opponents that
+decide for many tables at once at the others (:mod:`dp_arena.envs.batch.players`: the
 built-in ``calling-station``, ``random``, ``aggressive`` and ``tag`` bots, and policies
 over the observation vectors, such as a learner's frozen snapshots).
 
-:class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
+:class:`BatchTables` plays what :mod:`dp_arena.envs.gym.vector_tables` plays one table at a
 time (and the single environment one step at a time), with the same decks, the same
 opponents' decisions, the same rewards and observations, in arrays: the learners'
 discrete actions are translated for every table at once, each opponent decides for
@@ -14,7 +14,7 @@ or a mixed policy's, is drawn as a dealer draws it, from the table's event seed,
 session, deal and the decision's place in the deal), and the deals that end are paid
 and the next ones dealt together, until each table's learner is to act again. The decks
 of up to :data:`DECK_CHUNK` deals of a session are shuffled together
-(:func:`~dp_arena.envs.batch_cards.decks`).
+(:func:`~dp_arena.envs.batch.cards.decks`).
 
 A deal the learner folded out of is not played on, unless it is the session's last or an
 opponent's decisions depend on the session's nets (a policy's observation holds its
@@ -40,10 +40,11 @@ from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
-from dp_arena.envs.batch_cards import decks
-from dp_arena.envs.batch_encoding import batch_masks, encode_batch
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
-from dp_arena.envs.batch_players import (
+from dp_arena.envs.aec.session import next_session
+from dp_arena.envs.batch.cards import decks
+from dp_arena.envs.batch.encoding import batch_masks, encode_batch
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch.players import (
     AggressivePlayer,
     BatchPlayer,
     CallingStationPlayer,
@@ -51,10 +52,9 @@ from dp_arena.envs.batch_players import (
     RandomPlayer,
     is_policy,
 )
-from dp_arena.envs.batch_tag import TagPlayer
+from dp_arena.envs.batch.tag import TagPlayer
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.native_opponents import native_opponent
-from dp_arena.envs.session_env import next_session
 
 __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
