@@ -293,10 +293,7 @@ def draw(
     mix: Mix, *, event_seed: int, section: int, session: int, table: int, deal: int, decision: int
 ) -> Action:
     """The action the dealer draws from ``mix`` at that decision (see the module)."""
-    if len(mix.actions) == 1:
-        return mix.actions[0]
-    material = mix_material(event_seed, section, session, table, deal, decision)
-    return mix.actions[draw_index(mix.weights, material)]
+    return MixDraws(event_seed, section, session, table).action(mix, deal, decision)
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,15 +309,12 @@ class MixDraws:
     def action(self, mix: Mix, deal: int, decision: int) -> Action:
         """The action drawn from ``mix`` at ``decision`` (the index of its action in the
         deal) of ``deal``."""
-        return draw(
-            mix,
-            event_seed=self.event_seed,
-            section=self.section,
-            session=self.session,
-            table=self.table,
-            deal=deal,
-            decision=decision,
+        if len(mix.actions) == 1:
+            return mix.actions[0]
+        material = mix_material(
+            self.event_seed, self.section, self.session, self.table, deal, decision
         )
+        return mix.actions[draw_index(mix.weights, material)]
 
     def at(self, mix: Mix, deal: int, state: HandState) -> Action:
         """The action drawn from ``mix`` for the player to act in ``state``, a hand of

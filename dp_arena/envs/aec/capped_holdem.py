@@ -34,32 +34,12 @@ capped_holdem_v0.env(num_players=2, betting="no-limit", cap=1000, blinds=(10, 20
 
 ### Observation
 
-`observe(agent)` returns `{"observation": vector, "action_mask": mask}`. The vector
-(:mod:`dp_arena.envs.encoding`) lists seats relative to the observer (relative seat r is
-r places to its left) and divides chips by the cap C:
-
-| index | values | meaning |
-|---|---|---|
-| 0 - 51 | 0/1 | own hole cards (card = rank x 4 + suit; rank 0 = deuce .. 12 = ace; suits c, d, h, s) |
-| 52 - 103 | 0/1 | board cards visible now |
-| 104 - 107 | 0/1 | street: preflop, flop, turn, river (all 0 once the deal is over) |
-| 108 - 108+P-1 | 0/1 | position: seats after the button (0 = button) |
-| S = 108+P | [0, P] | pot: every chip committed this deal / C |
-| S+1 | [0, 1] | to call / C (0: checking is legal) |
-| S+2 | [0, 1] | current bet (what everyone must match) / C |
-| S+3 | [0, 1] | min raise-to / C (0 when raising is not allowed) |
-| S+4 | [0, 1] | max raise-to / C (0 when raising is not allowed) |
-| S+5 | [0, 1] | cap graphic: C minus the deal total of the last bettor or raiser, / C |
-| S+6 | [0, 1] | players still in the deal / P |
-| S+7 | [0, 1] | deal number / deals in the session |
-| S+8 | [-(P-1), P-1] | own session net / (C x deals in the session) |
-| S+9+5r | [0, 1] | relative seat r: committed this deal / C |
-| S+9+5r+1 | [0, 1] | relative seat r: still available this deal / C (the cap graphic) |
-| S+9+5r+2 | [0, 1] | relative seat r: bet on this street / C |
-| S+9+5r+3 | 0/1 | relative seat r: folded |
-| S+9+5r+4 | 0/1 | relative seat r: absent |
-| H+2(sP+r) | [0, 1] | history (H = S+9+5P), street s = 0..3, relative seat r: bets and raises made, min(n, 3) / 3 |
-| H+2(sP+r)+1 | [0, 1] | history, street s, relative seat r: chips put in by actions (blinds excluded) / C |
+`observe(agent)` returns `{"observation": vector, "action_mask": mask}`. The vector is
+the one observation encoding of every environment, :mod:`dp_arena.envs.encoding`, whose
+docstring tables its `117 + 14P` entries: the own hole cards and the board, the street
+and position, the pot, the amounts to call and raise to, the cap graphic, the deal and
+session, then each seat relative to the observer (relative seat r is r places to its
+left) and the betting history of each street; chips are divided by the cap C.
 
 `infos[agent]` of the player to act holds `"observation"`, its typed
 :class:`dp_arena.agents.Observation` (the one every bot's `act()` receives), so rule-based
@@ -109,7 +89,8 @@ from typing import Any, ClassVar, Unpack
 
 from pettingzoo.utils import wrappers
 
-from dp_arena.envs.aec.session import SessionEnv, TableOptions
+from dp_arena.envs.aec.session import SessionEnv
+from dp_arena.envs.deals import TableOptions
 
 __all__ = ["env", "raw_env"]
 
@@ -126,12 +107,7 @@ def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
 class raw_env(SessionEnv):
     """One capped table; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "name": "capped_holdem_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**SessionEnv.metadata, "name": "capped_holdem_v0"}
 
     def __init__(
         self,

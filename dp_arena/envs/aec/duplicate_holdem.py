@@ -48,7 +48,8 @@ from typing import Any, ClassVar, Unpack
 
 from pettingzoo.utils import wrappers
 
-from dp_arena.envs.aec.session import SessionEnv, TableOptions
+from dp_arena.envs.aec.session import SessionEnv
+from dp_arena.envs.deals import TableOptions
 
 __all__ = ["env", "raw_env"]
 
@@ -61,12 +62,7 @@ def env(**kwargs: Any) -> wrappers.OrderEnforcingWrapper:
 class raw_env(SessionEnv):
     """T mirrored tables; see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "render_modes": ["ansi", "human"],
-        "name": "duplicate_holdem_v0",
-        "is_parallelizable": False,
-        "render_fps": 1,
-    }
+    metadata: ClassVar[dict[str, Any]] = {**SessionEnv.metadata, "name": "duplicate_holdem_v0"}
 
     def __init__(
         self,

@@ -23,15 +23,15 @@ from __future__ import annotations
 import numpy as np
 
 from dp_arena.envs.batch.engine import TableBatch
+from dp_arena.envs.encoding import BOARD_START as _BOARD
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
+from dp_arena.envs.encoding import PER_SEAT as _PER_SEAT
+from dp_arena.envs.encoding import POSITION_START as _POSITION
+from dp_arena.envs.encoding import SCALARS as _SCALARS
+from dp_arena.envs.encoding import STREET_START as _STREET
 
 __all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
 
-_BOARD = 52
-_STREET = 104
-_POSITION = 108
-_SCALARS = 9
-_PER_SEAT = 5
 _BOARD_SIZES = np.array([0, 3, 4, 5, 5])  # visible board cards by street
 
 

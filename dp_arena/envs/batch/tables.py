@@ -33,14 +33,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dp_arena.agents.observation import Observation, SessionContext
+from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
-from dp_arena.envs.aec.session import next_session
 from dp_arena.envs.batch.cards import decks
 from dp_arena.envs.batch.encoding import batch_masks, encode_batch
 from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
@@ -53,6 +52,7 @@ from dp_arena.envs.batch.players import (
     is_policy,
 )
 from dp_arena.envs.batch.tag import TagPlayer
+from dp_arena.envs.deals import next_session, seat_context
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.native_opponents import native_opponent
 
@@ -453,17 +453,7 @@ class BatchTables:
             hand.apply(Action(_KINDS[kind], amount if kind == RAISE else None))
         self._replays[row] = (serial, hand, length)
         nets = tuple(self.nets[row].tolist())
-        net = nets[self.learner]
-        context = SessionContext(
-            event=f"capped_holdem_v0:{seed}",
-            section=0,
-            session=session,
-            table=0,
-            deal_number=deal,
-            deals_in_session=self.deals,
-            session_net=net,
-            session_chips=self.cap * self.deals + net,
-            eliminating=False,
-            table_session_nets=nets,
+        context = seat_context(
+            f"capped_holdem_v0:{seed}", session, 0, deal, self.deals, self.cap, nets, self.learner
         )
         return observe_actor(hand, self.learner, context)

@@ -69,8 +69,8 @@ from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine import LegalActions
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.aec.session import TableOptions
 from dp_arena.envs.batch.tables import BatchTables, batchable
+from dp_arena.envs.deals import TableOptions
 from dp_arena.envs.discrete_actions import CALL
 from dp_arena.envs.gym.single_agent import check_opponents
 from dp_arena.envs.gym.vector_tables import EngineTables

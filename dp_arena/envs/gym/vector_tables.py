@@ -25,7 +25,7 @@ from dp_arena.agents.table import played
 from dp_arena.engine import HandState, LegalActions, button_for_deal, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.aec.session import next_session
+from dp_arena.envs.deals import deal_contexts, next_session
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode_state
 from dp_arena.envs.gym.single_agent import tell_begin, tell_end
@@ -380,20 +380,7 @@ class _Table:
         if self.contexts:
             return self.contexts
         nets = tuple(self.nets)  # the session nets before this deal: updated at its end
-        starting = self.cap * self.deals
-        self.contexts = [
-            SessionContext(
-                event=self.event,
-                section=0,
-                session=self.session,
-                table=0,
-                deal_number=self.deal,
-                deals_in_session=self.deals,
-                session_net=nets[seat],
-                session_chips=starting + nets[seat],
-                eliminating=False,
-                table_session_nets=nets,
-            )
-            for seat in range(self.seat_count)
-        ]
+        self.contexts = deal_contexts(
+            self.event, self.session, 0, self.deal, self.deals, self.cap, nets
+        )
         return self.contexts
