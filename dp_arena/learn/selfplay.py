@@ -13,29 +13,42 @@ Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.leagu
 (heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play
 (the snapshots play in the six-max line-ups, and in the heads-up ones too with
 ``snapshots_in="both"``),
-plays ``decisions`` learner decisions spread over them at the tables of
+(with ``stratified``, every iteration plays every member heads-up, the heads-up share
+of the decisions split among them half evenly and half by the same PFSP chances, and
+draws only the six-max line-ups), plays ``decisions`` learner decisions spread over them
+at the tables of
 :class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
 the deal's outcome read from the rewards, records each finished session as a win, a draw
 or a loss against the members it was played against, then refits each action's values
-by ridge regression on the last ``keep`` iterations' decisions. Every
-``snapshot_every`` iterations a frozen copy of the learner joins the league. Everything
-is seeded: the same config trains the same weights.
+by ridge regression on the last ``keep`` iterations' decisions (each iteration kept as
+its sums of squares and products, so a fit on all of a run's decisions costs no more
+memory than one on the last). Every ``snapshot_every`` iterations a frozen copy of the
+learner joins the league. Everything is seeded: the same config trains the same weights.
+
+A run may start from other weights (``warm_start``, a policy file): weights over the same
+vector features are the learner's first weights; weights over the typed observation's
+features (the ``learned`` bot's of ``configs/learned.toml``) are its first
+``warm_iterations`` iterations' behaviour, played from the views of the tables (with the
+same exploration) while the learner's values are fitted to what those decisions won, so
+that self-play starts from a policy distilled from that bot's decisions.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import observation_length
 from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
-from dp_arena.errors import ConfigError
+from dp_arena.errors import AgentError, ConfigError
+from dp_arena.learn.features import features as observation_features
 from dp_arena.learn.league import WEIGHTINGS, League, Member
 from dp_arena.learn.policy import LinearPolicy
 from dp_arena.learn.vector_features import features
@@ -62,6 +75,11 @@ class SelfPlayConfig:
     exploration: float = 0.1
     ridge: float = 10.0
     keep: int = 3  # iterations of decisions each fit uses
+    # Every member heads-up every iteration (the heads-up decisions split among them half
+    # evenly, half by PFSP), only the six-max line-ups drawn; else every line-up drawn.
+    stratified: bool = False
+    warm_start: str = ""  # a policy file to start from ("" for none; module docstring)
+    warm_iterations: int = 1  # iterations played by a warm start over other features
     seed: int = 0
     betting: str = "no-limit"
     raise_sizes: tuple[RaiseSize, ...] = field(default=DEFAULT_RAISE_SIZES)
@@ -75,7 +93,8 @@ class SelfPlayConfig:
             ("lineups", 1, 100),
             ("snapshot_every", 1, 10_000),
             ("capacity", 1, 10_000),
-            ("keep", 1, 1000),
+            ("keep", 1, 10_000),
+            ("warm_iterations", 0, 10_000),
         ):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
@@ -97,6 +116,10 @@ class SelfPlayConfig:
             raise ConfigError("self-play: exploration must be in [0, 1]", field="exploration")
         if not (0 <= self.ridge < math.inf):
             raise ConfigError("self-play: ridge must be non-negative", field="ridge")
+        if not isinstance(self.stratified, bool):
+            raise ConfigError("self-play: stratified must be true or false", field="stratified")
+        if not isinstance(self.warm_start, str):
+            raise ConfigError("self-play: warm_start must be a file name", field="warm_start")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,27 +137,22 @@ def train_self_play(
     *,
     on_iteration: Callable[[IterationReport, LinearPolicy], None] | None = None,
 ) -> tuple[LinearPolicy, League]:
-    """Train a policy from scratch for ``config.iterations`` iterations; returns it and
-    its league (every member's record)."""
+    """Train a policy for ``config.iterations`` iterations (from zeros, or from
+    ``config.warm_start``); returns it and its league (every member's record)."""
     policy = LinearPolicy.zeros(config.raise_sizes, feature_set="vector")
+    teacher = _warm_start(config, policy)
     rng = np.random.default_rng(config.seed)
     league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
     for spec in config.builtins:
         league.add(spec)
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    statistics: list[_Sums] = []
     for iteration in range(config.iterations):
         started = time.perf_counter()
-        rows: list[np.ndarray] = []
-        actions: list[np.ndarray] = []
-        targets: list[np.ndarray] = []
+        sums = _Sums.empty(policy.weights.shape)
         rewards: dict[str, float] = {}
-        deals = 0
-        per_lineup = max(1, config.decisions // config.lineups)
-        for index in range(config.lineups):
-            six_max = index < config.six_max
-            members = league.sample(
-                5 if six_max else 1, snapshots=six_max or config.snapshots_in == "both"
-            )
+        deals = decided = 0
+        behaviour = teacher if iteration < config.warm_iterations else None
+        for index, (six_max, members, wanted) in enumerate(_lineups(config, league)):
             name = " ".join(member.name for member in members)
             env = SingleAgentVectorEnv(
                 num_envs=config.tables,
@@ -148,21 +166,18 @@ def train_self_play(
             )
             seed = (config.seed * 1_000_003 + iteration * 1_009 + index) * 65_536
             collected = _collect(
-                env, seed, policy, rng, config.exploration, per_lineup, members, league
+                env, seed, policy, rng, config.exploration, wanted, members, league, behaviour
             )
-            rows.append(collected[0])
-            actions.append(collected[1])
-            targets.append(collected[2])
+            sums.add(*collected[:3])
             rewards[name] = collected[3] / max(collected[4], 1)
             deals += collected[4]
+            decided += len(collected[1])
             env.close()
-        batches.append((np.concatenate(rows), np.concatenate(actions), np.concatenate(targets)))
-        batches = batches[-config.keep :]
-        _fit(policy, batches, config.ridge)
+        statistics = [*statistics, sums][-config.keep :]
+        _fit(policy, statistics, config.ridge)
         if (iteration + 1) % config.snapshot_every == 0:
             league.add_snapshot(policy, f"learned-{iteration + 1}")
         if on_iteration is not None:
-            decided = sum(len(batch) for batch in actions)
             report = IterationReport(
                 iteration,
                 decided,
@@ -178,11 +193,55 @@ def train_self_play(
         "decisions_per_iteration": config.decisions,
         "builtins": list(config.builtins),
         "weighting": config.weighting,
+        "stratified": config.stratified,
+        "keep": config.keep,
+        "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "exploration": config.exploration,
         "seed": config.seed,
         "betting": config.betting,
     }
     return policy, league
+
+
+def _warm_start(config: SelfPlayConfig, policy: LinearPolicy) -> LinearPolicy | None:
+    """Start ``policy`` from ``config.warm_start``: its weights when they are over the
+    vector features (None returned), else the policy whose decisions the first
+    iterations play (returned)."""
+    if not config.warm_start:
+        return None
+    try:
+        start = LinearPolicy.load(config.warm_start)
+    except AgentError as error:
+        raise ConfigError(f"self-play: warm_start: {error}", field="warm_start") from None
+    if start.raise_sizes != policy.raise_sizes:
+        raise ConfigError(
+            f"self-play: warm_start {config.warm_start}: its raise sizes"
+            f" {list(start.raise_sizes)} are not the run's {list(policy.raise_sizes)}",
+            field="warm_start",
+        )
+    if start.feature_set == "vector":
+        policy.weights[:] = start.weights
+        return None
+    return start
+
+
+def _lineups(config: SelfPlayConfig, league: League) -> Iterator[tuple[bool, list[Member], int]]:
+    """This iteration's line-ups, each drawn when its turn comes (after the sessions of
+    those before it are recorded): whether six-handed, the members, the decisions."""
+    per_lineup = max(1, config.decisions // config.lineups)
+    snapshots_heads_up = config.snapshots_in == "both"
+    for _ in range(config.six_max):
+        yield True, league.sample(5), per_lineup
+    heads_up_slots = config.lineups - config.six_max
+    if not config.stratified:
+        for _ in range(heads_up_slots):
+            yield False, league.sample(1, snapshots=snapshots_heads_up), per_lineup
+        return
+    chances = league.probabilities(snapshots=snapshots_heads_up)
+    budget = per_lineup * heads_up_slots
+    for name, chance in chances.items():
+        share = (1 / len(chances) + chance) / 2
+        yield False, [league.members[name]], max(1, round(budget * share))
 
 
 def _collect(
@@ -194,10 +253,13 @@ def _collect(
     wanted: int,
     members: list[Member],
     league: League,
+    behaviour: LinearPolicy | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """Play ``wanted`` learner decisions: their features, actions and values from now on
     (in pots after a call; NaN for the deals still in play at the end), the rewards'
-    total (bb) and the deals with a decision; finished sessions go to the league."""
+    total (bb) and the deals with a decision; finished sessions go to the league. The
+    best actions are ``policy``'s, or ``behaviour``'s (a policy over the typed
+    observation's features, played from the tables' views)."""
     tables = env.num_envs
     seats = env.rules.seat_count
     scalars = 108 + seats
@@ -219,7 +281,7 @@ def _collect(
     while collected < wanted:
         masks = infos["action_mask"].astype(bool)
         rows = features(observations)
-        logits = policy.logits(rows)
+        logits = policy.logits(rows) if behaviour is None else _view_logits(env, behaviour)
         greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
         noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
         explore = rng.random(tables) < exploration
@@ -270,22 +332,49 @@ def _collect(
     )
 
 
-def _fit(
-    policy: LinearPolicy,
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    ridge: float,
-) -> None:
-    rows = np.concatenate([batch[0] for batch in batches])
-    actions = np.concatenate([batch[1] for batch in batches])
-    targets = np.concatenate([batch[2] for batch in batches])
-    known = ~np.isnan(targets)
-    rows, actions, targets = rows[known], actions[known], targets[known]
-    width = rows.shape[1]
+def _view_logits(env: SingleAgentVectorEnv, policy: LinearPolicy) -> np.ndarray:
+    """``policy``'s logits (over the typed observation's features) at every table."""
+    views = env.views()
+    logits = np.zeros((len(views), policy.actions.size))
+    for table, view in enumerate(views):
+        if view is not None:
+            logits[table] = policy.weights @ observation_features(view)
+    return logits
+
+
+@dataclass(slots=True)
+class _Sums:
+    """One iteration's decisions as each action's sums of squares and products of
+    features and of features and values: all a ridge fit needs of them."""
+
+    squares: np.ndarray  # (actions, features, features)
+    products: np.ndarray  # (actions, features)
+    counts: np.ndarray  # (actions,)
+
+    @classmethod
+    def empty(cls, shape: tuple[int, ...]) -> _Sums:
+        actions, width = shape
+        return cls(np.zeros((actions, width, width)), np.zeros(shape), np.zeros(actions))
+
+    def add(self, rows: np.ndarray, actions: np.ndarray, targets: np.ndarray) -> None:
+        known = ~np.isnan(targets)
+        rows, actions, targets = rows[known], actions[known], targets[known]
+        for action in range(self.counts.size):
+            chosen = actions == action
+            x = rows[chosen]
+            self.squares[action] += x.T @ x
+            self.products[action] += x.T @ targets[chosen]
+            self.counts[action] += chosen.sum()
+
+
+def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float) -> None:
+    squares = np.sum([sums.squares for sums in statistics], axis=0)
+    products = np.sum([sums.products for sums in statistics], axis=0)
+    counts = np.sum([sums.counts for sums in statistics], axis=0)
+    width = policy.weights.shape[1]
     weights = np.zeros_like(policy.weights)
     for action in range(1, policy.actions.size):  # folding is worth 0 from now on
-        chosen = actions == action
-        if chosen.sum() < width:
+        if counts[action] < width:
             continue  # too few decisions to fit: the action keeps the value 0
-        x = rows[chosen]
-        weights[action] = np.linalg.solve(x.T @ x + ridge * np.eye(width), x.T @ targets[chosen])
+        weights[action] = np.linalg.solve(squares[action] + ridge * np.eye(width), products[action])
     policy.weights[:] = weights
