@@ -1,22 +1,23 @@
 """Training the linear policy by self-play: fitted Monte-Carlo control against a league
-of the built-in bots and the learner's own frozen snapshots, every table of the vector
-environment's batch (opponents' decisions included) played as arrays.
+of the built-in bots and the learner's own frozen snapshots, at the tables of the vector
+environment.
 
-The policy's logits are action values over the features of the observation vectors
-(:mod:`dp_arena.learn.vector_features`): for each raise size and for check/call, a linear
+The policy's logits are action values: for each raise size and for check/call, a linear
 function estimates what the action wins *from now on* (the chips already committed are
 sunk), in units of the pot after a call; folding is worth exactly 0. The policy plays
-the best of them, so it is deterministic, and a frozen copy of it is a policy over
-batched observations that the batch plays as an opponent, one call for all its tables.
+the best of them, so it is deterministic. Its features (``features``) are those of the
+observation vectors (:mod:`dp_arena.learn.vector_features`: the learner and its frozen
+copies decide in the batch, one call for all its tables) or those of the typed
+observation (:mod:`dp_arena.learn.features`, read from the tables' views; its frozen
+copies play table by table as :class:`~dp_arena.learn.bot.PolicyBot` opponents).
 
 Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.league.League`
 (heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play
 (the snapshots play in the six-max line-ups, and in the heads-up ones too with
-``snapshots_in="both"``),
-(with ``stratified``, every iteration plays every member heads-up, the heads-up share
-of the decisions split among them half evenly and half by the same PFSP chances, and
-draws only the six-max line-ups), plays ``decisions`` learner decisions spread over them
-at the tables of
+``snapshots_in="both"``). With ``stratified``, only the six-max line-ups are drawn:
+every member is played heads-up every iteration, the heads-up share of the decisions
+split among them half evenly and half by the same PFSP chances. It plays ``decisions``
+learner decisions spread over the line-ups at the tables of
 :class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
 the deal's outcome read from the rewards, records each finished session as a win, a draw
@@ -26,12 +27,11 @@ its sums of squares and products, so a fit on all of a run's decisions costs no 
 memory than one on the last). Every ``snapshot_every`` iterations a frozen copy of the
 learner joins the league. Everything is seeded: the same config trains the same weights.
 
-A run may start from other weights (``warm_start``, a policy file): weights over the same
-vector features are the learner's first weights; weights over the typed observation's
-features (the ``learned`` bot's of ``configs/learned.toml``) are its first
-``warm_iterations`` iterations' behaviour, played from the views of the tables (with the
-same exploration) while the learner's values are fitted to what those decisions won, so
-that self-play starts from a policy distilled from that bot's decisions.
+A run may start from other weights (``warm_start``, a policy file): weights over the
+learner's features are its first weights (the first iteration plays them); weights over
+the other feature set are the behaviour of its first ``warm_iterations`` iterations (with
+the same exploration), the learner's values fitted to what those decisions won, so that
+self-play starts from a policy distilled from that policy's decisions.
 """
 
 from __future__ import annotations
@@ -48,9 +48,10 @@ from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import observation_length
 from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import AgentError, ConfigError
+from dp_arena.learn.bot import PolicyBot
 from dp_arena.learn.features import features as observation_features
 from dp_arena.learn.league import WEIGHTINGS, League, Member
-from dp_arena.learn.policy import LinearPolicy
+from dp_arena.learn.policy import FEATURE_SETS, LinearPolicy
 from dp_arena.learn.vector_features import features
 
 __all__ = ["IterationReport", "SelfPlayConfig", "train_self_play"]
@@ -80,6 +81,10 @@ class SelfPlayConfig:
     stratified: bool = False
     warm_start: str = ""  # a policy file to start from ("" for none; module docstring)
     warm_iterations: int = 1  # iterations played by a warm start over other features
+    # The learner's features: "vector" (of the observation vectors: the learner and its
+    # snapshots play in the batch) or "observation" (of the typed observation, read from
+    # the tables' views; its snapshots play table by table as bots).
+    features: str = "vector"
     seed: int = 0
     betting: str = "no-limit"
     raise_sizes: tuple[RaiseSize, ...] = field(default=DEFAULT_RAISE_SIZES)
@@ -118,6 +123,10 @@ class SelfPlayConfig:
             raise ConfigError("self-play: ridge must be non-negative", field="ridge")
         if not isinstance(self.stratified, bool):
             raise ConfigError("self-play: stratified must be true or false", field="stratified")
+        if self.features not in FEATURE_SETS:
+            raise ConfigError(
+                f"self-play: features must be one of {list(FEATURE_SETS)}", field="features"
+            )
         if not isinstance(self.warm_start, str):
             raise ConfigError("self-play: warm_start must be a file name", field="warm_start")
 
@@ -139,7 +148,7 @@ def train_self_play(
 ) -> tuple[LinearPolicy, League]:
     """Train a policy for ``config.iterations`` iterations (from zeros, or from
     ``config.warm_start``); returns it and its league (every member's record)."""
-    policy = LinearPolicy.zeros(config.raise_sizes, feature_set="vector")
+    policy = LinearPolicy.zeros(config.raise_sizes, feature_set=config.features)
     teacher = _warm_start(config, policy)
     rng = np.random.default_rng(config.seed)
     league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
@@ -176,7 +185,8 @@ def train_self_play(
         statistics = [*statistics, sums][-config.keep :]
         _fit(policy, statistics, config.ridge)
         if (iteration + 1) % config.snapshot_every == 0:
-            league.add_snapshot(policy, f"learned-{iteration + 1}")
+            snapshot = policy if policy.feature_set == "vector" else PolicyBot(policy.copy())
+            league.add_snapshot(snapshot, f"learned-{iteration + 1}")
         if on_iteration is not None:
             report = IterationReport(
                 iteration,
@@ -197,6 +207,7 @@ def train_self_play(
         "keep": config.keep,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "exploration": config.exploration,
+        "features": config.features,
         "seed": config.seed,
         "betting": config.betting,
     }
@@ -205,8 +216,8 @@ def train_self_play(
 
 def _warm_start(config: SelfPlayConfig, policy: LinearPolicy) -> LinearPolicy | None:
     """Start ``policy`` from ``config.warm_start``: its weights when they are over the
-    vector features (None returned), else the policy whose decisions the first
-    iterations play (returned)."""
+    same features (None returned), else the policy whose decisions the first iterations
+    play (returned)."""
     if not config.warm_start:
         return None
     try:
@@ -219,7 +230,7 @@ def _warm_start(config: SelfPlayConfig, policy: LinearPolicy) -> LinearPolicy | 
             f" {list(start.raise_sizes)} are not the run's {list(policy.raise_sizes)}",
             field="warm_start",
         )
-    if start.feature_set == "vector":
+    if start.feature_set == policy.feature_set:
         policy.weights[:] = start.weights
         return None
     return start
@@ -258,8 +269,7 @@ def _collect(
     """Play ``wanted`` learner decisions: their features, actions and values from now on
     (in pots after a call; NaN for the deals still in play at the end), the rewards'
     total (bb) and the deals with a decision; finished sessions go to the league. The
-    best actions are ``policy``'s, or ``behaviour``'s (a policy over the typed
-    observation's features, played from the tables' views)."""
+    best actions are ``policy``'s, or ``behaviour``'s (a policy over other features)."""
     tables = env.num_envs
     seats = env.rules.seat_count
     scalars = 108 + seats
@@ -280,8 +290,11 @@ def _collect(
     collected = 0
     while collected < wanted:
         masks = infos["action_mask"].astype(bool)
-        rows = features(observations)
-        logits = policy.logits(rows) if behaviour is None else _view_logits(env, behaviour)
+        rows = _rows(policy.feature_set, observations, env)
+        player = policy if behaviour is None else behaviour
+        logits = player.logits(
+            rows if player is policy else _rows(player.feature_set, observations, env)
+        )
         greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
         noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
         explore = rng.random(tables) < exploration
@@ -332,14 +345,17 @@ def _collect(
     )
 
 
-def _view_logits(env: SingleAgentVectorEnv, policy: LinearPolicy) -> np.ndarray:
-    """``policy``'s logits (over the typed observation's features) at every table."""
+def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:
+    """The features of ``feature_set`` of every table's decision: read from the
+    observation vectors, or from the tables' typed views."""
+    if feature_set == "vector":
+        return features(observations)
     views = env.views()
-    logits = np.zeros((len(views), policy.actions.size))
+    rows = np.zeros((len(views), len(FEATURE_SETS[feature_set])))
     for table, view in enumerate(views):
-        if view is not None:
-            logits[table] = policy.weights @ observation_features(view)
-    return logits
+        if view is not None:  # every table has a decision under same-step autoreset
+            rows[table] = observation_features(view)
+    return rows
 
 
 @dataclass(slots=True)

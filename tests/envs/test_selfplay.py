@@ -234,3 +234,30 @@ def test_a_warm_start_plays_its_policys_decisions_first(tmp_path: Path) -> None:
         train_self_play(SelfPlayConfig(warm_start=str(tmp_path / "missing.json")))
     with pytest.raises(ConfigError, match="raise sizes"):
         train_self_play(SelfPlayConfig(warm_start=str(path), raise_sizes=("min", "all-in")))
+
+
+def test_a_learner_over_the_typed_observations_features_plays_its_snapshots_as_bots() -> None:
+    from dp_arena.learn.bot import PolicyBot
+
+    config = SelfPlayConfig(
+        iterations=2,
+        decisions=1200,
+        tables=8,
+        lineups=2,
+        six_max=1,
+        snapshot_every=1,
+        features="observation",
+        builtins=("tag", "learned"),
+        stratified=True,
+        seed=6,
+    )
+    first, league = train_self_play(config)
+    second, _ = train_self_play(config)
+    assert first.feature_set == "observation" and first.weights.any()
+    assert np.array_equal(first.weights, second.weights)
+    snapshot = league.members["learned-1"].opponent
+    assert isinstance(snapshot, PolicyBot) and snapshot.policy.feature_set == "observation"
+    assert not np.array_equal(snapshot.policy.weights, first.weights)  # frozen at iteration 1
+    assert league.members["learned"].sessions > 0  # the shipped bot as a league member
+    with pytest.raises(ConfigError, match="features must be one of"):
+        SelfPlayConfig(features="pixels")
