@@ -62,8 +62,9 @@ class Evaluation:
 
 def load_recipe(path: str | Path) -> Recipe:
     """The recipe in a TOML file: a ``[self_play]`` table of :class:`SelfPlayConfig`
-    fields or a ``[train]`` table of :class:`FittedConfig` fields, and an ``[evaluate]``
-    table (``deals``, ``six_max_deals``, ``seed``)."""
+    fields (its ``warm_start`` file named relative to the recipe's folder) or a
+    ``[train]`` table of :class:`FittedConfig` fields, and an ``[evaluate]`` table
+    (``deals``, ``six_max_deals``, ``seed``)."""
     try:
         data = tomllib.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -88,6 +89,8 @@ def load_recipe(path: str | Path) -> Recipe:
     unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed", "temperature"})
     if unknown:
         raise ConfigError(f"{path}: [evaluate] has unknown fields {unknown}", field=unknown[0])
+    if train.get("warm_start"):  # a file named relative to the recipe's folder
+        train["warm_start"] = str(Path(path).parent / train["warm_start"])
     try:
         config = kind(**train)
     except TypeError as error:

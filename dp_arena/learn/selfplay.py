@@ -31,7 +31,8 @@ A run may start from other weights (``warm_start``, a policy file): weights over
 learner's features are its first weights (the first iteration plays them); weights over
 the other feature set are the behaviour of its first ``warm_iterations`` iterations (with
 the same exploration), the learner's values fitted to what those decisions won, so that
-self-play starts from a policy distilled from that policy's decisions.
+self-play starts from a policy distilled from that policy's decisions. With
+``start_in_league`` the policy started from is also a member of the league, ``start``.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ class SelfPlayConfig:
     stratified: bool = False
     warm_start: str = ""  # a policy file to start from ("" for none; module docstring)
     warm_iterations: int = 1  # iterations played by a warm start over other features
+    # The warm start's policy joins the league as the member "start" (played greedily).
+    start_in_league: bool = False
     # The learner's features: "vector" (of the observation vectors: the learner and its
     # snapshots play in the batch) or "observation" (of the typed observation, read from
     # the tables' views; its snapshots play table by table as bots).
@@ -127,6 +130,10 @@ class SelfPlayConfig:
             raise ConfigError(
                 f"self-play: features must be one of {list(FEATURE_SETS)}", field="features"
             )
+        if self.start_in_league and not self.warm_start:
+            raise ConfigError(
+                "self-play: start_in_league needs a warm_start", field="start_in_league"
+            )
         if not isinstance(self.warm_start, str):
             raise ConfigError("self-play: warm_start must be a file name", field="warm_start")
 
@@ -149,11 +156,18 @@ def train_self_play(
     """Train a policy for ``config.iterations`` iterations (from zeros, or from
     ``config.warm_start``); returns it and its league (every member's record)."""
     policy = LinearPolicy.zeros(config.raise_sizes, feature_set=config.features)
-    teacher = _warm_start(config, policy)
+    start = _warm_start(config)
+    teacher = None
+    if start is not None and start.feature_set == policy.feature_set:
+        policy.weights[:] = start.weights
+    elif start is not None:
+        teacher = start
     rng = np.random.default_rng(config.seed)
     league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
     for spec in config.builtins:
         league.add(spec)
+    if start is not None and config.start_in_league:
+        league.add(start.copy() if start.feature_set == "vector" else PolicyBot(start), "start")
     statistics: list[_Sums] = []
     for iteration in range(config.iterations):
         started = time.perf_counter()
@@ -206,6 +220,7 @@ def train_self_play(
         "stratified": config.stratified,
         "keep": config.keep,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
+        "start_in_league": config.start_in_league,
         "exploration": config.exploration,
         "features": config.features,
         "seed": config.seed,
@@ -214,25 +229,20 @@ def train_self_play(
     return policy, league
 
 
-def _warm_start(config: SelfPlayConfig, policy: LinearPolicy) -> LinearPolicy | None:
-    """Start ``policy`` from ``config.warm_start``: its weights when they are over the
-    same features (None returned), else the policy whose decisions the first iterations
-    play (returned)."""
+def _warm_start(config: SelfPlayConfig) -> LinearPolicy | None:
+    """The policy of ``config.warm_start`` (None without one)."""
     if not config.warm_start:
         return None
     try:
         start = LinearPolicy.load(config.warm_start)
     except AgentError as error:
         raise ConfigError(f"self-play: warm_start: {error}", field="warm_start") from None
-    if start.raise_sizes != policy.raise_sizes:
+    if start.raise_sizes != tuple(config.raise_sizes):
         raise ConfigError(
             f"self-play: warm_start {config.warm_start}: its raise sizes"
-            f" {list(start.raise_sizes)} are not the run's {list(policy.raise_sizes)}",
+            f" {list(start.raise_sizes)} are not the run's {list(config.raise_sizes)}",
             field="warm_start",
         )
-    if start.feature_set == policy.feature_set:
-        policy.weights[:] = start.weights
-        return None
     return start
 
 

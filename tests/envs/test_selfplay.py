@@ -225,11 +225,26 @@ def test_a_warm_start_plays_its_policys_decisions_first(tmp_path: Path) -> None:
     vector.weights[1, 0] = 1.0
     vector_path = tmp_path / "vector.json"
     vector.save(vector_path)
-    from dp_arena.learn.selfplay import _warm_start
-
-    started = LinearPolicy.zeros(feature_set="vector")
-    assert _warm_start(SelfPlayConfig(warm_start=str(vector_path)), started) is None
-    assert np.array_equal(started.weights, vector.weights)
+    started, league = train_self_play(
+        SelfPlayConfig(
+            iterations=1,
+            decisions=400,
+            tables=8,
+            rounds=1,
+            lineups=1,
+            six_max=0,
+            builtins=("random",),
+            stratified=True,
+            warm_start=str(vector_path),
+            start_in_league=True,
+            exploration=0.0,
+        )
+    )
+    # It played those weights (check or call, always) against random and the start itself.
+    assert started.weights[1].any() and not np.delete(started.weights, 1, axis=0).any()
+    assert set(league.members) == {"random", "start"} and league.members["start"].sessions
+    with pytest.raises(ConfigError, match="start_in_league needs a warm_start"):
+        SelfPlayConfig(start_in_league=True)
     with pytest.raises(ConfigError, match=r"warm_start: .*missing\.json"):
         train_self_play(SelfPlayConfig(warm_start=str(tmp_path / "missing.json")))
     with pytest.raises(ConfigError, match="raise sizes"):
