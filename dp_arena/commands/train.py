@@ -231,9 +231,14 @@ def _run_recipe(args: argparse.Namespace) -> int:
     if isinstance(config, SelfPlayConfig):
         print(
             f"training (self-play): {config.iterations} iterations x {config.decisions:,}"
-            f" decisions over {config.lineups} line-ups drawn from a league of"
-            f" {', '.join(config.builtins)} and the learner's snapshots, {config.betting},"
-            f" seed {config.seed}",
+            + (
+                f" decisions, every member heads-up and {config.six_max} six-max line-ups"
+                if config.stratified
+                else f" decisions over {config.lineups} line-ups"
+            )
+            + f" drawn from a league of {', '.join(config.builtins)}"
+            + (", the weights started from" if config.start_in_league else "")
+            + f" and the learner's snapshots, {config.betting}, seed {config.seed}",
             flush=True,
         )
     else:

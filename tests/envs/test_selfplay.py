@@ -105,6 +105,12 @@ def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> No
     greedy = tmp_path / "greedy.toml"
     greedy.write_text('[self_play]\n[evaluate]\ntemperature = "greedy"\n')
     assert load_recipe(greedy).temperature is None
+    warm = tmp_path / "recipes" / "warm.toml"
+    warm.parent.mkdir()
+    warm.write_text('[self_play]\nwarm_start = "../weights/start.json"\n')
+    config = load_recipe(warm).train
+    assert isinstance(config, SelfPlayConfig)
+    assert Path(config.warm_start) == tmp_path / "recipes" / ".." / "weights" / "start.json"
     both = tmp_path / "both.toml"
     both.write_text("[self_play]\n[train]\n")
     with pytest.raises(ConfigError, match="not both"):
