@@ -72,7 +72,7 @@ def test_the_duplicate_reward_trains_too() -> None:
 
 
 def test_the_shipped_recipe_loads_and_bad_recipes_name_the_field(tmp_path: Path) -> None:
-    recipe = load_recipe(ROOT / "configs" / "learned-fitted.toml")
+    recipe = load_recipe(ROOT / "configs" / "learned.toml")
     assert recipe.evaluate_deals >= 2000 and recipe.train.lineups
     bad = tmp_path / "bad.toml"
     bad.write_text("[train]\niterations = 2\nlearning_speed = 3\n")
