@@ -278,11 +278,6 @@ def _fitted_data(
     ]
 
 
-def _feature_set(path: str) -> str:
-    """The feature set of the policy file ``path``."""
-    return LinearPolicy.load(path).feature_set
-
-
 def _self_play_data(
     config: SelfPlayConfig,
     policy: LinearPolicy,
@@ -312,7 +307,7 @@ def _self_play_data(
                 f"- Started from `{Path(config.warm_start).name}`"
                 + (
                     ", its weights the first ones"
-                    if _feature_set(config.warm_start) == policy.feature_set
+                    if policy.metadata.get("warm_start_as") == "weights"
                     else f", its decisions the first {config.warm_iterations} iterations'"
                 )
                 + (", and a member of the league (`start`)." if config.start_in_league else ".")

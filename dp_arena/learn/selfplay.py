@@ -221,6 +221,8 @@ def train_self_play(
         "keep": config.keep,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "start_in_league": config.start_in_league,
+        # How the run started from them: their weights, or their decisions (behaviour).
+        "warm_start_as": None if start is None else "behaviour" if teacher else "weights",
         "exploration": config.exploration,
         "features": config.features,
         "seed": config.seed,

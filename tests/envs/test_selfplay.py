@@ -134,10 +134,12 @@ def test_the_self_play_example_trains_and_scores(capsys: pytest.CaptureFixture[s
 def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path) -> None:
     from dp_arena.cli import main
 
+    LinearPolicy.zeros(feature_set="vector").save(tmp_path / "start.json")
     recipe = tmp_path / "tiny.toml"
     recipe.write_text(
         "[self_play]\niterations = 2\ndecisions = 800\ntables = 8\nlineups = 2\n"
-        "six_max = 1\nsnapshot_every = 1\n[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
+        'six_max = 1\nsnapshot_every = 1\nwarm_start = "start.json"\nstart_in_league = true\n'
+        "[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
     )
     output, card = tmp_path / "weights.json", tmp_path / "card.md"
     assert (
@@ -147,6 +149,8 @@ def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path)
     assert policy.feature_set == "vector" and policy.metadata["iterations"] == 2
     text = card.read_text()
     assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
+    assert "Started from `start.json`, its weights the first ones, and a member of" in text
+    assert "| start |" in text
 
 
 def test_a_fit_on_sums_of_iterations_is_the_ridge_fit_on_all_their_decisions() -> None:
