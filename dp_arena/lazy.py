@@ -19,21 +19,66 @@ it.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import sys
 import types
+import warnings
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    import importlib.abc
 
 __all__ = ["lazy_names"]
+
+
+class _MovedModules:
+    """The import system's finder of moved modules: an old name is imported as the module
+    of its new home, with a warning naming it. (A finder and loader by their methods:
+    ``importlib.abc``'s base classes would load ``importlib.resources``, and with it
+    ``tempfile`` and ``shutil``, into every process that imports the package, a sandboxed
+    bot's too.)"""
+
+    def __init__(self) -> None:
+        self.homes: dict[str, str] = {}
+
+    def find_spec(
+        self, fullname: str, path: object = None, target: object = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in self.homes:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, cast("importlib.abc.Loader", self))
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> None:
+        return None  # the import system's blank module, replaced in exec_module
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        # The import system then takes the module under the old name from sys.modules.
+        sys.modules[module.__name__] = moved_module(module.__name__, self.homes[module.__name__])
+
+
+_MOVED = _MovedModules()
+
+
+def moved_module(old: str, new: str) -> types.ModuleType:
+    """The module ``new``, asked for by its old name ``old``: a warning names the new one
+    (pointing at the code that asked, past the import system's frames)."""
+    warnings.warn(f"{old} moved: import {new}", DeprecationWarning, stacklevel=3)
+    return importlib.import_module(new)
 
 
 class _LazyPackage(types.ModuleType):
     _lazy_homes: Mapping[str, str]
     _lazy_kept: frozenset[str]
     _lazy_modules: frozenset[str]
+    _lazy_moved: Mapping[str, str]
     _lazy_search: tuple[str, ...]
 
     def __getattr__(self, name: str) -> Any:
+        if name in self._lazy_moved:  # kept, as the import system keeps a submodule
+            value = moved_module(f"{self.__name__}.{name}", self._lazy_moved[name])
+            super().__setattr__(name, value)
+            return value
         home = self._lazy_homes.get(name)
         if home is None and name in self._lazy_modules:  # the import system binds it
             return importlib.import_module(f"{self.__name__}.{name}")
@@ -69,12 +114,14 @@ def lazy_names(
     *,
     modules: Iterable[str] = (),
     search: Iterable[str] = (),
+    moved: Mapping[str, str] | None = None,
 ) -> None:
     """Make ``package``'s names in ``homes`` (name: submodule) load when first used, and
     its submodules ``modules`` too; ``keep`` names further attributes that a submodule of
     the same name must not rebind. A name of the package's ``__all__`` in none of them is
     looked for in the ``__all__`` of the submodules ``search``, in order: the public
-    surfaces the package gathers."""
+    surfaces the package gathers. ``moved`` maps the names of submodules that moved to
+    their new homes (full module names): the old name still imports, with a warning."""
     module = sys.modules[package]
     module.__dict__["_lazy_homes"] = dict(homes)
     module.__dict__["_lazy_search"] = tuple(search)
@@ -82,4 +129,8 @@ def lazy_names(
         keep, module.__dict__.get("__all__", ()) if search else ()
     )
     module.__dict__["_lazy_modules"] = frozenset(modules)
+    module.__dict__["_lazy_moved"] = dict(moved or {})
+    _MOVED.homes.update({f"{package}.{name}": home for name, home in (moved or {}).items()})
+    if moved and _MOVED not in sys.meta_path:
+        sys.meta_path.append(_MOVED)
     module.__class__ = _LazyPackage

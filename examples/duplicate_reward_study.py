@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 from dp_arena.agents.spec import AGENTS_DIR
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.learn import LinearPolicy, PolicyBot, duplicate_score
 from dp_arena.learn.features import features
 from dp_arena.learn.fitted import FittedConfig, train_fitted

@@ -32,7 +32,7 @@ def build_config(*, num_players: int, deals: int, batch: int, seed: int):  # typ
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
     from ray.tune.registry import register_env
 
-    from dp_arena.envs.rllib import rllib_env
+    from dp_arena.envs.aec.rllib import rllib_env
 
     register_env("dp_arena_capped_holdem", rllib_env)
     return (

@@ -13,7 +13,7 @@ drawn) and scores the learner in heads-up duplicate matches against the built-in
 
 The pieces, for a learner of your own (a PyTorch policy, say)::
 
-    from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+    from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
     from dp_arena.learn import League
 
     league = League(weighting="hard", seed=0)

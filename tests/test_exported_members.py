@@ -10,6 +10,7 @@ import importlib
 import inspect
 import subprocess
 import sys
+import warnings
 
 import pytest
 
@@ -77,6 +78,21 @@ PUBLIC_NAMES = [
     "MatchResult",
     "play_match",
 ]
+
+# The public names of dp_arena.envs, pinned: changing them is a decision about the API.
+ENVS_PUBLIC_NAMES = [
+    "SingleAgentEnv",
+    "SingleAgentVectorEnv",
+    "capped_holdem_v0",
+    "discrete_actions",
+    "duplicate_holdem_v0",
+    "encoding",
+    "native_opponents",
+    "rllib",
+    "single_agent",
+    "single_agent_vector",
+]
+
 
 # Modules a top-level name may come from: each subpackage's own public surface.
 HOMES = (
@@ -168,3 +184,18 @@ def test_the_unit_of_works_old_home_gives_its_names_with_a_warning() -> None:
             assert getattr(old_home, name) is getattr(dp_arena.units, name)
     with pytest.raises(AttributeError, match="'nothing'"):
         _ = old_home.nothing
+
+
+def test_the_environments_public_names_are_pinned_and_resolve() -> None:
+    """``dp_arena.envs`` keeps its names: those of modules that moved into a wing give the
+    module with a warning naming its new home, the others without a word."""
+    import dp_arena.envs
+
+    assert sorted(dp_arena.envs.__all__) == sorted(ENVS_PUBLIC_NAMES)
+    moved = set(dp_arena.envs.MOVED) & set(ENVS_PUBLIC_NAMES)
+    assert moved == {"rllib", "single_agent", "single_agent_vector"}
+    for name in ENVS_PUBLIC_NAMES:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore" if name in moved else "error", DeprecationWarning)
+            assert getattr(dp_arena.envs, name) is not None
+    assert dp_arena.envs.SingleAgentEnv.__module__ == "dp_arena.envs.gym.single_agent"

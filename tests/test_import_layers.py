@@ -499,55 +499,96 @@ SANDBOX_ROOMS: dict[str, frozenset[str]] = {
 BOT_SIDE_MAY_IMPORT = frozenset({"dp_arena.sandbox.confinement.seccomp"})
 
 
-def _sandbox_room(module: str) -> str | None:
-    """``"dealer"`` for dp_arena.sandbox.dealer.seats, ``"shared"`` for a top-level
-    module of the sandbox, ``"face"`` for the package itself, ``None`` outside it."""
-    if module == SANDBOX:
+def _room(package: str, module: str) -> str | None:
+    """The room of ``module`` in ``package`` (``"dp_arena.sandbox"``, ``"dp_arena.envs"``):
+    its wing (``"dealer"`` for dp_arena.sandbox.dealer.seats), ``"shared"`` for a
+    top-level module, unless :data:`TOP_ROOMS` names it, ``"face"`` for the package itself,
+    ``None`` outside it."""
+    if module == package:
         return "face"
-    if not module.startswith(SANDBOX + "."):
+    if not module.startswith(package + "."):
         return None
-    first = module.removeprefix(SANDBOX + ".").split(".")[0]
-    return first if (PACKAGE / "sandbox" / first).is_dir() else "shared"
+    first = module.removeprefix(package + ".").split(".")[0]
+    if f"{package}.{first}" in TOP_ROOMS:
+        return TOP_ROOMS[f"{package}.{first}"]
+    return first if PACKAGE.joinpath(*package.split(".")[1:], first).is_dir() else "shared"
 
 
-def _sandbox_modules() -> dict[str, Path]:
+def _modules_in(package: str) -> dict[str, Path]:
     modules = {_module_name(path, PACKAGE): path for path in _package_files()}
-    return {name: path for name, path in modules.items() if _sandbox_room(name) is not None}
+    return {name: path for name, path in modules.items() if _room(package, name) is not None}
 
 
-def _sandbox_imports() -> Iterator[tuple[str, Path, int, str]]:
-    """(module, its file, line, imported sandbox module) for every import inside the
-    sandbox, an imported name taken as its module."""
-    modules = _sandbox_modules()
+def _imports_within(package: str) -> Iterator[tuple[str, Path, int, str]]:
+    """(module, its file, line, imported module) for every import inside ``package`` of
+    one of its modules, an imported name taken as its module."""
+    modules = _modules_in(package)
     for module, path in sorted(modules.items()):
         for line, target in sorted(set(_imports(path, module))):
             while target and target not in modules:
                 target = target.rpartition(".")[0]
-            if target and target != module and _sandbox_room(target) is not None:
+            if target and target != module and _room(package, target) is not None:
                 yield module, path, line, target
 
 
-def test_the_sandbox_rooms_are_the_wings_on_disk() -> None:
-    wings = {
-        path.name for path in (PACKAGE / "sandbox").iterdir() if (path / "__init__.py").is_file()
-    }
-    assert wings | {"face", "shared"} == set(SANDBOX_ROOMS)
+def _wings_on_disk(package: str) -> set[str]:
+    folder = PACKAGE.joinpath(*package.split(".")[1:])
+    return {path.name for path in folder.iterdir() if (path / "__init__.py").is_file()}
 
 
-def test_each_wing_of_the_sandbox_imports_only_the_rooms_below_it() -> None:
+def _crossings(
+    package: str, rooms: Mapping[str, frozenset[str]], excused: frozenset[str] = frozenset()
+) -> list[str]:
+    """Every import inside ``package`` from a room to one its line in ``rooms`` does not
+    allow (a wing may always import its own modules), but for the modules ``excused``."""
     problems = []
-    for module, path, line, target in _sandbox_imports():
-        room, target_room = _sandbox_room(module), _sandbox_room(target)
+    for module, path, line, target in _imports_within(package):
+        room, target_room = _room(package, module), _room(package, target)
         assert room is not None and target_room is not None
         if target_room == room and room != "shared":
             continue
-        if target_room in SANDBOX_ROOMS[room]:
-            continue
-        if room == "bot" and target in BOT_SIDE_MAY_IMPORT:
+        if target_room in rooms[room] or target in excused:
             continue
         problems.append(
             f"{path.relative_to(REPO)}:{line}: {module} ({room}) imports {target} ({target_room})"
         )
+    return problems
+
+
+@functools.cache
+def _type_checking_lines(path: Path) -> set[int]:
+    """The lines of a file's ``if TYPE_CHECKING:`` blocks: imports for annotations alone."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    return {
+        inner.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test).endswith("TYPE_CHECKING")
+        for statement in node.body
+        for inner in ast.walk(statement)
+        if hasattr(inner, "lineno")
+    }
+
+
+def _import_graph(package: str, *, runtime: bool = False) -> dict[str, set[str]]:
+    """Each module's imports inside ``package``; with ``runtime``, only those that run
+    (not those for annotations alone)."""
+    graph: dict[str, set[str]] = {module: set() for module in _modules_in(package)}
+    for module, path, line, target in _imports_within(package):
+        if not (runtime and line in _type_checking_lines(path)):
+            graph[module].add(target)
+    return graph
+
+
+def test_the_sandbox_rooms_are_the_wings_on_disk() -> None:
+    assert _wings_on_disk(SANDBOX) | {"face", "shared"} == set(SANDBOX_ROOMS)
+
+
+def test_each_wing_of_the_sandbox_imports_only_the_rooms_below_it() -> None:
+    problems = [
+        problem
+        for problem in _crossings(SANDBOX, SANDBOX_ROOMS)
+        if " (bot) imports " not in problem or problem.split()[-2] not in BOT_SIDE_MAY_IMPORT
+    ]
     assert problems == [], "\n".join(problems)
 
 
@@ -556,19 +597,61 @@ def test_the_bot_side_imports_nothing_of_the_dealers_side() -> None:
     imports nothing of the sandbox, so nothing of the dealer's side comes with it."""
     bot_side = [
         (module, target)
-        for module, _, _, target in _sandbox_imports()
-        if _sandbox_room(module) == "bot" and _sandbox_room(target) not in ("bot", "shared")
+        for module, _, _, target in _imports_within(SANDBOX)
+        if _room(SANDBOX, module) == "bot" and _room(SANDBOX, target) not in ("bot", "shared")
     ]
     assert {target for _, target in bot_side} <= BOT_SIDE_MAY_IMPORT
     for allowed in BOT_SIDE_MAY_IMPORT:
-        assert [target for module, _, _, target in _sandbox_imports() if module == allowed] == []
+        assert [
+            target for module, _, _, target in _imports_within(SANDBOX) if module == allowed
+        ] == []
 
 
 def test_the_sandbox_has_no_import_cycle() -> None:
-    graph: dict[str, set[str]] = {module: set() for module in _sandbox_modules()}
-    for module, _, _, target in _sandbox_imports():
-        graph[module].add(target)
-    _assert_no_cycle(graph)
+    _assert_no_cycle(_import_graph(SANDBOX))
+
+
+# Inside the environments: three wings over one encoding. The shared modules at the top
+# (the encoding, the discrete actions, the deals of a session, the opponents) import no
+# wing; the PettingZoo wing and the batch never import each other; the Gymnasium wing
+# stands over both (its single env wraps one AEC table, its vector env steps the batch).
+# The versioned names (capped_holdem_v0, duplicate_holdem_v0) are the AEC wing's entries.
+ENVS = "dp_arena.envs"
+ENVS_ROOMS: dict[str, frozenset[str]] = {
+    "face": frozenset({"gym", "names", "shared"}),  # its names' homes
+    "gym": frozenset({"aec", "batch", "names", "shared"}),  # Gymnasium: single and vector
+    "names": frozenset({"aec"}),  # the environments' versioned names
+    "aec": frozenset({"shared"}),  # PettingZoo's AEC environments, RLlib's wrapper
+    "batch": frozenset({"shared"}),  # the rules, cards, encoding, players as arrays
+    "shared": frozenset({"shared"}),  # the encoding and what every wing uses
+}
+TOP_ROOMS = {f"{ENVS}.capped_holdem_v0": "names", f"{ENVS}.duplicate_holdem_v0": "names"}
+
+
+def test_the_environments_rooms_are_the_wings_on_disk() -> None:
+    assert _wings_on_disk(ENVS) | {"face", "names", "shared"} == set(ENVS_ROOMS)
+    assert all(_modules_in(ENVS).get(module) for module in TOP_ROOMS)
+
+
+def test_each_wing_of_the_environments_imports_only_what_its_line_allows() -> None:
+    problems = _crossings(ENVS, ENVS_ROOMS)
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_environments_have_no_import_cycle() -> None:
+    """No cycle of imports that run. (The batch's players and its tables name each other's
+    classes in annotations: the players only under ``TYPE_CHECKING``.)"""
+    _assert_no_cycle(_import_graph(ENVS, runtime=True))
+    rooms = {room: allowed - {room} for room, allowed in ENVS_ROOMS.items()}
+    _assert_no_cycle(rooms)
+
+
+def test_the_rooms_checker_sees_a_crossing() -> None:
+    """The checker on an import the rule forbids: the batch importing the AEC wing."""
+    rooms = {**ENVS_ROOMS, "batch": frozenset()}  # the batch may not even use the shared
+    crossings = _crossings(ENVS, rooms)
+    assert crossings and all(" (batch) imports " in crossing for crossing in crossings)
+    assert any(crossing.endswith("dp_arena.envs.encoding (shared)") for crossing in crossings)
 
 
 def test_builtin_bots_use_only_the_bot_api_and_the_learner() -> None:

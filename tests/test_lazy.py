@@ -81,3 +81,49 @@ def test_the_package_and_the_environments_load_through_it() -> None:
     assert dp_arena.envs.discrete_actions is importlib.import_module(
         "dp_arena.envs.discrete_actions"
     )
+
+
+@pytest.fixture
+def moved_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    root = tmp_path / "moving"
+    (root / "wing").mkdir(parents=True)
+    (root / "__init__.py").write_text(
+        "from dp_arena.lazy import lazy_names\n"
+        "lazy_names(__name__, {}, moved={'old_tools': 'moving.wing.tools'})\n"
+    )
+    (root / "wing" / "__init__.py").write_text("")
+    (root / "wing" / "tools.py").write_text("VALUE = 7\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield importlib.import_module("moving")
+    for name in [name for name in sys.modules if name.split(".")[0] == "moving"]:
+        del sys.modules[name]
+
+
+def test_a_moved_module_imports_by_its_old_name_with_a_warning(moved_package) -> None:  # type: ignore[no-untyped-def]
+    namespace: dict[str, object] = {}
+    with pytest.warns(
+        DeprecationWarning, match=r"^moving\.old_tools moved: import moving\.wing\.tools$"
+    ) as caught:
+        exec(compile("import moving.old_tools as old", "user_code.py", "exec"), namespace)
+    old = namespace["old"]
+    assert old is importlib.import_module("moving.wing.tools") and old.VALUE == 7  # type: ignore[attr-defined]
+    assert sys.modules["moving.old_tools"] is old and moved_package.old_tools is old
+    assert [warning.filename for warning in caught] == [
+        "user_code.py"
+    ]  # the import, not the import system
+
+
+def test_a_moved_module_as_the_packages_attribute_warns_too(moved_package) -> None:  # type: ignore[no-untyped-def]
+    with pytest.warns(DeprecationWarning, match="moving.old_tools moved") as caught:
+        assert moved_package.old_tools.VALUE == 7
+    assert [Path(warning.filename).name for warning in caught] == [Path(__file__).name]
+    assert "moving.wing.tools" in sys.modules
+
+
+def test_a_name_from_a_moved_module_is_its_new_homes(moved_package) -> None:  # type: ignore[no-untyped-def]
+    namespace: dict[str, object] = {}
+    with pytest.warns(DeprecationWarning, match="moving.old_tools moved") as caught:
+        exec(compile("from moving.old_tools import VALUE", "user_code.py", "exec"), namespace)
+    assert namespace["VALUE"] == 7 and {warning.filename for warning in caught} == {"user_code.py"}
+    with pytest.raises(ModuleNotFoundError, match=r"'moving\.older_tools'"):
+        importlib.import_module("moving.older_tools")

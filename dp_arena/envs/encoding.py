@@ -52,7 +52,12 @@ from dp_arena.engine.actions import ActionKind, ActionRecord, Street
 from dp_arena.engine.state import HandState
 
 __all__ = [
+    "BOARD_START",
     "HISTORY_RAISES_CAP",
+    "PER_SEAT",
+    "POSITION_START",
+    "SCALARS",
+    "STREET_START",
     "encode",
     "encode_hand",
     "encode_state",
@@ -62,16 +67,19 @@ __all__ = [
 ]
 
 HISTORY_RAISES_CAP = 3
-_BOARD = 52
-_STREET = 104
-_POSITION = 108
-_SCALARS = 9
-_PER_SEAT = 5
+# The layout of the table above, for every encoder of it (the batch's too): where the
+# board's cards, the street and the position start, then how many numbers S holds and
+# how many each relative seat has.
+BOARD_START = 52
+STREET_START = 104
+POSITION_START = 108
+SCALARS = 9
+PER_SEAT = 5
 
 
 def observation_length(seat_count: int) -> int:
     """The length of the vector for a table of ``seat_count`` seats."""
-    return _POSITION + seat_count + _SCALARS + _PER_SEAT * seat_count + 2 * 4 * seat_count
+    return POSITION_START + seat_count + SCALARS + PER_SEAT * seat_count + 2 * 4 * seat_count
 
 
 def observation_bounds(seat_count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -79,7 +87,7 @@ def observation_bounds(seat_count: int) -> tuple[np.ndarray, np.ndarray]:
     length = observation_length(seat_count)
     low = np.zeros(length, dtype=np.float32)
     high = np.ones(length, dtype=np.float32)
-    scalars = _POSITION + seat_count
+    scalars = POSITION_START + seat_count
     high[scalars] = seat_count  # the pot holds up to every seat's cap
     low[scalars + 8] = -(seat_count - 1)  # a session net is between -C and +(P-1)C a deal
     high[scalars + 8] = seat_count - 1
@@ -208,13 +216,13 @@ def _encode(
     values[first] = 1.0
     values[second] = 1.0
     for card in board:
-        values[_BOARD + card] = 1.0
+        values[BOARD_START + card] = 1.0
     if street < Street.SHOWDOWN:
-        values[_STREET + street] = 1.0
-    values[_POSITION + (me - button) % seat_count] = 1.0
-    scalars = _POSITION + seat_count
+        values[STREET_START + street] = 1.0
+    values[POSITION_START + (me - button) % seat_count] = 1.0
+    scalars = POSITION_START + seat_count
     deals = deals_in_session if deals_in_session > 0 else 1
-    values[scalars : scalars + _SCALARS] = (
+    values[scalars : scalars + SCALARS] = (
         pot * scale,
         to_call * scale,
         current_bet * scale,
@@ -225,18 +233,18 @@ def _encode(
         min(deal_number, deals) / deals,
         max(-(seat_count - 1), min(seat_count - 1, session_net * scale / deals)),
     )
-    seats = scalars + _SCALARS
+    seats = scalars + SCALARS
     for relative in range(seat_count):
         seat = (me + relative) % seat_count
-        base = seats + _PER_SEAT * relative
-        values[base : base + _PER_SEAT] = (
+        base = seats + PER_SEAT * relative
+        values[base : base + PER_SEAT] = (
             committed[seat] * scale,
             available[seat] * scale,
             street_bets[seat] * scale,
             1.0 if folded[seat] else 0.0,
             1.0 if absent[seat] else 0.0,
         )
-    history_base = seats + _PER_SEAT * seat_count
+    history_base = seats + PER_SEAT * seat_count
     if history:
         # Counted in integers first, so a sum of chips never rounds past the cap.
         raises = [0] * (4 * seat_count)

@@ -1,7 +1,7 @@
 """A policy over batched observation vectors played as a bot: how the single
 environment, the vector environment's table-by-table path and a match play an opponent
 given as a policy (the vector environment's batch calls the policy itself, for many
-tables at once: :class:`~dp_arena.envs.batch_players.PolicyPlayer`).
+tables at once: :class:`~dp_arena.envs.batch.players.PolicyPlayer`).
 
 A policy is any callable ``policy(observations, masks) -> actions``: ``observations`` is
 a float32 array of shape ``(rows, length)`` (the vectors of

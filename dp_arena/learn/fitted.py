@@ -7,7 +7,7 @@ in units of the pot after a call; folding is worth exactly 0 from now on. The po
 plays the best of them.
 
 Each iteration plays ``decisions`` learner decisions at the tables of
-:class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv`, spread over the
+:class:`~dp_arena.envs.gym.single_agent_vector.SingleAgentVectorEnv`, spread over the
 line-ups of opponents (heads-up against each built-in bot, and six-handed against all of
 them), choosing the best action but a random legal one with probability
 ``exploration``; every decision of a deal is credited with the deal's outcome, read
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
 from dp_arena.learn.features import FEATURE_NAMES, features
 from dp_arena.learn.policy import LinearPolicy

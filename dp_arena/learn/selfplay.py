@@ -18,7 +18,7 @@ Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.leagu
 every member is played heads-up every iteration, the heads-up share of the decisions
 split among them half evenly and half by the same PFSP chances. It plays ``decisions``
 learner decisions spread over the line-ups at the tables of
-:class:`~dp_arena.envs.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
+:class:`~dp_arena.envs.gym.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
 the deal's outcome read from the rewards, records each finished session as a win, a draw
 or a loss against the members it was played against, then refits each action's values
@@ -47,7 +47,7 @@ import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import observation_length
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.learn.bot import PolicyBot
 from dp_arena.learn.features import features as observation_features

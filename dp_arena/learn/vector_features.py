@@ -39,7 +39,7 @@ import functools
 
 import numpy as np
 
-from dp_arena.envs.batch_cards import board_values, draw_odds, hand_values, strength_counts
+from dp_arena.envs.batch.cards import board_values, draw_odds, hand_values, strength_counts
 from dp_arena.learn.features import EQUITY_HINGES
 from dp_arena.learn.preflop_table import PREFLOP_HALF_POINTS
 

@@ -15,8 +15,8 @@ from gymnasium.vector import SyncVectorEnv
 
 from dp_arena.agents import Observation
 from dp_arena.engine import Action
-from dp_arena.envs.single_agent import ENV_ID
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 
 with warnings.catch_warnings():
     # pettingzoo.test imports PettingZoo's connect-four example through a deprecated path.

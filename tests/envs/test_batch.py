@@ -1,5 +1,5 @@
 """The batch engine against the engine: many tables played in lockstep on a
-:class:`~dp_arena.envs.batch_engine.TableBatch` and on :class:`~dp_arena.engine.HandState`
+:class:`~dp_arena.envs.batch.engine.TableBatch` and on :class:`~dp_arena.engine.HandState`
 objects, every array compared after every action (chips, bets, folds, who acted, the
 street, the player to act and its legal actions, the payoffs, the history counts, the
 action log), for 2 to 10 seats, both betting structures and caps down to the big blind;
@@ -26,10 +26,10 @@ from dp_arena.engine import (
     evaluate,
     new_hand,
 )
-from dp_arena.envs import batch_cards
-from dp_arena.envs.batch_cards import decks, hand_values
-from dp_arena.envs.batch_encoding import batch_masks, encode_batch, encode_rows, row_masks
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch import cards as batch_cards
+from dp_arena.envs.batch.cards import decks, hand_values
+from dp_arena.envs.batch.encoding import batch_masks, encode_batch, encode_rows, row_masks
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode_state
 from dp_arena.errors import IllegalActionError

@@ -19,10 +19,10 @@ from dp_arena.agents import DealStart, SessionContext, load_agent, observe
 from dp_arena.engine import Action, ActionKind, HandState, Mix, evaluate, new_hand
 from dp_arena.engine.deck import deck_for
 from dp_arena.engine.mixes import MixDraws
-from dp_arena.envs.batch_cards import HOLDINGS, board_values
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
-from dp_arena.envs.batch_tables import BatchTables
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.batch.cards import HOLDINGS, board_values
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, RAISE
+from dp_arena.envs.batch.tables import BatchTables
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from tests.envs.helpers import play_in_lockstep
 
 KINDS = {

@@ -14,8 +14,8 @@ import pytest
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
 from dp_arena.envs import SingleAgentEnv, capped_holdem_v0, duplicate_holdem_v0
-from dp_arena.envs.single_agent import ENV_ID
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.gym.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
 
 _EVERY_ENV: dict[str, Callable[..., Any]] = {

@@ -14,7 +14,7 @@ from gymnasium.utils.env_checker import check_env
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
 from dp_arena.envs import capped_holdem_v0, duplicate_holdem_v0
-from dp_arena.envs.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent import ENV_ID
 from dp_arena.errors import ConfigError
 from tests.envs.helpers import api_test, run_quietly, seed_test
 

@@ -20,7 +20,7 @@ import dp_arena.envs  # noqa: F401  (registers the Gymnasium id, in worker proce
 from dp_arena.agents import Observation, observe
 from dp_arena.envs import capped_holdem_v0
 from dp_arena.envs.encoding import encode, encode_hand
-from dp_arena.envs.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent import ENV_ID
 
 
 def _env():  # type: ignore[no-untyped-def]

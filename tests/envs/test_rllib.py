@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.rllib import RLlibObservationKeys
+from dp_arena.envs.aec.rllib import RLlibObservationKeys
 from tests.envs.helpers import ADVISORY, api_test, run_quietly
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rllib_train.py"
@@ -34,7 +34,7 @@ def test_observation_keys_wrapper_passes_the_api_test() -> None:
 @pytest.mark.rl
 def test_rllib_pettingzoo_wrapper_plays_whole_episodes() -> None:
     pytest.importorskip("ray.rllib")
-    from dp_arena.envs.rllib import rllib_env
+    from dp_arena.envs.aec.rllib import rllib_env
 
     env = rllib_env({"num_players": 2, "deals": 4})
     observations, _ = env.reset(seed=3)

@@ -18,7 +18,7 @@ from dp_arena.agents import (
 )
 from dp_arena.engine import Betting, TableRules
 from dp_arena.envs import SingleAgentEnv
-from dp_arena.envs.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent import ENV_ID
 from dp_arena.errors import ConfigError
 from tests.envs.helpers import MinRaiser
 

@@ -14,9 +14,9 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 import dp_arena.envs  # noqa: F401  (registers the Gymnasium id)
-from dp_arena.envs import batch_tables
-from dp_arena.envs.single_agent import ENV_ID
-from dp_arena.envs.single_agent_vector import SingleAgentVectorEnv
+from dp_arena.envs.batch import tables as batch_tables
+from dp_arena.envs.gym.single_agent import ENV_ID
+from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
 

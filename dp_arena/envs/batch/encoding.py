@@ -1,11 +1,11 @@
 """The observation vectors and action masks of one seat at every table of a
-:class:`~dp_arena.envs.batch_engine.TableBatch`, as arrays: row ``i`` is what
+:class:`~dp_arena.envs.batch.engine.TableBatch`, as arrays: row ``i`` is what
 :func:`dp_arena.envs.encoding.encode_state` and the discrete actions' mask give for
 table ``i`` (the same float64 arithmetic, rounded to float32 once).
 
 >>> import numpy as np
 >>> from dp_arena.engine import Betting, TableRules, deck_for, new_hand
->>> from dp_arena.envs.batch_engine import TableBatch
+>>> from dp_arena.envs.batch.engine import TableBatch
 >>> from dp_arena.envs.encoding import encode_state
 >>> rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
 >>> batch = TableBatch(rules, tables=1)
@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.envs.batch_engine import TableBatch
+from dp_arena.envs.batch.engine import TableBatch
+from dp_arena.envs.encoding import BOARD_START as _BOARD
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
+from dp_arena.envs.encoding import PER_SEAT as _PER_SEAT
+from dp_arena.envs.encoding import POSITION_START as _POSITION
+from dp_arena.envs.encoding import SCALARS as _SCALARS
+from dp_arena.envs.encoding import STREET_START as _STREET
 
 __all__ = ["batch_masks", "encode_batch", "encode_rows", "row_masks"]
 
-_BOARD = 52
-_STREET = 104
-_POSITION = 108
-_SCALARS = 9
-_PER_SEAT = 5
 _BOARD_SIZES = np.array([0, 3, 4, 5, 5])  # visible board cards by street
 
 

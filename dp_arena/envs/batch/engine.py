@@ -43,7 +43,7 @@ from __future__ import annotations
 import numpy as np
 
 from dp_arena.engine.rules import Betting, TableRules
-from dp_arena.envs.batch_cards import hand_values
+from dp_arena.envs.batch.cards import hand_values
 from dp_arena.errors import IllegalActionError, IllegalReason
 
 __all__ = ["CALL", "CHECK", "FOLD", "NO_ACTOR", "RAISE", "TableBatch"]

@@ -1,6 +1,6 @@
 """The tables of the vector environment played one at a time, each straight on the
 engine: the general way, for any opponents and either reward (the batch of
-:mod:`dp_arena.envs.batch_tables` covers the built-in ``random`` and
+:mod:`dp_arena.envs.batch.tables` covers the built-in ``random`` and
 ``calling-station`` opponents with the net reward).
 
 Each :class:`_Table` plays a session as ``SingleAgentEnv`` does, without the AEC
@@ -25,12 +25,12 @@ from dp_arena.agents.table import played
 from dp_arena.engine import HandState, LegalActions, button_for_deal, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.deals import deal_contexts, next_session
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.encoding import encode_state
+from dp_arena.envs.gym.single_agent import tell_begin, tell_end
 from dp_arena.envs.native_opponents import NATIVE_OPPONENTS, NativeOpponent
 from dp_arena.envs.policy_agent import Opponent, opponent_agent
-from dp_arena.envs.session_env import next_session
-from dp_arena.envs.single_agent import tell_begin, tell_end
 
 __all__ = ["EngineTables"]
 
@@ -380,20 +380,7 @@ class _Table:
         if self.contexts:
             return self.contexts
         nets = tuple(self.nets)  # the session nets before this deal: updated at its end
-        starting = self.cap * self.deals
-        self.contexts = [
-            SessionContext(
-                event=self.event,
-                section=0,
-                session=self.session,
-                table=0,
-                deal_number=self.deal,
-                deals_in_session=self.deals,
-                session_net=nets[seat],
-                session_chips=starting + nets[seat],
-                eliminating=False,
-                table_session_nets=nets,
-            )
-            for seat in range(self.seat_count)
-        ]
+        self.contexts = deal_contexts(
+            self.event, self.session, 0, self.deal, self.deals, self.cap, nets
+        )
         return self.contexts

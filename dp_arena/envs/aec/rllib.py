@@ -7,7 +7,7 @@ RLlib's action-masking RL module (new API stack) reads the observation dict's
 stack, ``PettingZooEnv(RLlibObservationKeys(capped_holdem_v0.env(**config)))``::
 
     from ray.tune.registry import register_env
-    from dp_arena.envs.rllib import rllib_env
+    from dp_arena.envs.aec.rllib import rllib_env
 
     register_env("capped_holdem", rllib_env)
 
@@ -59,8 +59,8 @@ def rllib_env(config: dict[str, Any] | None = None) -> Any:
     other ``config`` entries are the environment's arguments."""
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
-    from dp_arena.envs import capped_holdem_v0, duplicate_holdem_v0
+    from dp_arena.envs.aec import capped_holdem, duplicate_holdem
 
     arguments = dict(config or {})
-    module = duplicate_holdem_v0 if "tables" in arguments else capped_holdem_v0
+    module = duplicate_holdem if "tables" in arguments else capped_holdem
     return PettingZooEnv(RLlibObservationKeys(module.env(**arguments)))

@@ -16,9 +16,8 @@ adapter: the rules live in :mod:`dp_arena.engine`, which knows nothing of it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, TypedDict
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import logger, spaces
@@ -36,6 +35,7 @@ from dp_arena.engine import (
     new_hand,
 )
 from dp_arena.engine.cards import format_cards
+from dp_arena.envs.deals import TableOptions, deal_contexts, next_session
 from dp_arena.envs.discrete_actions import CALL, DEFAULT_RAISE_SIZES, ActionTable, RaiseSize
 from dp_arena.envs.encoding import encode_hand, observation_bounds, observation_length
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
@@ -45,7 +45,7 @@ __all__ = [
     "OBSERVATION_FORMATS",
     "DealListener",
     "SessionEnv",
-    "TableOptions",
+    "TableOptions",  # from dp_arena.envs.deals, still named here
     "check_illegal_action",
     "fallback_action",
     "next_session",
@@ -64,35 +64,6 @@ ILLEGAL_ACTIONS = ("raise", "fallback")
 # Called with ("begin" | "end", table, hand, the seats' contexts) around every hand;
 # the Gymnasium wrapper uses it to call its opponents' begin_deal/end_deal hooks.
 DealListener = Callable[[str, int, HandState, Sequence[SessionContext]], None]
-
-
-def next_session(seed: int | None, event_seed: int | None, session: int) -> tuple[int, int]:
-    """The event seed and session a table plays after ``reset(seed)``, from the ones it
-    played: session 0 of ``seed`` when one is given, else the next session of the same
-    event (session 0 of a fresh random event at the first reset)."""
-    if seed is not None:
-        if isinstance(seed, bool) or not hasattr(seed, "__index__") or int(seed) < 0:
-            raise ValueError(f"reset: seed must be a non-negative integer, not {seed!r}")
-        return int(seed), 0
-    if event_seed is None:
-        return int.from_bytes(os.urandom(8), "little") >> 1, 0
-    return event_seed, session + 1
-
-
-class TableOptions(TypedDict, total=False):
-    """The table's and the observation's arguments, the same for every environment over a
-    session; each environment passes them on as it got them, and :class:`SessionEnv`
-    gives the defaults and checks them: ``betting`` ("no-limit"), ``cap`` (1000),
-    ``blinds`` ((10, 20)), ``deals`` (one round of the button), ``raise_sizes``,
-    ``observation_format`` ("dict"), ``illegal_action`` ("raise")."""
-
-    betting: str | Betting
-    cap: int
-    blinds: Sequence[int]
-    deals: int | None
-    raise_sizes: Sequence[RaiseSize]
-    observation_format: str
-    illegal_action: str
 
 
 class SessionEnv(AECEnv[str, Any, int]):
@@ -339,29 +310,20 @@ class SessionEnv(AECEnv[str, Any, int]):
         rules = self.rules
         deck = deck_for(self.event_seed, 0, self.session, self.deal)
         button = button_for_deal(self.deal, self.seat_count)
-        starting = self.cap * self.deals
         event = f"{self.metadata['name']}:{self.event_seed}"
         self.hands = [new_hand(rules, deck, button=button) for _ in range(self.table_count)]
-        self.contexts = []
-        for table in range(self.table_count):
-            nets = tuple(self.session_nets[table])
-            self.contexts.append(
-                [
-                    SessionContext(
-                        event=event,
-                        section=0,
-                        session=self.session,
-                        table=table,
-                        deal_number=self.deal,
-                        deals_in_session=self.deals,
-                        session_net=nets[seat],
-                        session_chips=starting + nets[seat],
-                        eliminating=False,
-                        table_session_nets=nets,
-                    )
-                    for seat in range(self.seat_count)
-                ]
+        self.contexts = [
+            deal_contexts(
+                event,
+                self.session,
+                table,
+                self.deal,
+                self.deals,
+                self.cap,
+                tuple(self.session_nets[table]),
             )
+            for table in range(self.table_count)
+        ]
         for listener in self.deal_listeners:
             for table, hand in enumerate(self.hands):
                 listener("begin", table, hand, self.contexts[table])

@@ -1,4 +1,4 @@
-"""The native vector environment of :mod:`dp_arena.envs.single_agent`: ``num_envs``
+"""The native vector environment of :mod:`dp_arena.envs.gym.single_agent`: ``num_envs``
 tables, each one learner against fixed opponents, stepped together, with the
 observations, masks and rewards of all of them in NumPy arrays.
 
@@ -25,15 +25,15 @@ How the tables are played (``batched`` says which way): against the built-in
 ``random``, ``calling-station``, ``aggressive`` and ``tag`` bots and policies over
 the observation vectors (a learner's frozen snapshots: any callable
 ``policy(observations, masks) -> actions``), with the net reward, all tables are one batch
-(:mod:`dp_arena.envs.batch_tables`): the rules stepped as NumPy arrays across tables
-(:mod:`dp_arena.envs.batch_engine`), the decks of many deals shuffled together, the
+(:mod:`dp_arena.envs.batch.tables`): the rules stepped as NumPy arrays across tables
+(:mod:`dp_arena.envs.batch.engine`), the decks of many deals shuffled together, the
 showdown values read from the evaluator's tables, the observations and masks encoded as
 arrays, each opponent deciding for every table where one of its seats is to act, one call
-a step of the batch (:mod:`dp_arena.envs.batch_players`), and the learners' typed
+a step of the batch (:mod:`dp_arena.envs.batch.players`), and the learners' typed
 observations built only on request (``views()``, by replaying the deal on the engine).
 Any other line-up (the ``equity`` bot, a file's class, an agent object), the duplicate
 reward, or ``native_opponents=False`` plays each table straight on the engine
-(:mod:`dp_arena.envs.vector_tables`): no AEC bookkeeping, no typed observation for the
+(:mod:`dp_arena.envs.gym.vector_tables`): no AEC bookkeeping, no typed observation for the
 learner, the built-in ``random`` and ``calling-station`` bots played natively
 (:mod:`dp_arena.envs.native_opponents`), any other opponent through its typed
 observation and hooks, as the single env plays it.
@@ -69,12 +69,12 @@ from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.engine import LegalActions
 from dp_arena.envs import capped_holdem_v0
-from dp_arena.envs.batch_tables import BatchTables, batchable
+from dp_arena.envs.batch.tables import BatchTables, batchable
+from dp_arena.envs.deals import TableOptions
 from dp_arena.envs.discrete_actions import CALL
+from dp_arena.envs.gym.single_agent import check_opponents
+from dp_arena.envs.gym.vector_tables import EngineTables
 from dp_arena.envs.policy_agent import Opponent
-from dp_arena.envs.session_env import TableOptions
-from dp_arena.envs.single_agent import check_opponents
-from dp_arena.envs.vector_tables import EngineTables
 from dp_arena.errors import ConfigError, IllegalActionError, IllegalReason
 
 __all__ = ["SingleAgentVectorEnv"]
@@ -83,7 +83,7 @@ _MAX_ENVS = 65_536
 
 
 class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
-    """``num_envs`` tables of :class:`~dp_arena.envs.single_agent.SingleAgentEnv`; see
+    """``num_envs`` tables of :class:`~dp_arena.envs.gym.single_agent.SingleAgentEnv`; see
     the module docstring. ``native_opponents=False`` plays the built-in opponents through
     their typed observations too, table by table (the tests compare the ways);
     ``batched`` tells whether the tables are played as one batch."""

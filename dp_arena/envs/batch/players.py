@@ -8,7 +8,7 @@ table (the tests play each beside its bot, decision for decision).
 - ``aggressive`` (``agents/aggressive.py``) raises by a drawn share of the pot while it
   may; its draws come from a Mersenne Twister per table and seat, seeded from the deal's
   text as the bot seeds it, at the first raise of the deal (a Python loop over the raises).
-- ``tag`` (``agents/tag.py``): :mod:`dp_arena.envs.batch_tag`.
+- ``tag`` (``agents/tag.py``): :mod:`dp_arena.envs.batch.tag`.
 - A **policy** over the observation vectors: any callable ``policy(observations, masks)
   -> actions`` (a frozen snapshot of a learner, say), called once per step of the batch
   with the vectors and masks of every table where one of its seats is to act; a mixed
@@ -33,13 +33,13 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.uniform import RAISE_SIZES
 from dp_arena.engine.actions import Action, ActionKind
 from dp_arena.engine.mixes import UNIT, draw_number, mix_material
-from dp_arena.envs.batch_encoding import encode_rows, row_masks
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
+from dp_arena.envs.batch.encoding import encode_rows, row_masks
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.policy_agent import discrete_mix, is_policy, policy_distribution
 from dp_arena.results import FaultKind
 
 if TYPE_CHECKING:
-    from dp_arena.envs.batch_tables import BatchTables
+    from dp_arena.envs.batch.tables import BatchTables
 
 __all__ = [
     "BatchPlayer",

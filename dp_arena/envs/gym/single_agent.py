@@ -32,9 +32,9 @@ from dp_arena.agents.table import played
 from dp_arena.engine import HandState
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import capped_holdem_v0
+from dp_arena.envs.deals import TableOptions
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.policy_agent import Opponent, opponent_agent
-from dp_arena.envs.session_env import TableOptions
 from dp_arena.errors import ConfigError
 
 __all__ = [

@@ -1,10 +1,10 @@
 """The tables of the vector environment played as one batch: sessions of deals on a
-:class:`~dp_arena.envs.batch_engine.TableBatch`, the learner at one seat, opponents that
-decide for many tables at once at the others (:mod:`dp_arena.envs.batch_players`: the
+:class:`~dp_arena.envs.batch.engine.TableBatch`, the learner at one seat, opponents that
+decide for many tables at once at the others (:mod:`dp_arena.envs.batch.players`: the
 built-in ``calling-station``, ``random``, ``aggressive`` and ``tag`` bots, and policies
 over the observation vectors, such as a learner's frozen snapshots).
 
-:class:`BatchTables` plays what :mod:`dp_arena.envs.vector_tables` plays one table at a
+:class:`BatchTables` plays what :mod:`dp_arena.envs.gym.vector_tables` plays one table at a
 time (and the single environment one step at a time), with the same decks, the same
 opponents' decisions, the same rewards and observations, in arrays: the learners'
 discrete actions are translated for every table at once, each opponent decides for
@@ -14,7 +14,7 @@ or a mixed policy's, is drawn as a dealer draws it, from the table's event seed,
 session, deal and the decision's place in the deal), and the deals that end are paid
 and the next ones dealt together, until each table's learner is to act again. The decks
 of up to :data:`DECK_CHUNK` deals of a session are shuffled together
-(:func:`~dp_arena.envs.batch_cards.decks`).
+(:func:`~dp_arena.envs.batch.cards.decks`).
 
 A deal the learner folded out of is not played on, unless it is the session's last or an
 opponent's decisions depend on the session's nets (a policy's observation holds its
@@ -33,17 +33,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dp_arena.agents.observation import Observation, SessionContext
+from dp_arena.agents.observation import Observation
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
 from dp_arena.engine.mixes import MixDraws
 from dp_arena.engine.rules import TableRules
-from dp_arena.envs.batch_cards import decks
-from dp_arena.envs.batch_encoding import batch_masks, encode_batch
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
-from dp_arena.envs.batch_players import (
+from dp_arena.envs.batch.cards import decks
+from dp_arena.envs.batch.encoding import batch_masks, encode_batch
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch.players import (
     AggressivePlayer,
     BatchPlayer,
     CallingStationPlayer,
@@ -51,10 +51,10 @@ from dp_arena.envs.batch_players import (
     RandomPlayer,
     is_policy,
 )
-from dp_arena.envs.batch_tag import TagPlayer
+from dp_arena.envs.batch.tag import TagPlayer
+from dp_arena.envs.deals import next_session, seat_context
 from dp_arena.envs.discrete_actions import ActionTable
 from dp_arena.envs.native_opponents import native_opponent
-from dp_arena.envs.session_env import next_session
 
 __all__ = ["BATCH_OPPONENTS", "DECK_CHUNK", "BatchTables", "batchable"]
 
@@ -453,17 +453,7 @@ class BatchTables:
             hand.apply(Action(_KINDS[kind], amount if kind == RAISE else None))
         self._replays[row] = (serial, hand, length)
         nets = tuple(self.nets[row].tolist())
-        net = nets[self.learner]
-        context = SessionContext(
-            event=f"capped_holdem_v0:{seed}",
-            section=0,
-            session=session,
-            table=0,
-            deal_number=deal,
-            deals_in_session=self.deals,
-            session_net=net,
-            session_chips=self.cap * self.deals + net,
-            eliminating=False,
-            table_session_nets=nets,
+        context = seat_context(
+            f"capped_holdem_v0:{seed}", session, 0, deal, self.deals, self.cap, nets, self.learner
         )
         return observe_actor(hand, self.learner, context)

@@ -1,7 +1,7 @@
 """``agents/tag.py``, the rule-based tight-aggressive bot, deciding for many tables at
 once: the same preflop chart (Bill Chen's score by position and price), the same
 postflop hand strength (the share of every possible opponent holding its hand beats
-now, from :func:`~dp_arena.envs.batch_cards.board_values`), the same draws and the same
+now, from :func:`~dp_arena.envs.batch.cards.board_values`), the same draws and the same
 sizes, in integer and floating-point operations done in the bot's order, so that every
 decision is the bot's (``tests/envs/test_batch_players.py`` plays both side by side).
 """
@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from dp_arena.envs.batch_cards import board_values, draw_odds, strength_counts
-from dp_arena.envs.batch_engine import CALL, CHECK, FOLD, RAISE
-from dp_arena.envs.batch_players import Stateless, passive
+from dp_arena.envs.batch.cards import board_values, draw_odds, strength_counts
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, RAISE
+from dp_arena.envs.batch.players import Stateless, passive
 
 if TYPE_CHECKING:
-    from dp_arena.envs.batch_tables import BatchTables
+    from dp_arena.envs.batch.tables import BatchTables
 
 __all__ = ["CHEN_SCORES", "TagPlayer"]
 
