@@ -13,7 +13,9 @@ used; ``search`` the public surfaces whose names a package gathers (``dp_arena``
 the engine's, the agents', the errors', the results' and the match's), each name looked
 for in them in order. The one mechanism of the package for names loaded when used:
 ``dp_arena`` itself, ``dp_arena.envs``, ``dp_arena.learn`` and ``dp_arena.sandbox`` call
-it.
+it. ``moved`` keeps the old places of moved modules and names working, each with a
+:class:`DeprecationWarning` naming the new one (``dp_arena.sandbox``'s flat modules before
+its wings, the environments' before theirs, ``dp_arena.runner``'s executor options).
 """
 
 from __future__ import annotations
@@ -60,11 +62,15 @@ class _MovedModules:
 _MOVED = _MovedModules()
 
 
-def moved_module(old: str, new: str) -> types.ModuleType:
-    """The module ``new``, asked for by its old name ``old``: a warning names the new one
-    (pointing at the code that asked, past the import system's frames)."""
-    warnings.warn(f"{old} moved: import {new}", DeprecationWarning, stacklevel=3)
-    return importlib.import_module(new)
+def moved_module(old: str, new: str) -> Any:
+    """The module ``new``, or with ``module:name`` that module's name, asked for by its old
+    name ``old``: a warning names the new one (pointing at the code that asked, past the
+    import system's frames)."""
+    module, _, name = new.partition(":")
+    said = f"import {name} from {module}" if name else f"import {module}"
+    warnings.warn(f"{old} moved: {said}", DeprecationWarning, stacklevel=3)
+    found = importlib.import_module(module)
+    return getattr(found, name) if name else found
 
 
 class _LazyPackage(types.ModuleType):
@@ -120,8 +126,9 @@ def lazy_names(
     its submodules ``modules`` too; ``keep`` names further attributes that a submodule of
     the same name must not rebind. A name of the package's ``__all__`` in none of them is
     looked for in the ``__all__`` of the submodules ``search``, in order: the public
-    surfaces the package gathers. ``moved`` maps the names of submodules that moved to
-    their new homes (full module names): the old name still imports, with a warning."""
+    surfaces the package gathers. ``moved`` maps the names of submodules and names that
+    moved to their new homes (full module names; ``module:name`` for a name): the old name
+    still imports, with a warning."""
     module = sys.modules[package]
     module.__dict__["_lazy_homes"] = dict(homes)
     module.__dict__["_lazy_search"] = tuple(search)
@@ -130,7 +137,9 @@ def lazy_names(
     )
     module.__dict__["_lazy_modules"] = frozenset(modules)
     module.__dict__["_lazy_moved"] = dict(moved or {})
-    _MOVED.homes.update({f"{package}.{name}": home for name, home in (moved or {}).items()})
+    _MOVED.homes.update(
+        {f"{package}.{name}": home for name, home in (moved or {}).items() if ":" not in home}
+    )
     if moved and _MOVED not in sys.meta_path:
         sys.meta_path.append(_MOVED)
     module.__class__ = _LazyPackage

@@ -38,6 +38,7 @@ server's ladder runs the same units in a process of its own or on Ray.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,6 +47,7 @@ from typing import Any
 
 from dp_arena.agents import FaultPolicy, Seat, parse_spec
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
+from dp_arena.engine.rules import as_betting
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
 from dp_arena.ratings.action_luck import board_action_nets
@@ -117,13 +119,7 @@ class MatchConfig:
         elif self.seed is not None and self.key != EventKey.from_seed(self.seed):
             raise ConfigError("give a seed or a key, not both", field="key")
         if not isinstance(self.betting, Betting):
-            try:
-                object.__setattr__(self, "betting", Betting(self.betting))
-            except ValueError:
-                raise ConfigError(
-                    f"betting must be one of {[b.value for b in Betting]}, not {self.betting!r}",
-                    field="betting",
-                ) from None
+            object.__setattr__(self, "betting", as_betting(self.betting))
         self.rules()  # validates blinds and cap
 
     @property
@@ -485,3 +481,15 @@ def match_clairvoyance(
         )
     names = {player for table in tables for player in table.players}
     return {name: ledger.result(name) for name in sorted(names)}
+
+
+def sandbox_available() -> bool:
+    """Deprecated: always true. The sandbox ships with the package, so every untrusted
+    agent runs sandboxed (:func:`dp_arena.sandbox.open_seat`)."""
+    warnings.warn(
+        "dp_arena.match.sandbox_available is deprecated: the sandbox is always available"
+        " (dp_arena.sandbox.open_seat seats every agent)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return True

@@ -131,6 +131,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "runner": frozenset(
         {
             "files",
+            "lazy",
             "tournament",
             "units",
             "sandbox",
@@ -365,6 +366,19 @@ def test_every_exception_is_still_needed() -> None:
 # share. The registry names every format's module as text, "module:attribute".
 TOURNAMENT = "dp_arena.tournament"
 REGISTRY = "dp_arena.tournament.formats"
+
+
+def test_only_the_servers_command_line_imports_a_command() -> None:
+    """The server calls the core the commands call, never a command: only its own
+    command line (``dp-arena serve`` and friends, ``server/cli*.py``) may reuse one."""
+    found = [
+        f"{path.relative_to(REPO)}:{line}: {target}"
+        for path in _package_files()
+        if _part(_module_name(path, PACKAGE)) == "server" and not path.name.startswith("cli")
+        for line, target in _imports(path, _module_name(path, PACKAGE))
+        if _part(target) == "commands"
+    ]
+    assert found == []
 
 
 def _tournament_modules() -> dict[str, Path]:

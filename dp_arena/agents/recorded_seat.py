@@ -28,8 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
-from dp_arena.agents.seat import Seat, SeatFault
+from dp_arena.agents.observation import Observation
+from dp_arena.agents.seat import Seat, SeatFault, WrappedSeat
 from dp_arena.agents.table import action_text
 from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
@@ -76,7 +76,7 @@ def parse_recorded(text: str) -> Action:
     return {"fold": Action.fold(), "check": Action.check(), "call": Action.call()}[kind]
 
 
-class RecordedSeat(Seat):
+class RecordedSeat(WrappedSeat):
     """The seat of ``player`` at seat ``seat`` of a recorded table-session (see the module)."""
 
     def __init__(
@@ -88,8 +88,7 @@ class RecordedSeat(Seat):
         on_difference: Callable[[Difference], None],
         on_leave: Callable[[str], None],
     ) -> None:
-        self.inner = inner
-        self.name = inner.name
+        super().__init__(inner)
         self.seat = seat
         self.record = record
         self.session, self.section, self.table = where
@@ -103,29 +102,6 @@ class RecordedSeat(Seat):
             for fault in record.faults
             if fault.seat == seat and fault.substituted is not None
         }
-
-    @property
-    def active(self) -> bool:
-        return self.inner.active
-
-    @property
-    def bot_name(self) -> str:
-        return self.inner.bot_name
-
-    def wait_loaded(self) -> SeatFault | None:
-        return self.inner.wait_loaded()
-
-    def begin_session(self, context: SessionContext) -> SeatFault | None:
-        return self.inner.begin_session(context)
-
-    def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self.inner.begin_deal(start)
-
-    def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self.inner.end_deal(end)
-
-    def close(self) -> None:
-        self.inner.close()
 
     def decide(self, observation: Observation) -> Action | Mix | SeatFault:
         answer = self.inner.decide(observation)

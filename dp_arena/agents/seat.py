@@ -27,6 +27,7 @@ __all__ = [
     "InProcessSeat",
     "Seat",
     "SeatFault",
+    "WrappedSeat",
     "describe_answer",
     "describe_error",
     "shown",
@@ -175,6 +176,42 @@ class InProcessSeat(Seat):
             # Closing a bot must never fail the table.
             with contextlib.suppress(Exception):
                 close()
+
+
+class WrappedSeat(Seat):
+    """A seat around another, ``inner``, that it is unless it says otherwise: each method
+    hands on to the inner seat's. A wrapper (the replay's recorded seat, the conformance
+    check's timed one) overrides what it watches or changes."""
+
+    def __init__(self, inner: Seat) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    @property
+    def active(self) -> bool:
+        return self.inner.active
+
+    @property
+    def bot_name(self) -> str:
+        return self.inner.bot_name
+
+    def wait_loaded(self) -> SeatFault | None:
+        return self.inner.wait_loaded()
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self.inner.begin_session(context)
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self.inner.begin_deal(start)
+
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
+        return self.inner.decide(observation)
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self.inner.end_deal(end)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class AbsentSeat(Seat):

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from dp_arena.commands import FAILED, NOT_LOADED, USAGE
+from dp_arena.commands import FAILED, NOT_LOADED, USAGE, arguments
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.sandbox.dealer.conformance import DEFAULT_STATES, check_agent
 from dp_arena.sandbox.limits import Limits
@@ -45,17 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=Limits().load_timeout,
         help="seconds to load (default: %(default)s)",
     )
-    parser.add_argument(
-        "--trusted", action="store_true", help="run a Python bot in-process, unsandboxed"
-    )
+    arguments.add_trusted_argument(parser)
     parser.add_argument("--log-dir", type=Path, help="keep the bot's stderr here")
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: specs (default: $DP_ARENA_REGISTRY, else ./registry)",
-    )
-    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    arguments.add_registry_argument(parser)
+    arguments.add_json_argument(parser, "the report")
 
 
 def run(args: argparse.Namespace) -> int:

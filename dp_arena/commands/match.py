@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TextIO
 
 from dp_arena.agents import BUILTINS
-from dp_arena.commands import NOT_LOADED, USAGE
+from dp_arena.commands import NOT_LOADED, USAGE, arguments
 from dp_arena.engine import Betting
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.keys import EventKey
@@ -49,46 +49,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " learned), a bot folder with a bot.toml (mybot/), path/to/file.py:Class,"
         " package.module:Class, registry:NAME[@VERSION], or a command line (see docs/agents.md)",
     )
-    parser.add_argument(
-        "--deals",
-        type=int,
-        default=500,
-        help="deals, each played at every table (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--betting",
-        choices=[betting.value for betting in Betting],
-        default=Betting.NO_LIMIT.value,
-        help="betting structure (default: %(default)s)",
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="a public seed for the decks, for tests and demos: every deck is then predictable"
-        " (default: a new secret key, its commitment shown first and the key revealed at the end)",
-    )
+    arguments.add_deal_arguments(parser, deals=500, played="at every table")
     parser.add_argument(
         "--key",
         metavar="HEX",
         help="replay a match whose secret key was revealed (64 hexadecimal digits)",
     )
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
-    parser.add_argument(
-        "--trusted",
-        action="store_true",
-        help="run Python agents in this process instead of the sandbox (only for code you trust)",
-    )
-    parser.add_argument("--quiet", action="store_true", help="no progress indicator on stderr")
+    arguments.add_json_argument(parser, "the result")
+    arguments.add_trusted_argument(parser)
+    arguments.add_progress_argument(parser)
     parser.add_argument(
         "--log-dir", type=Path, default=None, help="where sandboxed agents' output is kept"
     )
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: specs (default: $DP_ARENA_REGISTRY, else ./registry)",
-    )
+    arguments.add_registry_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,11 +10,12 @@ import sys
 from pathlib import Path
 
 from dp_arena.commands import NOT_LOADED
+from dp_arena.commands.arguments import add_json_argument
 from dp_arena.errors import ConfigError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dp_arena.commands.run import add_registry_argument
+    from dp_arena.commands.arguments import add_registry_argument
     from dp_arena.tournament.formats import FORMATS
 
     parser.add_argument(
@@ -30,8 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="a public seed to plan with (default: the config's; a config without one gets"
         " a secret key when it runs, and its plan is shown with seed 0)",
     )
-    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
-    add_registry_argument(parser)
+    add_json_argument(parser, "the plan")
+    add_registry_argument(parser, config=True)
     parser.add_argument(
         "--no-load",
         action="store_true",

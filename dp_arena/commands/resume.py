@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from dp_arena.commands.run import add_play_arguments
+    from dp_arena.commands.arguments import add_play_arguments
 
     parser.add_argument(
         "run_dir", metavar="RUN_DIR", type=Path, help="the run directory to continue"
@@ -18,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from dp_arena.commands.run import executor_options, is_quiet, play_run
+    from dp_arena.commands.arguments import executor_options, is_quiet
+    from dp_arena.commands.run import play_run
     from dp_arena.runner import service
 
     run_dir: Path = args.run_dir

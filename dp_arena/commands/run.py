@@ -6,20 +6,39 @@ that every entrant loads, run the whole event from its config, write the run dir
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp_arena.commands import NOT_LOADED, USAGE
+from dp_arena.commands.arguments import (
+    add_executor_arguments,
+    add_play_arguments,
+    add_registry_argument,
+    executor_options,
+    is_quiet,
+)
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.rundir import RunDir
-from dp_arena.runner.executors import EXECUTORS, ExecutorOptions
 from dp_arena.tournament.config import EventConfig
 
 if TYPE_CHECKING:
     from dp_arena.runner.launch import RunOutcome
+
+# The options run shares with other commands live in dp_arena.commands.arguments; they
+# are given here too, as before.
+__all__ = [
+    "add_arguments",
+    "add_executor_arguments",
+    "add_play_arguments",
+    "add_registry_argument",
+    "check_entrants",
+    "executor_options",
+    "is_quiet",
+    "play_run",
+    "run",
+]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help="where results go (default: a new folder under runs/)",
     )
-    add_registry_argument(parser)
+    add_registry_argument(parser, config=True)
     parser.add_argument(
         "--allow-absent",
         action="store_true",
@@ -39,71 +58,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " start)",
     )
     add_play_arguments(parser)
-
-
-def add_play_arguments(parser: argparse.ArgumentParser) -> None:
-    """What ``run`` and ``resume`` are told about playing a run: where its tables run
-    (:func:`add_executor_arguments`) and ``--quiet``."""
-    add_executor_arguments(parser)
-    parser.add_argument(
-        "--quiet",
-        action="store_true",
-        help="no progress line (also the default when the CI variable is set or stderr is"
-        " not a terminal)",
-    )
-
-
-def add_executor_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--executor``, ``--workers`` and ``--ray-address`` (for ``run`` and ``resume``)."""
-    parser.add_argument(
-        "--executor",
-        choices=EXECUTORS,
-        default="auto",
-        help="where table-sessions run: auto (default: the cluster of --ray-address if"
-        " given, else serial or an embedded Ray, whichever the event's size pays for),"
-        " ray (an embedded local Ray, or the cluster of --ray-address) or serial (in"
-        " this process)",
-    )
-    parser.add_argument(
-        "--workers",
-        type=int,
-        metavar="N",
-        help="embedded Ray: worker processes (default: this machine's cores);"
-        " on a cluster: the most tasks in flight (default: the cluster's CPUs)",
-    )
-    parser.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        help="join an existing Ray cluster: auto (RAY_ADDRESS or the cluster started"
-        " on this machine), HOST:PORT of its head, or ray://HOST:PORT (Ray Client)",
-    )
-    parser.add_argument(
-        "--mirrors-apart",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="on a Ray cluster of several nodes, play the copies of a bot in one section"
-        " on different nodes (default); --no-mirrors-apart lets Ray place the tables",
-    )
-
-
-def executor_options(args: argparse.Namespace) -> ExecutorOptions:
-    return ExecutorOptions(args.executor, args.workers, args.ray_address, args.mirrors_apart)
-
-
-def add_registry_argument(parser: argparse.ArgumentParser) -> None:
-    """``--registry``, for the commands that read a config (``run`` and ``plan``)."""
-    parser.add_argument(
-        "--registry",
-        type=Path,
-        metavar="DIR",
-        help="the bot registry of registry: entrants (default: the config's [registry] path,"
-        " else $DP_ARENA_REGISTRY, else ./registry)",
-    )
-
-
-def is_quiet(args: argparse.Namespace) -> bool:
-    """``--quiet`` given, or the CI variable set."""
-    return bool(args.quiet or os.environ.get("CI"))
 
 
 def play_run(command: str, run_dir: Path, play: Callable[[], RunOutcome | None]) -> int:

@@ -24,9 +24,10 @@ rank counts.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 from itertools import combinations
-from typing import Any
+from typing import Any, TypeVar
 
 from dp_arena.engine.cards import Card, format_card
 from dp_arena.engine.evaluator_tables import read_tables
@@ -58,6 +59,7 @@ HAND_CLASSES: tuple[tuple[str, int, int], ...] = (
 )
 
 _RANKS_DESCENDING = tuple(range(12, -1, -1))
+Key = TypeVar("Key")
 # Straights by top rank, best first; the wheel (A-2-3-4-5) has the five on top.
 _STRAIGHT_MASKS = (*(0b11111 << (top - 4) for top in range(12, 3, -1)), 0b1000000001111)
 
@@ -69,54 +71,36 @@ def _build_tables() -> tuple[list[int], dict[int, int], list[int]]:
         for ranks in combinations(_RANKS_DESCENDING, 5)
         if sum(1 << r for r in ranks) not in _STRAIGHT_MASKS
     ]
-    value = 1
-    straight_flush: dict[int, int] = {}
-    for mask in _STRAIGHT_MASKS:
-        straight_flush[mask] = value
-        value += 1
-    quads: dict[tuple[int, int], int] = {}
-    for quad in _RANKS_DESCENDING:
-        for kicker in _RANKS_DESCENDING:
-            if kicker != quad:
-                quads[quad, kicker] = value
-                value += 1
-    full_house: dict[tuple[int, int], int] = {}
-    for trips in _RANKS_DESCENDING:
-        for pair in _RANKS_DESCENDING:
-            if pair != trips:
-                full_house[trips, pair] = value
-                value += 1
-    flush: dict[tuple[int, ...], int] = {}
-    for ranks in five_rank_sets:
-        flush[ranks] = value
-        value += 1
-    straight: dict[int, int] = {}
-    for mask in _STRAIGHT_MASKS:
-        straight[mask] = value
-        value += 1
-    three: dict[tuple[int, tuple[int, ...]], int] = {}
-    for trips in _RANKS_DESCENDING:
-        others = [r for r in _RANKS_DESCENDING if r != trips]
-        for kickers in combinations(others, 2):
-            three[trips, kickers] = value
-            value += 1
-    two_pair: dict[tuple[tuple[int, ...], int], int] = {}
-    for pairs in combinations(_RANKS_DESCENDING, 2):
-        for kicker in _RANKS_DESCENDING:
-            if kicker not in pairs:
-                two_pair[pairs, kicker] = value
-                value += 1
-    one_pair: dict[tuple[int, tuple[int, ...]], int] = {}
-    for pair in _RANKS_DESCENDING:
-        others = [r for r in _RANKS_DESCENDING if r != pair]
-        for pair_kickers in combinations(others, 3):
-            one_pair[pair, pair_kickers] = value
-            value += 1
-    high_card: dict[tuple[int, ...], int] = {}
-    for ranks in five_rank_sets:
-        high_card[ranks] = value
-        value += 1
-    assert value == 7463
+    numbers = itertools.count(1)
+
+    def numbered(keys: Iterable[Key]) -> dict[Key, int]:
+        """Each key the next class number, in order (best first)."""
+        return {key: next(numbers) for key in keys}
+
+    ranks = _RANKS_DESCENDING
+    straight_flush = numbered(_STRAIGHT_MASKS)
+    quads = numbered((quad, kicker) for quad in ranks for kicker in ranks if kicker != quad)
+    full_house = numbered((trips, pair) for trips in ranks for pair in ranks if pair != trips)
+    flush: dict[tuple[int, ...], int] = numbered(five_rank_sets)
+    straight = numbered(_STRAIGHT_MASKS)
+    three: dict[tuple[int, tuple[int, ...]], int] = numbered(
+        (trips, kickers)
+        for trips in ranks
+        for kickers in combinations([r for r in ranks if r != trips], 2)
+    )
+    two_pair: dict[tuple[tuple[int, ...], int], int] = numbered(
+        (pairs, kicker)
+        for pairs in combinations(ranks, 2)
+        for kicker in ranks
+        if kicker not in pairs
+    )
+    one_pair: dict[tuple[int, tuple[int, ...]], int] = numbered(
+        (pair, kickers)
+        for pair in ranks
+        for kickers in combinations([r for r in ranks if r != pair], 3)
+    )
+    high_card: dict[tuple[int, ...], int] = numbered(five_rank_sets)
+    assert next(numbers) == 7463
 
     def best_straight(mask: int) -> int | None:
         for straight_mask in _STRAIGHT_MASKS:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from dp_arena.errors import ConfigError
 
-__all__ = ["Betting", "TableRules"]
+__all__ = ["Betting", "TableRules", "as_betting"]
 
 
 class Betting(enum.StrEnum):
@@ -15,6 +15,28 @@ class Betting(enum.StrEnum):
 
     NO_LIMIT = "no-limit"
     POT_LIMIT = "pot-limit"
+
+
+def as_betting(value: Betting | str, where: str = "") -> Betting:
+    """``value`` as a betting structure (one, or its name), else a :class:`ConfigError`
+    for the field ``betting``, its message headed ``where``.
+
+    >>> as_betting("pot-limit")
+    <Betting.POT_LIMIT: 'pot-limit'>
+    >>> as_betting("limit")
+    Traceback (most recent call last):
+    ...
+    dp_arena.errors.ConfigError: betting must be one of ['no-limit', 'pot-limit'], not 'limit'
+    """
+    if isinstance(value, Betting):
+        return value
+    try:
+        return Betting(value)
+    except ValueError:
+        raise ConfigError(
+            f"{where}betting must be one of {[b.value for b in Betting]}, not {value!r}",
+            field="betting",
+        ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +75,7 @@ class TableRules:
                 field="small_blind",
             )
         if not isinstance(self.betting, Betting):
-            try:
-                object.__setattr__(self, "betting", Betting(self.betting))
-            except ValueError:
-                raise ConfigError(
-                    f"table rules: betting must be one of {[b.value for b in Betting]},"
-                    f" not {self.betting!r}",
-                    field="betting",
-                ) from None
+            object.__setattr__(self, "betting", as_betting(self.betting, "table rules: "))
         if self.cap is not None and (
             not isinstance(self.cap, int) or isinstance(self.cap, bool) or self.cap < self.big_blind
         ):

@@ -98,9 +98,15 @@ def _tick_text(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 100 or value == int(value) else f"{value:,.1f}"
 
 
+def _line(x1: float, x2: float, y1: float, y2: float, stroke: str, **style: Any) -> str:
+    """A line from (x1, y1) to (x2, y2) in ``stroke``, drawn in ``style`` (SVG attributes,
+    ``stroke_width=2``)."""
+    return element("line", x1=x1, x2=x2, y1=y1, y2=y2, stroke=stroke, **style)
+
+
 def _grid_line(x1: float, x2: float, y1: float, y2: float) -> str:
     """A light line behind a chart's marks, at a tick."""
-    return element("line", x1=x1, x2=x2, y1=y1, y2=y2, stroke="#e3e3e3", stroke_width=1)
+    return _line(x1, x2, y1, y2, "#e3e3e3", stroke_width=1)
 
 
 def _tick_label(content: str, x: float, y: float, anchor: str) -> str:
@@ -138,17 +144,7 @@ def ci_chart(
     for tick in _ticks(low, high):
         body.append(_grid_line(x(tick), x(tick), top - 6, height - bottom))
         body.append(_tick_label(_tick_text(tick), x(tick), height - bottom + 18, "middle"))
-    body.append(
-        element(
-            "line",
-            x1=x(0),
-            x2=x(0),
-            y1=top - 10,
-            y2=height - bottom,
-            stroke="#888",
-            stroke_width=1.5,
-        )
-    )
+    body.append(_line(x(0), x(0), top - 10, height - bottom, "#888", stroke_width=1.5))
     adjusted = any(row.get("adjusted_mean") is not None for row in rows)
     for index, row in enumerate(rows):
         y = top + row_height * index + row_height / 2
@@ -166,19 +162,9 @@ def ci_chart(
         )
         if row.get("adjusted_mean") is not None:
             lower = y + 7
-            body.append(
-                element(
-                    "line",
-                    x1=x(row["adjusted_low"]),
-                    x2=x(row["adjusted_high"]),
-                    y1=lower,
-                    y2=lower,
-                    stroke=hue,
-                    stroke_width=2,
-                    stroke_dasharray="4 3",
-                    opacity=0.7,
-                )
-            )
+            start, end = x(row["adjusted_low"]), x(row["adjusted_high"])
+            dashed = {"stroke_dasharray": "4 3", "opacity": 0.7}
+            body.append(_line(start, end, lower, lower, hue, stroke_width=2, **dashed))
             body.append(
                 element(
                     "rect",
@@ -193,16 +179,7 @@ def ci_chart(
             )
             y -= 4
         body.append(
-            element(
-                "line",
-                x1=x(row["low"]),
-                x2=x(row["high"]),
-                y1=y,
-                y2=y,
-                stroke=hue,
-                stroke_width=4,
-                stroke_linecap="round",
-            )
+            _line(x(row["low"]), x(row["high"]), y, y, hue, stroke_width=4, stroke_linecap="round")
         )
         body.append(
             element(
@@ -284,16 +261,7 @@ def distribution_chart(
     if edges and edges[0] < 0 < edges[-1]:
         zero = left + (0 - edges[0]) / (edges[-1] - edges[0]) * (width - left - right)
         body.append(
-            element(
-                "line",
-                x1=zero,
-                x2=zero,
-                y1=top,
-                y2=height - bottom,
-                stroke="#444",
-                stroke_width=1,
-                stroke_dasharray="2 2",
-            )
+            _line(zero, zero, top, height - bottom, "#444", stroke_width=1, stroke_dasharray="2 2")
         )
     if edges:
         body.append(

@@ -24,11 +24,19 @@ from typing import Any
 
 from dp_arena.leaderboard.adjusted import BOARD_ACTION, AdjustedScore
 from dp_arena.leaderboard.event import event_codes, event_json, table_deals
+from dp_arena.leaderboard.sections import (
+    competitors_json,
+    distributions_json,
+    ranking_json,
+    ratings_json,
+    rounded,
+    separation_json,
+)
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.duplicate import ScoreMatrix, score_matrix
 from dp_arena.ratings.runs import EventRecord, NetAdjustment, load_run
-from dp_arena.ratings.skill import Ratings, RatingSettings, order_events, rate_events
-from dp_arena.ratings.uncertainty import Ranking, rank_with_uncertainty
+from dp_arena.ratings.skill import RatingSettings, order_events, rate_events
+from dp_arena.ratings.uncertainty import rank_with_uncertainty
 
 __all__ = [
     "LEADERBOARD_VERSION",
@@ -43,8 +51,6 @@ __all__ = [
 MAX_RESAMPLES = 100_000
 
 LEADERBOARD_VERSION = 2
-HISTOGRAM_BINS = 21
-MAX_FAULTS_LISTED = 50  # per bot; the counts by kind are always complete
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +124,6 @@ def default_title(events: Sequence[EventRecord]) -> str:
     return f"Leaderboard of {len(events)} events"
 
 
-def _round(value: float | None, digits: int = 3) -> float | None:
-    return None if value is None else round(value, digits) + 0.0  # + 0.0: no "-0.0"
-
-
 def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions) -> dict[str, Any]:
     """The leaderboard of ``events`` (in rating order) as JSON data."""
     if not events:
@@ -187,17 +189,17 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
         "deals": len(matrix.blocks),
         "table_deals": table_deals(blocks),
         "events": [{**result, "adjusted": adjusted_ranking is not None} for result in results],
-        "ranking": _ranking_json(
-            events, results, ranking, adjusted_ranking, ratings, options, competitor
+        "ranking": ranking_json(
+            events, results, ranking, adjusted_ranking, ratings, options.by, competitor
         ),
         "pairwise": {
             "order": list(ranking.names),
-            "p_beats": [[_round(value) for value in row] for row in ranking.beats],
+            "p_beats": [[rounded(value) for value in row] for row in ranking.beats],
         },
-        "separation": _separation_json(ranking, adjusted_ranking, options.margin),
-        "ratings": _ratings_json(ratings),
-        "distributions": _distributions_json(matrix, ranking.names),
-        "competitors": _competitors_json(events, results, ranking.names, competitor),
+        "separation": separation_json(ranking, adjusted_ranking, options.margin),
+        "ratings": ratings_json(ratings),
+        "distributions": distributions_json(matrix, ranking.names),
+        "competitors": competitors_json(events, results, ranking.names, competitor),
         "unranked": [{"name": name, "reason": reason} for name, reason in sorted(unranked.items())],
     }
 
@@ -276,251 +278,3 @@ class _BotOf:
 
     def __call__(self, player: str) -> str:
         return self.bots[player]
-
-
-def _entrants_of(events: Sequence[EventRecord], competitor: Any) -> dict[str, list[str]]:
-    """competitor -> the names of its entrants, in order of first appearance."""
-    names: dict[str, list[str]] = {}
-    for event in events:
-        for player, _ in event.entrants:
-            listed = names.setdefault(competitor(player), [])
-            if player not in listed:
-                listed.append(player)
-    return names
-
-
-def _label(names: Sequence[str], name: str) -> str:
-    """A row's label: its entrant's name, or for a bot pooled from several entrants the
-    bot and how many entrants it had."""
-    if len(names) == 1:
-        return names[0]
-    return f"{name} ({len(names)} entrants)"
-
-
-def _ranking_json(
-    events: Sequence[EventRecord],
-    results: Sequence[dict[str, Any]],
-    ranking: Ranking,
-    adjusted_ranking: Ranking | None,
-    ratings: Ratings,
-    options: LeaderboardOptions,
-    competitor: Any,
-) -> list[dict[str, Any]]:
-    faults: dict[str, dict[str, int]] = {}
-    prizes: dict[str, int] = {}
-    benched: dict[str, int] = {}
-    absent: dict[str, int] = {}
-    codes: dict[str, str] = {}
-    tests: dict[str, list[tuple[str, dict[str, Any]]]] = {}
-    for event, result in zip(events, results, strict=True):
-        for fault in event.faults:
-            counts = faults.setdefault(competitor(fault.player), {})
-            counts[fault.kind.value] = counts.get(fault.kind.value, 0) + 1
-        for player, cents in event.prizes:
-            prizes[competitor(player)] = prizes.get(competitor(player), 0) + cents
-        for bench in result["benched"]:
-            name = competitor(bench["player"])
-            benched[name] = benched.get(name, 0) + bench["deals_out"]
-        for entrant in result["entrants"]:
-            codes.setdefault(competitor(entrant["player"]), entrant["code"])
-            if entrant.get("clairvoyance") is not None and entrant["status"] != "absent":
-                tests.setdefault(competitor(entrant["player"]), []).append(
-                    (event.label, entrant["clairvoyance"])
-                )
-            if entrant["status"] == "absent":
-                absent[competitor(entrant["player"])] = (
-                    absent.get(competitor(entrant["player"]), 0) + 1
-                )
-    entrants = _entrants_of(events, competitor)
-    rated = {rating.bot: rating for rating in ratings.bots}
-    rows = []
-    for entry in ranking.entries:
-        bot = entry.name if options.by == "bot" else _bot_of(events, entry.name)
-        rating = rated.get(bot)
-        adjusted = None
-        if adjusted_ranking is not None:
-            other = adjusted_ranking.entry(entry.name)
-            adjusted = {
-                "rank": other.rank,
-                "mbb_per_deal": _round(other.mean),
-                "ci": [_round(other.low), _round(other.high)],
-                "std_error": _round(other.error),
-            }
-        names = entrants.get(entry.name, [])
-        rows.append(
-            {
-                "rank": entry.rank,
-                "name": entry.name,
-                "label": _label(names, entry.name),
-                "entrants": names,
-                "code": codes.get(entry.name, "–"),
-                "bot": bot,
-                "mbb_per_deal": _round(entry.mean),
-                "ci": [_round(entry.low), _round(entry.high)],
-                "std_error": _round(entry.error),
-                "std_dev_per_deal": _round(entry.deviation),
-                "rank_interval": [entry.rank_low, entry.rank_high],
-                "p_first": _round(entry.first),
-                "deals": entry.blocks,
-                "plays": entry.plays,
-                "adjusted": adjusted,
-                "rating": None
-                if rating is None
-                else {
-                    "mu": _round(rating.mu),
-                    "sigma": _round(rating.sigma),
-                    "ordinal": _round(rating.ordinal),
-                },
-                "faults": dict(sorted(faults.get(entry.name, {}).items())),
-                "prize_cents": prizes.get(entry.name, 0),
-                "benched_deals": benched.get(entry.name, 0),
-                "absent": absent.get(entry.name, 0),
-                "clairvoyance": _clairvoyance(tests.get(entry.name, [])),
-            }
-        )
-    return rows
-
-
-def _clairvoyance(tests: Sequence[tuple[str, dict[str, Any]]]) -> dict[str, Any] | None:
-    """A competitor's clairvoyance tests over the events (each entrant's in each event):
-    how many, the smallest p of its own tests and of the table tests, and the events in
-    which it is flagged (by its own test; by the table test alone). ``None`` when no
-    event tested it."""
-    if not tests:
-        return None
-    return {
-        "tests": len(tests),
-        "p": min(test["p"] for _, test in tests),
-        "table_p": min(test["table"]["p"] for _, test in tests),
-        "flagged_in": sorted({event for event, test in tests if test["flagged"]}),
-        "table_flagged_in": sorted(
-            {event for event, test in tests if test["table"]["flagged"] and not test["flagged"]}
-        ),
-    }
-
-
-def _bot_of(events: Sequence[EventRecord], player: str) -> str:
-    for event in events:
-        bots = event.bots()
-        if player in bots:
-            return bots[player]
-    return player
-
-
-def _separation_json(
-    ranking: Ranking, adjusted: Ranking | None, margin: float
-) -> list[dict[str, Any]]:
-    """Each pair of neighbours in the ranking: their gap, how sure the order is, and the
-    deals an event would need to separate them (at their gap and at ``margin``), by the
-    raw score and, when there is one, by the ``adjusted`` score (``None`` otherwise)."""
-    rows = []
-    for better, worse in zip(ranking.entries, ranking.entries[1:], strict=False):
-        gap = better.mean - worse.mean
-        rows.append(
-            {
-                "better": better.name,
-                "worse": worse.name,
-                "gap_mbb": _round(gap),
-                "p_better_beats_worse": _round(ranking.p_beats(better.name, worse.name)),
-                "deals_for_gap": ranking.deals_to_separate(better.name, worse.name, gap)
-                if gap > 0
-                else None,
-                "deals_for_margin": ranking.deals_to_separate(better.name, worse.name, margin),
-                "adjusted": None
-                if adjusted is None
-                else {
-                    "deals_for_gap": adjusted.deals_to_separate(better.name, worse.name, gap)
-                    if gap > 0
-                    else None,
-                    "deals_for_margin": adjusted.deals_to_separate(better.name, worse.name, margin),
-                },
-            }
-        )
-    return rows
-
-
-def _ratings_json(ratings: Ratings) -> list[dict[str, Any]]:
-    return [
-        {
-            "bot": rating.bot,
-            "mu": _round(rating.mu),
-            "sigma": _round(rating.sigma),
-            "ordinal": _round(rating.ordinal),
-            "games": rating.games,
-            "events": rating.events,
-            "history": [
-                {
-                    "index": point.index,
-                    "event": point.event,
-                    "mu": _round(point.mu),
-                    "sigma": _round(point.sigma),
-                    "ordinal": _round(point.ordinal),
-                }
-                for point in ratings.history_of(rating.bot)
-            ],
-        }
-        for rating in ratings.bots
-    ]
-
-
-def _distributions_json(matrix: ScoreMatrix, order: Sequence[str]) -> dict[str, Any]:
-    """Histograms of every competitor's block scores on common bins (the central 98% of
-    all scores; the outer bins also hold everything beyond them)."""
-    everything = sorted(score for column in matrix.scores for score in column if score is not None)
-    if not everything:
-        return {"edges": [], "counts": {}}
-    low = everything[int(0.01 * (len(everything) - 1))]
-    high = everything[int(0.99 * (len(everything) - 1))]
-    if high <= low:
-        low, high = low - 1, high + 1
-    width = (high - low) / HISTOGRAM_BINS
-    edges = [_round(low + width * index) for index in range(HISTOGRAM_BINS + 1)]
-    counts = {}
-    for name in order:
-        bins = [0] * HISTOGRAM_BINS
-        for score in matrix.played(name):
-            bins[min(HISTOGRAM_BINS - 1, max(0, int((score - low) // width)))] += 1
-        counts[name] = bins
-    return {"edges": edges, "counts": counts}
-
-
-def _competitors_json(
-    events: Sequence[EventRecord],
-    results: Sequence[dict[str, Any]],
-    order: Sequence[str],
-    competitor: Any,
-) -> list[dict[str, Any]]:
-    details = []
-    for name in order:
-        entrants: list[dict[str, Any]] = []
-        faults: list[dict[str, Any]] = []
-        benched: list[dict[str, Any]] = []
-        fault_total = 0
-        for event, result in zip(events, results, strict=True):
-            for entrant in result["entrants"]:
-                if competitor(entrant["player"]) == name:
-                    entrants.append({"event": event.label, "event_name": event.name, **entrant})
-            for fault in result["faults"]:
-                if competitor(fault["player"]) == name and len(faults) < MAX_FAULTS_LISTED:
-                    faults.append({"event": event.label, **fault})
-            fault_total += sum(
-                sum(kinds.values())
-                for player, kinds in result["fault_counts"].items()
-                if competitor(player) == name
-            )
-            benched += [
-                {"event": event.label, **bench}
-                for bench in result["benched"]
-                if competitor(bench["player"]) == name
-            ]
-        details.append(
-            {
-                "name": name,
-                "code": entrants[0]["code"] if entrants else "–",
-                "entrants": entrants,
-                "faults": faults,
-                "fault_total": fault_total,
-                "benched": benched,
-            }
-        )
-    return details

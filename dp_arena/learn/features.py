@@ -51,12 +51,9 @@ __all__ = [
 # Hinge points of the equity: max(0, equity - k) lets a linear model bend where the
 # hand's strength changes what is worth doing.
 EQUITY_HINGES = (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
-BASE_FEATURES = (
-    "bias",
-    "equity",
-    *(f"equity_above_{hinge:g}" for hinge in EQUITY_HINGES),
-    "pot_odds",
-    "equity_minus_pot_odds",
+# The features of the betting and the table, the same whatever measures the hand's
+# strength (its equity here, a strength read off the cards in vector_features).
+TABLE_FEATURES = (
     "bet_pressure",
     "pot_over_cap",
     "stack_over_pot",
@@ -70,16 +67,27 @@ BASE_FEATURES = (
     "opponent_raised_this_street",
     "raises_this_street",
     "opponents_in_hand",
+)
+BASE_FEATURES = (
+    "bias",
+    "equity",
+    *(f"equity_above_{hinge:g}" for hinge in EQUITY_HINGES),
+    "pot_odds",
+    "equity_minus_pot_odds",
+    *TABLE_FEATURES,
     "equity_when_raised",
     "equity_when_facing_all_in",
     "committed_over_cap",
 )
-# Every feature twice: once for heads-up tables (0 at bigger ones) and once for tables of
-# three or more, so the two kinds of game get their own weights.
-FEATURE_NAMES = (
-    *(f"heads_up_{name}" for name in BASE_FEATURES),
-    *(f"multiway_{name}" for name in BASE_FEATURES),
-)
+
+
+def by_table_size(names: Sequence[str]) -> tuple[str, ...]:
+    """Every feature twice: once for heads-up tables (0 at bigger ones) and once for
+    tables of three or more, so the two kinds of game get their own weights."""
+    return (*(f"heads_up_{name}" for name in names), *(f"multiway_{name}" for name in names))
+
+
+FEATURE_NAMES = by_table_size(BASE_FEATURES)
 PREFLOP_SAMPLES = 1000
 POSTFLOP_SAMPLES = 100
 _MAX_OPPONENTS = 4  # beyond four random hands the estimate barely moves and costs more

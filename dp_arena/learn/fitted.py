@@ -28,7 +28,8 @@ import numpy as np
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import ConfigError
-from dp_arena.learn.features import FEATURE_NAMES, features
+from dp_arena.learn.checks import check_fitting, check_ranges
+from dp_arena.learn.features import features
 from dp_arena.learn.policy import LinearPolicy
 
 __all__ = ["FittedConfig", "IterationReport", "train_fitted"]
@@ -40,6 +41,15 @@ BUILTIN_LINEUPS: tuple[tuple[str, ...], ...] = (
     ("calling-station",),
     ("random",),
     ("tag", "equity", "aggressive", "calling-station", "random"),
+)
+
+
+_RANGES = (
+    ("iterations", 1, 10_000),
+    ("decisions", 100, 100_000_000),
+    ("tables", 1, 4096),
+    ("rounds", 1, 1000),
+    ("keep", 1, 1000),
 )
 
 
@@ -63,25 +73,10 @@ class FittedConfig:
     reference: str = "tag"
 
     def __post_init__(self) -> None:
-        for name, low, high in (
-            ("iterations", 1, 10_000),
-            ("decisions", 100, 100_000_000),
-            ("tables", 1, 4096),
-            ("rounds", 1, 1000),
-            ("keep", 1, 1000),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ConfigError(
-                    f"train: {name} must be an integer from {low} to {high:_}, not {value!r}",
-                    field=name,
-                )
+        check_ranges(self, "train", _RANGES)
         if not self.lineups or any(not lineup for lineup in self.lineups):
             raise ConfigError("train: give at least one line-up of opponents", field="lineups")
-        if not 0 <= self.exploration <= 1:
-            raise ConfigError("train: exploration must be in [0, 1]", field="exploration")
-        if not (0 <= self.ridge < math.inf):
-            raise ConfigError("train: ridge must be non-negative", field="ridge")
+        check_fitting(self, "train")
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +128,7 @@ def train_fitted(
             deals_played += deals
         batches.append((np.array(phis), np.array(actions), np.array(targets)))
         batches = batches[-config.keep :]
-        _fit(policy, batches, config.ridge)
+        policy.fit(batches, config.ridge)
         if on_iteration is not None:
             report = IterationReport(
                 iteration, len(actions), time.perf_counter() - started, rewards, deals_played
@@ -215,25 +210,3 @@ def _collect(
             targets[row] = math.nan
     assert size == weights.shape[0]
     return total_reward, deals
-
-
-def _fit(
-    policy: LinearPolicy,
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    ridge: float,
-) -> None:
-    phis = np.concatenate([batch[0] for batch in batches])
-    actions = np.concatenate([batch[1] for batch in batches])
-    targets = np.concatenate([batch[2] for batch in batches])
-    known = ~np.isnan(targets)
-    phis, actions, targets = phis[known], actions[known], targets[known]
-    width = len(FEATURE_NAMES)
-    weights = np.zeros_like(policy.weights)
-    for action in range(1, policy.actions.size):  # folding is worth 0 from now on
-        rows = actions == action
-        if rows.sum() < width:
-            continue  # too few decisions to fit: the action keeps the value 0
-        x = phis[rows]
-        y = targets[rows]
-        weights[action] = np.linalg.solve(x.T @ x + ridge * np.eye(width), x.T @ y)
-    policy.weights[:] = weights

@@ -212,6 +212,30 @@ class LinearPolicy:
             raise AgentError(f"{path}: cannot read the policy: JSON nested too deeply") from None
         return cls.from_json(data, source=str(path))
 
+    def fit(
+        self, batches: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], ridge: float
+    ) -> None:
+        """Every action's value but folding's (worth 0 from now on) refitted by ridge
+        regression of its targets on its feature rows, from ``batches`` of (feature rows,
+        actions taken, targets; a NaN target is left out). An action taken fewer times
+        than there are features keeps the value 0."""
+        rows = np.concatenate([batch[0] for batch in batches])
+        actions = np.concatenate([batch[1] for batch in batches])
+        targets = np.concatenate([batch[2] for batch in batches])
+        known = ~np.isnan(targets)
+        rows, actions, targets = rows[known], actions[known], targets[known]
+        width = rows.shape[1]
+        weights = np.zeros_like(self.weights)
+        for action in range(1, self.actions.size):
+            chosen = actions == action
+            if chosen.sum() < width:
+                continue
+            x = rows[chosen]
+            weights[action] = np.linalg.solve(
+                x.T @ x + ridge * np.eye(width), x.T @ targets[chosen]
+            )
+        self.weights[:] = weights
+
 
 class SoftmaxPolicy:
     """A policy over vector features played as a mixed strategy: a mixed policy over

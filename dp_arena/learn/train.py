@@ -25,6 +25,7 @@ from dp_arena.engine.mixes import MixDraws
 from dp_arena.envs import duplicate_holdem_v0
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.errors import ConfigError
+from dp_arena.learn.checks import check_ranges
 from dp_arena.learn.features import features
 from dp_arena.learn.policy import LinearPolicy
 
@@ -48,13 +49,7 @@ class TrainConfig:
     raise_sizes: tuple[RaiseSize, ...] = DEFAULT_RAISE_SIZES
 
     def __post_init__(self) -> None:
-        for name, low, high in _RANGES:
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ConfigError(
-                    f"train: {name} must be an integer from {low} to {high:_}, not {value!r}",
-                    field=name,
-                )
+        check_ranges(self, "train", _RANGES)
         if self.deals % 2:
             raise ConfigError(
                 f"train: deals must be even (whole heads-up rounds), not {self.deals}",

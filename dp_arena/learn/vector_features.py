@@ -40,7 +40,7 @@ import functools
 import numpy as np
 
 from dp_arena.envs.batch.cards import board_values, draw_odds, hand_values, strength_counts
-from dp_arena.learn.features import EQUITY_HINGES
+from dp_arena.learn.features import EQUITY_HINGES, TABLE_FEATURES, by_table_size
 from dp_arena.learn.preflop_table import PREFLOP_HALF_POINTS
 
 __all__ = ["BASE_FEATURES", "FEATURE_NAMES", "features", "seat_count"]
@@ -51,19 +51,7 @@ BASE_FEATURES = (
     *(f"strength_above_{hinge:g}" for hinge in EQUITY_HINGES),
     "pot_odds",
     "strength_minus_pot_odds",
-    "bet_pressure",
-    "pot_over_cap",
-    "stack_over_pot",
-    "preflop",
-    "flop",
-    "turn",
-    "river",
-    "can_check",
-    "button",
-    "position",
-    "opponent_raised_this_street",
-    "raises_this_street",
-    "opponents_in_hand",
+    *TABLE_FEATURES,
     "strength_when_raised",
     "strength_when_facing_all_in",
     "committed_over_cap",
@@ -71,10 +59,7 @@ BASE_FEATURES = (
     "draw_odds_minus_pot_odds",
     "strength_now",
 )
-FEATURE_NAMES = (
-    *(f"heads_up_{name}" for name in BASE_FEATURES),
-    *(f"multiway_{name}" for name in BASE_FEATURES),
-)
+FEATURE_NAMES = by_table_size(BASE_FEATURES)
 _MAX_OPPONENTS = 4
 _BOARD, _STREET, _POSITION = 52, 104, 108
 ROLLOUTS = 48

@@ -69,11 +69,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Unpack
 
 from dp_arena.engine import Card, HandState, Street, TableRules, evaluate
 from dp_arena.engine.showdown import split_pot
 from dp_arena.errors import HandHistoryError
-from dp_arena.ratings.equity import recorded_hand, replay
+from dp_arena.ratings.equity import RecordedHand, recorded_hand, replay
 from dp_arena.ratings.runouts import forget_boards, outcome_table
 from dp_arena.results import DealRecord
 
@@ -124,22 +125,15 @@ def corrected_nets(rules: TableRules, record: DealRecord) -> tuple[Fraction, ...
 
 
 def board_luck_nets(
-    rules: TableRules,
-    *,
-    button: int,
-    hole_cards: Sequence[str],
-    board: str,
-    actions: Sequence[str],
-    absent: Sequence[int] = (),
-    nets: Sequence[int] | None = None,
+    rules: TableRules, *, nets: Sequence[int] | None = None, **hand: Unpack[RecordedHand]
 ) -> tuple[Fraction, ...]:
-    """Every seat's net with the luck of the board taken out (exact; a table's corrected
-    nets sum to zero like the real ones). ``nets``, the deal's recorded nets, spare the
-    replay of a hand in which no board card came."""
-    if nets is not None and len(nets) == rules.seat_count and not board:
+    """Every seat's net in the ``hand`` (:class:`~dp_arena.ratings.equity.RecordedHand`'s
+    keywords) with the luck of the board taken out (exact; a table's corrected nets sum
+    to zero like the real ones). ``nets``, the deal's recorded nets, spare the replay of
+    a hand in which no board card came."""
+    if nets is not None and len(nets) == rules.seat_count and not hand["board"]:
         return tuple(Fraction(net) for net in nets)
-    state, streets = _streets(rules, button, hole_cards, board, actions, absent)
-    return _corrected(state, streets)
+    return _corrected(*_streets(rules, **hand))
 
 
 def _corrected(state: HandState, streets: list[_Street]) -> tuple[Fraction, ...]:
@@ -160,18 +154,10 @@ def _corrected(state: HandState, streets: list[_Street]) -> tuple[Fraction, ...]
     return tuple(Fraction(numerator, denominator) for numerator in numerators)
 
 
-def board_luck(
-    rules: TableRules,
-    *,
-    button: int,
-    hole_cards: Sequence[str],
-    board: str,
-    actions: Sequence[str],
-    absent: Sequence[int] = (),
-) -> BoardLuck:
+def board_luck(rules: TableRules, **hand: Unpack[RecordedHand]) -> BoardLuck:
     """The whole account of a deal's board luck: its real nets, each street's luck, and
     the corrected nets (those of :func:`board_luck_nets`)."""
-    state, streets = _streets(rules, button, hole_cards, board, actions, absent)
+    state, streets = _streets(rules, **hand)
     real = state.payoffs
     assert real is not None
     accounts = []
@@ -200,7 +186,7 @@ def _streets(
     hole_cards: Sequence[str],
     board: str,
     actions: Sequence[str],
-    absent: Sequence[int],
+    absent: Sequence[int] = (),
     before_action: Callable[[int, HandState], None] | None = None,
 ) -> tuple[HandState, list[_Street]]:
     """The replayed hand and, for every street whose cards came with two or more players

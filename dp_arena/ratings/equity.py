@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import TypedDict
+from typing import NotRequired, TypedDict, Unpack
 
 from dp_arena.engine import Action, Card, HandState, Street, TableRules, parse_cards
 from dp_arena.engine.showdown import split_pot
@@ -68,13 +68,15 @@ __all__ = [
 
 class RecordedHand(TypedDict):
     """A deal record's hand, as the keywords of :func:`replay`, :func:`adjusted_nets` and
-    :func:`~dp_arena.ratings.board_luck.board_luck_nets`."""
+    :func:`~dp_arena.ratings.board_luck.board_luck_nets`: cards as text (``"AsKd"`` per
+    seat, the board as dealt), the compact action log (``"3:raise 120"``, ``"0:fold"``)
+    and the seats absent from the deal (none when left out)."""
 
     button: int
     hole_cards: Sequence[str]
     board: str
     actions: Sequence[str]
-    absent: Sequence[int]
+    absent: NotRequired[Sequence[int]]
 
 
 def recorded_hand(record: DealRecord) -> RecordedHand:
@@ -171,28 +173,20 @@ def all_in_nets(rules: TableRules, record: DealRecord) -> tuple[Fraction, ...]:
 
 
 def adjusted_nets(
-    rules: TableRules,
-    *,
-    button: int,
-    hole_cards: Sequence[str],
-    board: str,
-    actions: Sequence[str],
-    absent: Sequence[int] = (),
-    nets: Sequence[int] | None = None,
+    rules: TableRules, *, nets: Sequence[int] | None = None, **hand: Unpack[RecordedHand]
 ) -> tuple[Fraction, ...]:
-    """Every seat's net, by equity when the betting ended before the river with two or
-    more players in the hand, otherwise the real net (as a fraction either way).
+    """Every seat's net in the ``hand`` (:class:`RecordedHand`'s keywords), by equity
+    when the betting ended before the river with two or more players in the hand,
+    otherwise the real net (as a fraction either way).
 
     ``nets``, the deal's recorded nets, spare the replay of a hand whose real nets
     stand anyway: one that all but one player folded, or one in which nobody can have
     gone all in. (A player puts in at most the largest bet of each of the four streets,
     so while four times the largest bet or raise stays below the cap, which is every
     seat's stack, nobody is all in, and two players still in the hand saw the river.)"""
-    if nets is not None and len(nets) == rules.seat_count and _nets_stand(rules, actions):
+    if nets is not None and len(nets) == rules.seat_count and _nets_stand(rules, hand["actions"]):
         return tuple(Fraction(net) for net in nets)
-    state = replay(
-        rules, button=button, hole_cards=hole_cards, board=board, actions=actions, absent=absent
-    )
+    state = replay(rules, **hand)
     payoffs = state.payoffs
     assert payoffs is not None
     live = tuple(seat for seat in range(state.seat_count) if not state.folded[seat])

@@ -247,39 +247,35 @@ class Registry:
 
     def find(self, name: str, sha256: str) -> StoredBot | None:
         """The version of ``name`` with this content, if there is one."""
-        with self._connect() as connection:
-            row = connection.execute(
-                "SELECT * FROM bots WHERE name = ? AND sha256 = ?", (name, sha256)
-            ).fetchone()
-        return None if row is None else self._stored(row)
+        return self._first("name = ? AND sha256 = ?", name, sha256)
 
     def version(self, name: str, version: int) -> StoredBot | None:
         """Version ``version`` of ``name``, if the store has it."""
-        with self._connect() as connection:
-            row = connection.execute(
-                "SELECT * FROM bots WHERE name = ? AND version = ?", (name, version)
-            ).fetchone()
-        return None if row is None else self._stored(row)
+        return self._first("name = ? AND version = ?", name, version)
 
     def resolve(self, reference: str) -> StoredBot:
         """``name@version`` or ``name`` (its latest version); ``SubmissionError`` if unknown."""
         name, _, version = reference.partition("@")
-        with self._connect() as connection:
-            if version:
-                if not version.isdigit():
-                    raise SubmissionError(
-                        "unknown_bot", f"registry: version must be a number, not {version!r}"
-                    )
-                row = connection.execute(
-                    "SELECT * FROM bots WHERE name = ? AND version = ?", (name, int(version))
-                ).fetchone()
-            else:
-                row = connection.execute(
-                    "SELECT * FROM bots WHERE name = ? ORDER BY version DESC LIMIT 1", (name,)
-                ).fetchone()
-        if row is None:
+        if version and not version.isdigit():
+            raise SubmissionError(
+                "unknown_bot", f"registry: version must be a number, not {version!r}"
+            )
+        found = (
+            self.version(name, int(version))
+            if version
+            else self._first("name = ? ORDER BY version DESC LIMIT 1", name)
+        )
+        if found is None:
             raise SubmissionError("unknown_bot", self._unknown(name, version))
-        return self._stored(row)
+        return found
+
+    def _first(self, condition: str, *parameters: object) -> StoredBot | None:
+        """The first bot of ``SELECT * FROM bots WHERE condition`` (a literal of this
+        class's, its values as ``parameters``), if there is one."""
+        with self._connect() as connection:
+            query = f"SELECT * FROM bots WHERE {condition}"
+            row = connection.execute(query, parameters).fetchone()
+        return None if row is None else self._stored(row)
 
     def _unknown(self, name: str, version: str) -> str:
         with self._connect() as connection:

@@ -15,6 +15,7 @@ run. See ``docs/running.md``. Ray is imported only when a Ray executor starts.
 
 from __future__ import annotations
 
+from dp_arena.lazy import lazy_names
 from dp_arena.rundir.store import RunStore
 from dp_arena.runner.checkpoint import CheckpointExecutor
 from dp_arena.runner.executors import EXECUTORS, ExecutorOptions
@@ -31,3 +32,13 @@ __all__ = [
     "resume_run",
     "start_run",
 ]
+
+# The command-line arguments of the executor moved to the command that reads them.
+lazy_names(
+    __name__,
+    {},
+    moved={
+        "add_executor_arguments": "dp_arena.commands.arguments:add_executor_arguments",
+        "executor_options": "dp_arena.commands.arguments:executor_options",
+    },
+)

@@ -102,4 +102,18 @@ lazy_names(
         "resolve": "dealer.seats",
         "runs_in_process": "dealer.seats",
     },
+    # The flat modules of the sandbox before its wings, each given as its new module;
+    # isolation() stays the function when its old module is imported.
+    keep=("isolation",),
+    moved={
+        **{old: f"dp_arena.sandbox.bot.{old}" for old in ("acpc", "acpc_shim", "runner", "zygote")},
+        **{
+            old: f"dp_arena.sandbox.confinement.{old}"
+            for old in ("budget", "isolation", "mounts", "runtime", "seccomp", "uids")
+        },
+        **{
+            old: f"dp_arena.sandbox.dealer.{old}"
+            for old in ("conformance", "pipes", "process", "reaper", "seats", "spawn", "template")
+        },
+    },
 )

@@ -1,7 +1,7 @@
 """The background check of uploaded bots: each archive an author posts is checked by
-``dp-arena submit``'s own function (the archive checks, then the sandboxed conformance
-check), one at a time, in a thread of the server. The bot runs in its sandbox, never in
-the server's process.
+``dp-arena submit``'s own function (:mod:`dp_arena.sandbox.dealer.submission`: the
+archive checks, then the sandboxed conformance check), one at a time, in a thread of
+the server. The bot runs in its sandbox, never in the server's process.
 
 Work is found in the database (every submission still ``checking``), so a check cut
 short by a restart or a kill -9 runs again when the server starts: the archive stays in
@@ -17,10 +17,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dp_arena.commands.submit import submit
 from dp_arena.errors import SubmissionError
 from dp_arena.registry import Manifest, Registry
 from dp_arena.sandbox.dealer.conformance import CheckReport
+from dp_arena.sandbox.dealer.submission import submit
 from dp_arena.server import crud
 from dp_arena.server.db import Database
 from dp_arena.server.models import Author, Bot, now

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from dp_arena.tournament.plan import EventPlan
     from dp_arena.units import Executor, TableUnit
 
-__all__ = ["EventFormat", "NullObserver", "RunObserver", "Runtime"]
+__all__ = ["EventFormat", "NullObserver", "RunObserver", "Runtime", "refused_count"]
 
 
 class RunObserver(Protocol):
@@ -156,3 +156,10 @@ class Runtime:
                 waiting[index] = 0
             tell(index)
         return [group_results(index) for index in range(len(groups))]
+
+
+def refused_count(count: int, allowed: bool, rule: str) -> str | None:
+    """What :meth:`EventFormat.check_players` says of ``count`` entrants: ``None`` when
+    ``allowed``, else the format's ``rule`` (``"a freezeout needs at least 2 entrants"``)
+    and the count."""
+    return None if allowed else f"{rule}, not {count}"

@@ -17,11 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from dp_arena.engine import Betting
+from dp_arena.engine import Betting, TableRules
 from dp_arena.results import to_json
 
 if TYPE_CHECKING:
-    from dp_arena.tournament.config import EventConfig
+    from dp_arena.tournament.config import EventConfig, EventSettings
 
 __all__ = [
     "MAX_SECTION",
@@ -32,8 +32,10 @@ __all__ = [
     "SectionPlan",
     "SessionKind",
     "SessionPlan",
+    "one_section",
     "plan_details",
     "section_sizes",
+    "session_plan",
 ]
 
 MAX_SECTION = 30  # players in one section (docs/formats.md)
@@ -115,6 +117,10 @@ class SessionPlan:
     sections: tuple[SectionPlan, ...] = ()
     round_robin: RoundRobinPlan | None = None
 
+    def rules(self, seats: int) -> TableRules:
+        """The rules of this session's tables of ``seats`` players."""
+        return TableRules(seats, self.small_blind, self.big_blind, self.betting, self.cap)
+
     @property
     def advancing(self) -> int | None:
         """Entrants going on to the next session (``None`` after the last)."""
@@ -124,6 +130,64 @@ class SessionPlan:
         return (
             self.players if any(count is None for count in counts) else sum(c for c in counts if c)
         )
+
+
+def session_plan(
+    number: int,
+    settings: EventSettings,
+    *,
+    betting: Betting,
+    eliminating: bool,
+    final: bool,
+    carryover_step: int = 0,
+    sections: Iterable[SectionPlan] = (),
+    round_robin: RoundRobinPlan | None = None,
+) -> SessionPlan:
+    """Session ``number`` at the event's blinds and cap: of ``sections``, whose players
+    are the session's, or of a ``round_robin``, whose seats less the absent ones are."""
+    sections = tuple(sections)
+    if round_robin is None:
+        kind, players = SessionKind.SECTIONS, sum(section.players for section in sections)
+    else:
+        kind, players = SessionKind.ROUND_ROBIN, round_robin.players - round_robin.absent
+    return SessionPlan(
+        # The event's table settings, the same in every session:
+        small_blind=settings.small_blind,
+        big_blind=settings.big_blind,
+        cap=settings.cap,
+        session=number,
+        kind=kind,
+        players=players,
+        betting=betting,
+        eliminating=eliminating,
+        final=final,
+        carryover_step=carryover_step,
+        sections=sections,
+        round_robin=round_robin,
+    )
+
+
+def one_section(
+    *,
+    players: int,
+    tables: int,
+    seats: int,
+    deals: int,
+    absent: int = 0,
+    advancing: int | None = None,
+) -> tuple[SectionPlan]:
+    """The sections of a session played in one section: ``players`` entrants at
+    ``tables`` tables of ``seats``, ``absent`` seats filled with absent players."""
+    section = SectionPlan(
+        section=1,
+        players=players,
+        tables=tables,
+        seats=seats,
+        absent=absent,
+        deals=deals,
+        advancing=advancing,
+    )
+    return (section,)
 
 
 class PrizeKind(enum.StrEnum):

@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-from dp_arena.engine import Betting, TableRules
+from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings
 from dp_arena.tournament.draws import Draw
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.outcomes import ComparisonOutcome, MatchOutcome, RoundRobinOutcome
-from dp_arena.tournament.plan import RoundRobinPlan, SessionKind, SessionPlan
+from dp_arena.tournament.plan import RoundRobinPlan, SessionPlan, session_plan
 from dp_arena.tournament.roundrobin import (
     Comparison,
     comparison_points,
@@ -28,8 +28,7 @@ from dp_arena.tournament.roundrobin import (
     rank_round_robin,
     round_robin_schedule,
 )
-from dp_arena.tournament.sessions import ABSENT, assignment, table_outcome
-from dp_arena.units import TableUnit
+from dp_arena.tournament.sessions import ABSENT, assignment, session_unit, table_outcome
 
 __all__ = ["plan_round_robin", "play_round_robin"]
 
@@ -39,17 +38,12 @@ def plan_round_robin(
 ) -> SessionPlan:
     """The plan of a round robin of ``players`` seats (``absent`` of them placeholders)."""
     deals = settings.round_robin_deals
-    return SessionPlan(
-        session=number,
-        kind=SessionKind.ROUND_ROBIN,
-        players=players - absent,
+    return session_plan(
+        number,
+        settings,
         betting=Betting.NO_LIMIT,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
         eliminating=eliminating,
         final=True,
-        carryover_step=0,
         round_robin=RoundRobinPlan(
             players=players,
             absent=absent,
@@ -76,28 +70,18 @@ def play_round_robin(
             f" and {plan.absent} absent"
         )
     slots = Draw(config.deck_seed, "round-robin", session.session).shuffle(seated)
-    rules = TableRules(
-        seat_count=2,
-        small_blind=session.small_blind,
-        big_blind=session.big_blind,
-        betting=session.betting,
-        cap=session.cap,
-    )
+    rules = session.rules(2)
     units = [
         [
-            TableUnit(
-                event=config.name,
-                event_seed=config.deck_seed,
-                session=session.session,
-                section=match,
-                table=table,
+            session_unit(
+                config,
+                session,
+                match,
+                table,
                 rules=rules,
                 deals=plan.deals_per_match,
                 seats=(assignment(slots[first], entrants), assignment(slots[second], entrants)),
                 starting_chips=(plan.starting_stack, plan.starting_stack),
-                eliminating=session.eliminating,
-                max_faults=config.max_faults,
-                limits=config.limits,
                 log_dir=runtime.log_dir,
             )
             for table, (first, second) in enumerate(tables, start=1)

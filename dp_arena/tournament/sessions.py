@@ -27,6 +27,7 @@ __all__ = [
     "score_section",
     "section_outcome",
     "section_units",
+    "session_unit",
     "table_outcome",
 ]
 
@@ -49,34 +50,55 @@ def section_units(
     carryover: Mapping[str, int],
     log_dir: str | None,
 ) -> list[TableUnit]:
-    rules = TableRules(
-        seat_count=section.seats,
-        small_blind=session.small_blind,
-        big_blind=session.big_blind,
-        betting=session.betting,
-        cap=session.cap,
-    )
+    rules = session.rules(section.seats)
     stack = session.cap * section.deals
     return [
-        TableUnit(
-            event=config.name,
-            event_seed=config.deck_seed,
-            session=session.session,
-            section=section.section,
-            table=table,
+        session_unit(
+            config,
+            session,
+            section.section,
+            table,
             rules=rules,
             deals=section.deals,
             seats=tuple(assignment(player, entrants) for player in row),
             starting_chips=tuple(
                 stack + (carryover.get(player, 0) if player else 0) for player in row
             ),
-            eliminating=session.eliminating,
-            max_faults=config.max_faults,
-            limits=config.limits,
             log_dir=log_dir,
         )
         for table, row in enumerate(seating, start=1)
     ]
+
+
+def session_unit(
+    config: EventConfig,
+    session: SessionPlan,
+    section: int,
+    table: int,
+    *,
+    rules: TableRules,
+    deals: int,
+    seats: tuple[SeatAssignment, ...],
+    starting_chips: tuple[int, ...],
+    log_dir: str | None,
+) -> TableUnit:
+    """Table ``table`` of ``section`` (a round robin's mini-match) in ``session``: the
+    event's name, deck seed, fault limit and bots' limits from ``config``."""
+    return TableUnit(
+        event=config.name,
+        event_seed=config.deck_seed,
+        session=session.session,
+        section=section,
+        table=table,
+        rules=rules,
+        deals=deals,
+        seats=seats,
+        starting_chips=starting_chips,
+        eliminating=session.eliminating,
+        max_faults=config.max_faults,
+        limits=config.limits,
+        log_dir=log_dir,
+    )
 
 
 def table_outcome(unit: TableUnit, result: ScoredResult) -> TableOutcome:

@@ -4,6 +4,7 @@ are of what an action wins from now on, and a recipe file trains and writes its 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -115,3 +116,44 @@ def test_train_with_a_recipe_writes_weights_and_a_card(tmp_path: Path) -> None:
     assert LinearPolicy.load(output).metadata["iterations"] == 1
     text = card.read_text()
     assert f"dp-arena train --config {recipe}" in text and "| random |" in text
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "words"),
+    [
+        ({"tables": 0}, "tables", "train: tables must be an integer from 1 to 4_096, not 0"),
+        ({"rounds": True}, "rounds", "train: rounds must be an integer from 1 to 1_000, not True"),
+        ({"decisions": 99}, "decisions", "from 100 to 100_000_000, not 99"),
+        ({"exploration": 1.5}, "exploration", "train: exploration must be in [0, 1]"),
+        ({"ridge": -1.0}, "ridge", "train: ridge must be non-negative"),
+        ({"ridge": float("inf")}, "ridge", "train: ridge must be non-negative"),
+    ],
+)
+def test_a_config_out_of_range_is_refused_naming_the_field(
+    change: dict[str, object], field: str, words: str
+) -> None:
+    with pytest.raises(ConfigError, match=re.escape(words)) as refused:
+        FittedConfig(**change)  # type: ignore[arg-type]
+    assert refused.value.field == field
+
+
+def test_the_fit_gives_each_action_the_least_squares_values_of_its_targets() -> None:
+    """Targets that are exactly linear in the features are fitted back (no ridge), an
+    action taken too rarely keeps 0, folding keeps 0, and NaN targets are left out."""
+    policy = LinearPolicy.zeros(raise_sizes=("all-in",))
+    width = policy.weights.shape[1]
+    generator = np.random.default_rng(4)
+    rows = generator.normal(size=(6 * width, width))
+    truth = generator.normal(size=width)
+    actions = np.ones(len(rows), dtype=np.int64)
+    actions[: width // 2] = 2  # too few for the raise: it keeps 0
+    actions[-3:] = 0  # folding is never fitted
+    targets = rows @ truth
+    targets[width // 2 : width // 2 + 2] = np.nan
+    before = policy.weights.copy()
+    half = 3 * width
+    batches = [(rows[:half], actions[:half], targets[:half])]
+    batches.append((rows[half:], actions[half:], targets[half:]))
+    policy.fit(batches, 0.0)
+    assert np.allclose(policy.weights[1], truth)
+    assert (policy.weights[0] == before[0]).all() and (policy.weights[2] == 0).all()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from collections import Counter
 from html.parser import HTMLParser
@@ -275,3 +276,25 @@ def test_a_run_dealt_from_a_secret_key_publishes(tmp_path: Path) -> None:
     assert main(["leaderboard", "publish", str(run_dir), "--out", str(out)]) == 0
     page = (out / "index.html").read_text()
     assert "Ratings fixture" in page and "secret, revealed" in page
+
+
+def test_every_mark_of_the_interval_chart_lies_inside_it() -> None:
+    """Each row's bar, dot and dashed adjusted bar fall within the chart's width, at the
+    row's own values: the scale is the chart's, whatever a row is named."""
+    from dp_arena.leaderboard.charts import ci_chart
+
+    rows = [
+        {"name": "a", "color": "#000", "mean": 50.0, "low": -20.0, "high": 120.0}
+        | {"adjusted_mean": 40.0, "adjusted_low": 10.0, "adjusted_high": 70.0},
+        {"name": "b", "color": "#111", "mean": -300.0, "low": -900.0, "high": 200.0},
+    ]
+    svg = ci_chart(rows, title="t")
+    width = float(svg.split('width="', 1)[1].split('"', 1)[0])
+    xs = [float(value) for value in re.findall(r' (?:x1|x2|cx)="(-?[0-9.]+)"', svg)]
+    assert xs and all(0 <= value <= width for value in xs)
+    # The dot of the mean lies on the bar of the interval, for both rows.
+    for low, high, mean in re.findall(
+        r'<line x1="([0-9.]+)" x2="([0-9.]+)"[^>]*stroke-width="4"[^>]*/><circle cx="([0-9.]+)"',
+        svg,
+    ):
+        assert float(low) < float(mean) < float(high)

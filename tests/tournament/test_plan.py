@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from dp_arena.engine import Betting
+from dp_arena.tournament.config import EventSettings
 from dp_arena.tournament.formats import get_format
 from dp_arena.tournament.interface import Runtime
 from dp_arena.tournament.loading import default_config
@@ -298,3 +299,69 @@ def test_the_details_of_a_plan_stay_out_of_its_json() -> None:
     plan = get_format("quickplay").plan(default_config("quickplay", 8))
     assert plan.details is not None
     assert "details" not in plan.to_json()
+
+
+@pytest.mark.parametrize(
+    ("name", "entrants"),
+    [
+        ("regular", 70),
+        ("regular", 11),
+        ("short", 13),
+        ("sng-short", 10),
+        ("sng-round-robin", 4),
+        ("quickplay", 9),
+        ("cash", 14),
+    ],
+)
+def test_every_session_counts_the_players_of_its_sections_at_the_events_blinds(
+    name: str, entrants: int
+) -> None:
+    config = default_config(name, entrants, seed=3)
+    event_format = get_format(name)
+    plan = event_format.plan(config)
+    settings = EventSettings.resolve(config, event_format.defaults)
+    for session in plan.sessions:
+        if session.round_robin is None:
+            assert session.kind is SessionKind.SECTIONS
+            assert session.players == sum(section.players for section in session.sections)
+            for section in session.sections:
+                assert section.players == section.tables * section.seats - section.absent
+        else:
+            assert session.kind is SessionKind.ROUND_ROBIN and session.sections == ()
+            assert session.players == session.round_robin.players - session.round_robin.absent
+        rules = session.rules(3)
+        assert (rules.seat_count, rules.small_blind, rules.big_blind, rules.cap) == (
+            3,
+            session.small_blind,
+            session.big_blind,
+            session.cap,
+        )
+        assert rules.betting is session.betting
+        assert (session.small_blind, session.big_blind, session.cap) == (
+            settings.small_blind,
+            settings.big_blind,
+            settings.cap,
+        )
+
+
+# The entrant counts each format takes (docs/formats.md), one refused and one taken on
+# each side, with the words of the refusal.
+PLAYER_COUNTS = [
+    ("regular", 3, 4, "a regular tournament needs at least 4 entrants, not 3"),
+    ("short", 5, 36, "a short tournament takes 6 to 36 entrants, not 5"),
+    ("short", 37, 6, "a short tournament takes 6 to 36 entrants, not 37"),
+    ("sng-short", 7, 8, "a Short Sit n Go starts with 6, 8, 10, 15, 20, 25 players, not 7"),
+    ("sng-round-robin", 5, 6, "a Round Robin Sit n Go is played by 4 or 6 players, not 5"),
+    ("quickplay", 3, 4, "Quick Play needs at least 4 entrants (two heads-up tables), not 3"),
+    ("cash", 3, 4, "a duplicate cash game needs at least 4 players (two tables of two), not 3"),
+    ("classic", 1, 2, "a freezeout needs at least 2 entrants, not 1"),
+]
+
+
+@pytest.mark.parametrize(("name", "refused", "taken", "words"), PLAYER_COUNTS)
+def test_a_format_refuses_a_count_of_entrants_in_its_own_words(
+    name: str, refused: int, taken: int, words: str
+) -> None:
+    event_format = get_format(name)
+    assert event_format.check_players(refused) == words
+    assert event_format.check_players(taken) is None

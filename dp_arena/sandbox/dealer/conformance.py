@@ -45,6 +45,7 @@ from dp_arena.agents import (
     observe,
     play_table_session,
 )
+from dp_arena.agents.seat import WrappedSeat
 from dp_arena.agents.spec import AGENTS_DIR
 from dp_arena.agents.table import FaultPolicy
 from dp_arena.engine import Action, Betting, HandState, Street, TableRules, deck_for, new_hand
@@ -144,25 +145,13 @@ def _isolation_lines(data: dict[str, Any]) -> list[str]:
     return Isolation(**data).describe()
 
 
-class _Timed(Seat):
+class _Timed(WrappedSeat):
     """Wraps the seat under test to time its decisions and keep its problems."""
 
     def __init__(self, seat: Seat, report: CheckReport, where: str) -> None:
-        self.seat = seat
-        self.name = seat.name
+        super().__init__(seat)
         self.report = report
         self.where = where
-
-    @property
-    def active(self) -> bool:
-        return self.seat.active
-
-    @property
-    def bot_name(self) -> str:
-        return self.seat.bot_name
-
-    def wait_loaded(self) -> SeatFault | None:
-        return self.seat.wait_loaded()
 
     def _keep(self, fault: SeatFault | None, what: str) -> SeatFault | None:
         if fault is not None:
@@ -172,16 +161,16 @@ class _Timed(Seat):
         return fault
 
     def begin_session(self, context: SessionContext) -> SeatFault | None:
-        return self._keep(self.seat.begin_session(context), "begin_session")
+        return self._keep(self.inner.begin_session(context), "begin_session")
 
     def begin_deal(self, start: DealStart) -> SeatFault | None:
         return self._keep(
-            self.seat.begin_deal(start), f"begin_deal of deal {start.context.deal_number}"
+            self.inner.begin_deal(start), f"begin_deal of deal {start.context.deal_number}"
         )
 
     def decide(self, observation: Any) -> Action | Mix | SeatFault:
         started = time.monotonic()
-        answer = self.seat.decide(observation)
+        answer = self.inner.decide(observation)
         self.report.decision_seconds.append(time.monotonic() - started)
         if isinstance(answer, SeatFault):
             self._keep(
@@ -203,10 +192,7 @@ class _Timed(Seat):
         return answer
 
     def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self._keep(self.seat.end_deal(end), f"end_deal of deal {end.context.deal_number}")
-
-    def close(self) -> None:
-        self.seat.close()
+        return self._keep(self.inner.end_deal(end), f"end_deal of deal {end.context.deal_number}")
 
 
 def _random_action(state: HandState, rng: random.Random) -> Action:

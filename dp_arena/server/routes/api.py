@@ -161,13 +161,21 @@ def get_leaderboard(request: Request) -> Response:
 def list_matches(request: Request) -> Response:
     try:
         limit = min(200, query_int(request, "limit", default=50, least=1) or 50)
-        before = query_int(request, "before", default=None)
+        matches, _ = recent_match_summaries(request, limit)
     except QueryError as problem:
         return error(request, 422, "bad_query", str(problem))
+    return JSONResponse({"matches": matches})
+
+
+def recent_match_summaries(request: Request, limit: int) -> tuple[list[dict[str, Any]], int | None]:
+    """The summaries of the ``limit`` newest matches before the query's ``before`` (an
+    id; none: the newest of all), and the id of the last when there may be older ones
+    (``None``: there are not). A bad ``before`` is a :class:`QueryError`."""
+    before = query_int(request, "before", default=None)
     with server_of(request).database.session() as session:
-        matches = crud.recent_matches(session, limit=limit, before=before)
-        data = views.match_summaries(session, matches)
-    return JSONResponse({"matches": data})
+        rows = crud.recent_matches(session, limit=limit, before=before)
+        summaries = views.match_summaries(session, rows)
+    return summaries, rows[-1].id if len(rows) == limit else None
 
 
 def match_data(request: Request, match_id: int) -> dict[str, Any] | None:

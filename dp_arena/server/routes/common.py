@@ -4,10 +4,12 @@ browser-session authentication, CSRF tokens, and the page templates."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy.orm import Session
 from starlette.convertors import Convertor
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -29,6 +31,8 @@ __all__ = [
     "session_author",
     "session_organiser",
 ]
+
+Who = TypeVar("Who")
 
 # The largest id a path may name: the databases' 64-bit integers. A longer number is no
 # route (404), never an overflow in a query.
@@ -148,49 +152,50 @@ def page(
 
 
 def bearer_author(request: Request) -> Author | None:
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return None
-    with request.app.state.server.database.session() as session:
-        return crud.author_for_token(session, token.strip())
+    """The author whose API token the request bears."""
+    return _by_bearer(request, crud.author_for_token)
+
+
+def bearer_organiser(request: Request) -> Organiser | None:
+    """The organiser whose token the request bears."""
+    return _by_bearer(request, crud.organiser_for_token)
 
 
 def session_author(request: Request) -> tuple[Author, str] | None:
     """The signed-in author of the browser and its session's CSRF token."""
-    if "session_author" in request.scope:
-        cached: tuple[Author, str] | None = request.scope["session_author"]
-        return cached
-    cookie = request.cookies.get(SESSION_COOKIE)
-    found = None
-    if cookie:
-        with request.app.state.server.database.session() as session:
-            found = crud.author_for_session(session, cookie)
-    request.scope["session_author"] = found
-    return found
+    return _by_session(request, "session_author", crud.author_for_session)
 
 
 def session_organiser(request: Request) -> tuple[Organiser, str] | None:
     """The signed-in organiser of the browser and its session's CSRF token."""
-    if "session_organiser" in request.scope:
-        cached: tuple[Organiser, str] | None = request.scope["session_organiser"]
-        return cached
-    cookie = request.cookies.get(SESSION_COOKIE)
-    found = None
-    if cookie:
-        with request.app.state.server.database.session() as session:
-            found = crud.organiser_for_session(session, cookie)
-    request.scope["session_organiser"] = found
-    return found
+    return _by_session(request, "session_organiser", crud.organiser_for_session)
 
 
-def bearer_organiser(request: Request) -> Organiser | None:
+def _by_bearer(request: Request, lookup: Callable[[Session, str], Who | None]) -> Who | None:
+    """Who ``lookup`` finds by the request's ``Authorization: Bearer`` token, if any."""
     header = request.headers.get("authorization", "")
     scheme, _, token = header.partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         return None
     with request.app.state.server.database.session() as session:
-        return crud.organiser_for_token(session, token.strip())
+        return lookup(session, token.strip())
+
+
+def _by_session(
+    request: Request, key: str, lookup: Callable[[Session, str], Who | None]
+) -> Who | None:
+    """Who ``lookup`` finds by the browser's session cookie, asked once a request (kept
+    in its scope under ``key``)."""
+    if key in request.scope:
+        cached: Who | None = request.scope[key]
+        return cached
+    cookie = request.cookies.get(SESSION_COOKIE)
+    found = None
+    if cookie:
+        with request.app.state.server.database.session() as session:
+            found = lookup(session, cookie)
+    request.scope[key] = found
+    return found
 
 
 def secure(request: Request) -> bool:

@@ -24,12 +24,11 @@ from dp_arena.results import TableSessionResult
 from dp_arena.server import crud, views
 from dp_arena.server.app import server_of
 from dp_arena.server.charts import score_chart
-from dp_arena.server.routes.api import leaderboard_data, match_data
+from dp_arena.server.routes.api import leaderboard_data, match_data, recent_match_summaries
 from dp_arena.server.routes.common import (
     QueryError,
     error,
     page,
-    query_int,
     session_author,
 )
 from dp_arena.server.standings import match_rules
@@ -50,13 +49,9 @@ def home(request: Request) -> Response:
 
 def matches_page(request: Request) -> Response:
     try:
-        before = query_int(request, "before", default=None)
+        matches, older = recent_match_summaries(request, PAGE_MATCHES)
     except QueryError as problem:
         return error(request, 422, "bad_query", str(problem))
-    with server_of(request).database.session() as session:
-        rows = crud.recent_matches(session, limit=PAGE_MATCHES, before=before)
-        matches = views.match_summaries(session, rows)
-    older = rows[-1].id if len(rows) == PAGE_MATCHES else None
     return page(request, "matches.html", {"matches": matches, "older": older})
 
 

@@ -38,7 +38,7 @@ from dp_arena.tournament.bounds import MAX_CENTS, MAX_DEALS
 from dp_arena.tournament.cash.schedule import CashSchedule, Stretch, schedule_cash_game
 from dp_arena.tournament.cash.settlement import apply_rake, settle_average, settle_matchpoints
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.interface import Runtime, refused_count
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import FormatWithOptions, OptionChecks, valid_options
 from dp_arena.tournament.outcomes import EventResult, Standing, TableOutcome
@@ -47,10 +47,10 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
     SessionPlan,
+    one_section,
     plan_details,
+    session_plan,
 )
 from dp_arena.tournament.sessions import section_units
 from dp_arena.tournament.standings import groups_by_key, standings_from_groups
@@ -198,11 +198,8 @@ class CashFormat(FormatWithOptions):
     read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return (
-                f"a duplicate cash game needs at least 4 players (two tables of two), not {count}"
-            )
-        return None
+        rule = "a duplicate cash game needs at least 4 players (two tables of two)"
+        return refused_count(count, count >= 4, rule)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, schedule, tables, seats = _resolve(config, self.defaults)
@@ -314,27 +311,18 @@ def _unit_seating(stretch: Stretch) -> tuple[tuple[str | None, ...], ...]:
 def _session_plan(
     stretch: Stretch, settings: EventSettings, options: CashOptions, tables: int, seats: int
 ) -> SessionPlan:
-    return SessionPlan(
-        session=stretch.stretch,
-        kind=SessionKind.SECTIONS,
-        players=stretch.players,
+    return session_plan(
+        stretch.stretch,
+        settings,
         betting=options.betting,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
         eliminating=False,
         final=True,  # every deal is settled for money: nothing carries on
-        carryover_step=0,
-        sections=(
-            SectionPlan(
-                section=1,
-                players=stretch.players,
-                tables=tables,
-                seats=seats,
-                absent=stretch.absent,
-                deals=stretch.deals,
-                advancing=None,
-            ),
+        sections=one_section(
+            players=stretch.players,
+            tables=tables,
+            seats=seats,
+            deals=stretch.deals,
+            absent=stretch.absent,
         ),
     )
 

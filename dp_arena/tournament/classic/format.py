@@ -42,7 +42,7 @@ from dp_arena.tournament.classic.play import (
     play_classic,
 )
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults, Problem
-from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.interface import Runtime, refused_count
 from dp_arena.tournament.money import pay_places
 from dp_arena.tournament.option_checks import FormatWithOptions, OptionChecks, valid_options
 from dp_arena.tournament.outcomes import EventResult
@@ -166,9 +166,7 @@ class ClassicFormat(FormatWithOptions):
     read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
-        if count < 2:
-            return f"a freezeout needs at least 2 entrants, not {count}"
-        return None
+        return refused_count(count, count >= 2, "a freezeout needs at least 2 entrants")
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = classic_settings(config)

@@ -40,7 +40,7 @@ from dp_arena.results import ScoredResult
 from dp_arena.tournament.bounds import MAX_PLAYER_SETS
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
 from dp_arena.tournament.describe import SummaryParts
-from dp_arena.tournament.interface import Runtime
+from dp_arena.tournament.interface import Runtime, refused_count
 from dp_arena.tournament.money import format_cents
 from dp_arena.tournament.option_checks import FormatWithOptions, valid_options
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome, Standing
@@ -48,10 +48,10 @@ from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
     SessionPlan,
+    one_section,
     plan_details,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.quickplay.ledger import Ledger
@@ -118,29 +118,18 @@ def _settings_and_schedule(
 
 
 def _session_plan(planned: PlannedSet, settings: EventSettings) -> SessionPlan:
-    players = planned.tables * planned.seats
-    return SessionPlan(
-        session=planned.set_number,
-        kind=SessionKind.SECTIONS,
-        players=players,
+    return session_plan(
+        planned.set_number,
+        settings,
         betting=Betting.NO_LIMIT,
-        small_blind=settings.small_blind,
-        big_blind=settings.big_blind,
-        cap=settings.cap,
         # Every set decides money: like a last session, standings are hidden from bots.
         eliminating=True,
         final=True,
-        carryover_step=0,
-        sections=(
-            SectionPlan(
-                section=1,
-                players=players,
-                tables=planned.tables,
-                seats=planned.seats,
-                absent=0,
-                deals=planned.deals,
-                advancing=None,
-            ),
+        sections=one_section(
+            players=planned.tables * planned.seats,
+            tables=planned.tables,
+            seats=planned.seats,
+            deals=planned.deals,
         ),
     )
 
@@ -159,9 +148,8 @@ class QuickPlayFormat(FormatWithOptions):
     read_options = staticmethod(read_options)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return f"Quick Play needs at least 4 entrants (two heads-up tables), not {count}"
-        return None
+        rule = "Quick Play needs at least 4 entrants (two heads-up tables)"
+        return refused_count(count, count >= 4, rule)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings, options, seats, schedule = _settings_and_schedule(config, self.defaults)

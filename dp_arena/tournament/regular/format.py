@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime, refused_count
 from dp_arena.tournament.money import pay_places, split_by_weights
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import (
@@ -19,6 +19,7 @@ from dp_arena.tournament.plan import (
     SessionKind,
     SessionPlan,
     section_sizes,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.regular.chart import REGULAR_CHART, regular_payout
@@ -39,9 +40,7 @@ class RegularFormat(EventFormat):
     defaults = FormatDefaults(small_blind=20, big_blind=40)
 
     def check_players(self, count: int) -> str | None:
-        if count < 4:
-            return f"a regular tournament needs at least 4 entrants, not {count}"
-        return None
+        return refused_count(count, count >= 4, "a regular tournament needs at least 4 entrants")
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)
@@ -77,20 +76,16 @@ class RegularFormat(EventFormat):
             )
             semifinal = advancing in ROUND_ROBIN_SIZES
             sessions.append(
-                SessionPlan(
-                    session=number,
-                    kind=SessionKind.SECTIONS,
-                    players=remaining,
+                session_plan(
+                    number,
+                    settings,
                     betting=Betting.NO_LIMIT if semifinal else Betting.POT_LIMIT,
-                    small_blind=settings.small_blind,
-                    big_blind=settings.big_blind,
-                    cap=settings.cap,
                     eliminating=number > 1,
                     final=False,
                     carryover_step=0
                     if semifinal
                     else (FIRST_CARRYOVER if number == 1 else LATER_CARRYOVER),
-                    sections=tuple(sections),
+                    sections=sections,
                 )
             )
             remaining = advancing

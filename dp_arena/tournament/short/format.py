@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from dp_arena.engine import Betting
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime, refused_count
 from dp_arena.tournament.money import pay_places, split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, SessionOutcome
 from dp_arena.tournament.plan import (
     EventPlan,
     PrizeKind,
     PrizePlan,
-    SectionPlan,
-    SessionKind,
-    SessionPlan,
+    one_section,
+    session_plan,
 )
 from dp_arena.tournament.played import PlayedSessions
 from dp_arena.tournament.ranking import RankedScore, SeatScore, money_groups
@@ -47,14 +46,13 @@ class ShortFormat(EventFormat):
         )
 
     def check_players(self, count: int) -> str | None:
-        if self.sit_and_go and count not in SNG_SHORT_SIZES:
-            return (
-                f"a Short Sit n Go starts with {', '.join(map(str, SNG_SHORT_SIZES))} players,"
-                f" not {count}"
-            )
-        if count not in SHORT_STRUCTURE:
-            return f"a short tournament takes 6 to 36 entrants, not {count}"
-        return None
+        if self.sit_and_go:
+            sizes = ", ".join(map(str, SNG_SHORT_SIZES))
+            rule = f"a Short Sit n Go starts with {sizes} players"
+            return refused_count(count, count in SNG_SHORT_SIZES, rule)
+        return refused_count(
+            count, count in SHORT_STRUCTURE, "a short tournament takes 6 to 36 entrants"
+        )
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)
@@ -64,31 +62,22 @@ class ShortFormat(EventFormat):
         remaining = entrants
         for number, stage in enumerate(row.stages, start=1):
             absent = row.absent if number == 1 else 0
-            final = stage.advancing is None
             no_limit = self.sit_and_go and number > 1
             sessions.append(
-                SessionPlan(
-                    session=number,
-                    kind=SessionKind.SECTIONS,
-                    players=remaining,
+                session_plan(
+                    number,
+                    settings,
                     betting=Betting.NO_LIMIT if no_limit else Betting.POT_LIMIT,
-                    small_blind=settings.small_blind,
-                    big_blind=settings.big_blind,
-                    cap=settings.cap,
                     # The last session decides the money: its standings are hidden too.
                     eliminating=True,
-                    final=final,
-                    carryover_step=0,
-                    sections=(
-                        SectionPlan(
-                            section=1,
-                            players=remaining,
-                            tables=stage.tables,
-                            seats=stage.seats,
-                            absent=absent,
-                            deals=settings.deals_for(stage.seats),
-                            advancing=stage.advancing,
-                        ),
+                    final=stage.advancing is None,
+                    sections=one_section(
+                        players=remaining,
+                        tables=stage.tables,
+                        seats=stage.seats,
+                        deals=settings.deals_for(stage.seats),
+                        absent=absent,
+                        advancing=stage.advancing,
                     ),
                 )
             )

@@ -6,7 +6,7 @@ overall winner and 40 % shared in proportion to points.
 from __future__ import annotations
 
 from dp_arena.tournament.config import EventConfig, EventSettings, FormatDefaults
-from dp_arena.tournament.interface import EventFormat, Runtime
+from dp_arena.tournament.interface import EventFormat, Runtime, refused_count
 from dp_arena.tournament.money import split_by_weights, split_evenly
 from dp_arena.tournament.outcomes import EventResult, RoundRobinOutcome
 from dp_arena.tournament.plan import EventPlan, PrizeKind, PrizePlan
@@ -48,9 +48,8 @@ class RoundRobinSitAndGo(EventFormat):
     defaults = FormatDefaults(small_blind=10, big_blind=20, fee_cents=None, fee_percent=10)
 
     def check_players(self, count: int) -> str | None:
-        if count not in ROUND_ROBIN_SIZES:
-            return f"a Round Robin Sit n Go is played by 4 or 6 players, not {count}"
-        return None
+        rule = "a Round Robin Sit n Go is played by 4 or 6 players"
+        return refused_count(count, count in ROUND_ROBIN_SIZES, rule)
 
     def plan(self, config: EventConfig) -> EventPlan:
         settings = EventSettings.resolve(config, self.defaults)
