@@ -50,6 +50,7 @@ from dp_arena.envs.encoding import observation_length
 from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
 from dp_arena.errors import AgentError, ConfigError
 from dp_arena.learn.bot import PolicyBot
+from dp_arena.learn.checks import check_fitting, check_ranges
 from dp_arena.learn.features import features as observation_features
 from dp_arena.learn.league import WEIGHTINGS, League, Member
 from dp_arena.learn.policy import FEATURE_SETS, LinearPolicy
@@ -93,23 +94,21 @@ class SelfPlayConfig:
     raise_sizes: tuple[RaiseSize, ...] = field(default=DEFAULT_RAISE_SIZES)
 
     def __post_init__(self) -> None:
-        for name, low, high in (
-            ("iterations", 1, 10_000),
-            ("decisions", 100, 100_000_000),
-            ("tables", 1, 65_536),
-            ("rounds", 1, 1000),
-            ("lineups", 1, 100),
-            ("snapshot_every", 1, 10_000),
-            ("capacity", 1, 10_000),
-            ("keep", 1, 10_000),
-            ("warm_iterations", 0, 10_000),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ConfigError(
-                    f"self-play: {name} must be an integer from {low} to {high:_}, not {value!r}",
-                    field=name,
-                )
+        check_ranges(
+            self,
+            "self-play",
+            (
+                ("iterations", 1, 10_000),
+                ("decisions", 100, 100_000_000),
+                ("tables", 1, 65_536),
+                ("rounds", 1, 1000),
+                ("lineups", 1, 100),
+                ("snapshot_every", 1, 10_000),
+                ("capacity", 1, 10_000),
+                ("keep", 1, 10_000),
+                ("warm_iterations", 0, 10_000),
+            ),
+        )
         if not 0 <= self.six_max <= self.lineups:
             raise ConfigError("self-play: six_max must be 0 to lineups", field="six_max")
         if self.snapshots_in not in ("six-max", "both"):
@@ -120,10 +119,7 @@ class SelfPlayConfig:
             raise ConfigError(
                 f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
             )
-        if not 0 <= self.exploration <= 1:
-            raise ConfigError("self-play: exploration must be in [0, 1]", field="exploration")
-        if not (0 <= self.ridge < math.inf):
-            raise ConfigError("self-play: ridge must be non-negative", field="ridge")
+        check_fitting(self, "self-play")
         if not isinstance(self.stratified, bool):
             raise ConfigError("self-play: stratified must be true or false", field="stratified")
         if self.features not in FEATURE_SETS:
@@ -396,13 +392,9 @@ class _Sums:
 
 
 def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float) -> None:
-    squares = np.sum([sums.squares for sums in statistics], axis=0)
-    products = np.sum([sums.products for sums in statistics], axis=0)
-    counts = np.sum([sums.counts for sums in statistics], axis=0)
-    width = policy.weights.shape[1]
-    weights = np.zeros_like(policy.weights)
-    for action in range(1, policy.actions.size):  # folding is worth 0 from now on
-        if counts[action] < width:
-            continue  # too few decisions to fit: the action keeps the value 0
-        weights[action] = np.linalg.solve(squares[action] + ridge * np.eye(width), products[action])
-    policy.weights[:] = weights
+    policy.fit_sums(
+        np.sum([sums.squares for sums in statistics], axis=0),
+        np.sum([sums.products for sums in statistics], axis=0),
+        np.sum([sums.counts for sums in statistics], axis=0),
+        ridge,
+    )
