@@ -81,13 +81,18 @@ def check_deals(deals: int) -> int:
     return deals
 
 
-def add_betting_argument(parser: argparse.ArgumentParser) -> None:
-    """``--betting``: the table's betting structure, no-limit unless told."""
+def add_betting_argument(
+    parser: argparse.ArgumentParser,
+    what: str = "betting structure",
+    default: str = Betting.NO_LIMIT.value,
+) -> None:
+    """``--betting``: the table's betting structure, no-limit unless told; ``what`` it is
+    in the help (a ladder's, a learner's tables')."""
     parser.add_argument(
         "--betting",
         choices=[betting.value for betting in Betting],
-        default=Betting.NO_LIMIT.value,
-        help="betting structure (default: %(default)s)",
+        default=default,
+        help=f"{what} (default: %(default)s)",
     )
 
 

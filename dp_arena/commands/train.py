@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dp_arena.commands import arguments
 from dp_arena.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _number(parser, "--learning-rate", float, defaults.learning_rate, "Adam step size")
     _number(parser, "--entropy", float, defaults.entropy, "entropy bonus")
-    parser.add_argument("--betting", choices=["no-limit", "pot-limit"], default=defaults.betting)
+    arguments.add_betting_argument(parser, "the training tables' betting", defaults.betting)
     _number(parser, "--seed", int, defaults.seed, "training seed")
     parser.add_argument(
         "--output",
