@@ -79,7 +79,9 @@ VECTOR_TABLES = 256
 # against a frozen policy (a learner's snapshot: "policy") and against tag, and six-max
 # against random, at 1,024 tables, where the batch's fixed cost a step is shared by four
 # times the tables of the 256-table lines. "learned" is the shipped learned bot, played
-# table by table (its features are read from its typed observation).
+# table by table (its features are read from its typed observation). docs/envs.md
+# (Performance) keeps a run's figures, before and after the six-max batch step was made
+# faster, and where a six-max transition's time goes.
 VECTOR_RUNS = (
     (2, "random", VECTOR_TABLES),
     (2, "calling-station", VECTOR_TABLES),

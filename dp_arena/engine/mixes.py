@@ -56,7 +56,9 @@ __all__ = [
     "draw",
     "draw_index",
     "draw_number",
+    "draw_numbers",
     "mix_material",
+    "mix_prefix",
 ]
 
 MIX_VERSION = 1
@@ -254,13 +256,17 @@ def _decimal(weight: int) -> str:
     return f"{whole}.{part:0{DIGITS}d}".rstrip("0")
 
 
+def mix_prefix(event_seed: int, section: int, session: int, table: int) -> str:
+    """The start of the text of every decision of a table-session (:func:`mix_material`
+    appends ``"{deal}:{decision}"``)."""
+    return f"dp-arena/mix/v{MIX_VERSION}:{event_seed}:{section}:{session}:{table}:"
+
+
 def mix_material(
     event_seed: int, section: int, session: int, table: int, deal: int, decision: int
 ) -> bytes:
     """The text whose SHAKE-256 stream draws one decision (see the module)."""
-    return (
-        f"dp-arena/mix/v{MIX_VERSION}:{event_seed}:{section}:{session}:{table}:{deal}:{decision}"
-    ).encode()
+    return f"{mix_prefix(event_seed, section, session, table)}{deal}:{decision}".encode()
 
 
 def draw_number(total: int, material: bytes) -> int:
@@ -276,6 +282,23 @@ def draw_number(total: int, material: bytes) -> int:
                 return int(word % total)
         offset = count  # astronomically rare: every word so far was rejected
         count *= 2
+
+
+_WORDS = 1 << 64  # how many 64-bit words there are
+
+
+def draw_numbers(totals: Iterable[int], materials: Iterable[bytes]) -> list[int]:
+    """:func:`draw_number` of each ``(total, material)``, for many decisions at once: only
+    the stream's first word is read (the next ones only when it is rejected)."""
+    shake = hashlib.shake_256
+    numbers = []
+    for total, material in zip(totals, materials, strict=True):
+        word = int.from_bytes(shake(material).digest(8), "little")
+        if word < _WORDS - _WORDS % total:
+            numbers.append(word % total)
+        else:  # astronomically rare
+            numbers.append(draw_number(total, material))
+    return numbers
 
 
 def draw_index(weights: tuple[int, ...], material: bytes) -> int:

@@ -53,7 +53,7 @@ _MAX = "all-in"
 class ActionTable:
     """The discrete actions for one tuple of raise sizes (validated here)."""
 
-    __slots__ = ("_fractions", "_masks", "labels", "raise_sizes", "size")
+    __slots__ = ("_fractions", "_masks", "_parts", "labels", "raise_sizes", "size")
 
     def __init__(self, raise_sizes: Sequence[RaiseSize] = DEFAULT_RAISE_SIZES) -> None:
         if isinstance(raise_sizes, (str, bytes)) or not isinstance(raise_sizes, Sequence):
@@ -80,6 +80,16 @@ class ActionTable:
                 )
         self.raise_sizes = tuple(raise_sizes)
         self._fractions = tuple(fractions)
+        # By action index, for raise_to_array: the fraction's numerator and denominator
+        # (0 / 1 for the others), and whether it is the minimum or the all-in.
+        self._parts = np.array(
+            [(0, 1, 0, 0), (0, 1, 0, 0)]
+            + [
+                (*size, 0, 0) if isinstance(size, tuple) else (0, 1, size == _MIN, size == _MAX)
+                for size in fractions
+            ],
+            dtype=np.int64,
+        )
         self.labels = tuple(labels)
         self.size = len(labels)
         # The mask depends only on whether folding and raising are allowed: four arrays.
@@ -133,25 +143,12 @@ class ActionTable:
     ) -> np.ndarray:
         """:meth:`raise_to` for many decisions at once (the vector environment): raise
         action ``indices[i]`` with legal range ``[low[i], high[i]]``, in ``int64``."""
-        amounts = np.empty(indices.shape, dtype=np.int64)
-        for position, size in enumerate(self._fractions, start=2):
-            chosen = indices == position
-            if not chosen.any():
-                continue
-            if size == _MIN:
-                amounts[chosen] = low[chosen]
-            elif size == _MAX:
-                amounts[chosen] = high[chosen]
-            else:
-                assert isinstance(size, tuple)
-                numerator, denominator = size
-                amount = (
-                    current_bet[chosen]
-                    + numerator * (pot[chosen] + call_amount[chosen]) // denominator
-                )
-                amounts[chosen] = np.where(
-                    amount < low[chosen], low[chosen], np.minimum(amount, high[chosen])
-                )
+        parts = self._parts.take(indices, axis=0)
+        amount = current_bet + parts[:, 0] * (pot + call_amount) // parts[:, 1]
+        amount = np.where(amount < low, low, np.minimum(amount, high))
+        amounts: np.ndarray = np.where(
+            parts[:, 2] == 1, low, np.where(parts[:, 3] == 1, high, amount)
+        )
         return amounts
 
     def largest_fraction_part(self) -> int:

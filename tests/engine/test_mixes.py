@@ -16,7 +16,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dp_arena.engine import Action, LegalActions, Mix
-from dp_arena.engine.mixes import MixDraws, draw, draw_index, mix_material
+from dp_arena.engine.mixes import (
+    MixDraws,
+    draw,
+    draw_index,
+    draw_number,
+    draw_numbers,
+    mix_material,
+    mix_prefix,
+)
 
 CALL, FOLD, CHECK = Action.call(), Action.fold(), Action.check()
 
@@ -155,3 +163,18 @@ def test_a_draw_with_every_word_rejected_reads_on_in_the_stream() -> None:
     weights = (2**63 + 1, 1)  # not a mix's (weights are billionths), the stream's worst case
     found = {draw_index(weights, mix_material(1, 0, 0, 0, deal, 0)) for deal in range(200)}
     assert found == {0}
+
+
+def test_many_draws_at_once_are_each_draw() -> None:
+    """``draw_numbers`` reads only the first word of each stream unless it is rejected:
+    the same numbers as ``draw_number``, with ordinary totals and with a total that
+    rejects nearly half the first words."""
+    materials = [
+        mix_material(5, 0, session, 0, deal, deal % 9)
+        for session in range(3)
+        for deal in range(100)
+    ]
+    for total in (2, 3, 7, 1_000_000_000, 2**63 + 1):
+        totals = [total] * len(materials)
+        assert draw_numbers(totals, materials) == [draw_number(total, m) for m in materials]
+    assert mix_material(5, 0, 2, 0, 7, 3) == f"{mix_prefix(5, 0, 2, 0)}7:3".encode()

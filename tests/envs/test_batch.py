@@ -238,6 +238,8 @@ def test_the_decks_are_deck_for() -> None:
     assert cards.shape == (len(seeds), 52)
     for row, (seed, session, deal) in enumerate(zip(seeds, sessions, deals, strict=True)):
         assert tuple(cards[row].tolist()) == deck_for(seed, 0, session, deal)
+    # The top of each deck alone (what a table of six deals) is the same top.
+    assert np.array_equal(decks(seeds, sessions, deals, 20), cards[:, :20])
 
 
 def test_a_deck_whose_stream_rejects_a_word_comes_from_deck_for(
@@ -248,6 +250,11 @@ def test_a_deck_whose_stream_rejects_a_word_comes_from_deck_for(
     monkeypatch.setattr(batch_cards, "_NEVER_REJECTED", np.uint64(1))
     cards = decks([11, 12], [0, 3], [4, 5])
     assert [tuple(row) for row in cards.tolist()] == [deck_for(11, 0, 0, 4), deck_for(12, 0, 3, 5)]
+    top = decks([11, 12], [0, 3], [4, 5], 12)
+    assert [tuple(row) for row in top.tolist()] == [
+        deck_for(11, 0, 0, 4)[:12],
+        deck_for(12, 0, 3, 5)[:12],
+    ]
 
 
 def test_the_hand_values_are_evaluate() -> None:

@@ -48,26 +48,35 @@ _BOUNDS = np.arange(52, 1, -1, dtype=np.uint64)  # swap k draws among 52 - k car
 _POSITIONS = tuple(range(51, 0, -1))  # and swaps that position
 
 
-def decks(event_seeds: Sequence[int], sessions: Sequence[int], deals: Sequence[int]) -> np.ndarray:
+def decks(
+    event_seeds: Sequence[int], sessions: Sequence[int], deals: Sequence[int], top: int = 52
+) -> np.ndarray:
     """The decks of section 0 of ``(event_seed, session, deal)`` for each index, shape
-    ``(count, 52)`` (``int64``, top of the deck first): ``deck_for(seed, 0, session, deal)``."""
+    ``(count, top)`` (``int64``, top of the deck first): ``deck_for(seed, 0, session, deal)``,
+    its first ``top`` cards."""
     count = len(event_seeds)
     digests = b"".join(
         hashlib.shake_256(f"dp-arena/deck/v1:{seed}:0:{session}:{deal}".encode()).digest(8 * _WORDS)
         for seed, session, deal in zip(event_seeds, sessions, deals, strict=True)
     )
     words = np.frombuffer(digests, dtype="<u8").reshape(count, _WORDS)
-    others = (words % _BOUNDS).astype(np.intp)
-    cards = np.tile(np.arange(52, dtype=np.int64), (count, 1))
-    rows = np.arange(count)
+    # Position p of every deck is the contiguous stretch p of ``cards`` (small integers: the
+    # swaps move a quarter of the bytes of int64), and ``others`` index into it.
+    others = (words % _BOUNDS).astype(np.intp).T * count + np.arange(count)
+    cards = np.repeat(np.arange(52, dtype=np.int8), count)
     for step, position in enumerate(_POSITIONS):
-        other = others[:, step]
-        swapped = cards[rows, other]
-        cards[rows, other] = cards[:, position]
-        cards[:, position] = swapped
+        other = others[step]
+        stretch = cards[position * count : (position + 1) * count]
+        if position < top:
+            swapped = cards[other]
+            cards[other] = stretch
+            stretch[:] = swapped
+        else:  # final after its swap, and not kept: only the card it gives moves
+            cards[other] = stretch
+    dealt = cards[: top * count].reshape(top, count).T.astype(np.int64)
     for row in np.flatnonzero((words >= _NEVER_REJECTED).any(axis=1)).tolist():
-        cards[row] = deck_for(event_seeds[row], 0, sessions[row], deals[row])
-    return cards
+        dealt[row] = deck_for(event_seeds[row], 0, sessions[row], deals[row])[:top]
+    return dealt
 
 
 _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -94,7 +103,8 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
     """The rank number of each hand of seven cards along the last axis (any leading
     shape): ``evaluate`` of each, computed as it computes them."""
     card_keys, flush_suit, flush_values, nonflush_keys, nonflush_values = _lookup()
-    key = card_keys[cards].sum(axis=-1)
+    # Summed as an integer product: NumPy sums along a short last axis several times slower.
+    key = card_keys[cards] @ np.ones(cards.shape[-1], dtype=np.int64)
     suit = flush_suit[key & 0xFFF]
     values: np.ndarray = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
     flush = suit >= 0
@@ -229,15 +239,24 @@ def strength_counts(
     mine = values[lines, HOLDING_INDEX[holes[:, 0], holes[:, 1]]][:, None]
     # Every possible holding, then less those that hold one of the hand's cards (its own
     # holding, tied, is among both cards' and is added back once).
-    beaten = (possible & (values > mine)).sum(axis=1)
-    tied = (possible & (values == mine)).sum(axis=1) + 1
+    beaten = _count(possible & (values > mine))
+    tied = _count(possible & (values == mine)) + 1
     held = np.concatenate((WITH[holes[:, 0]], WITH[holes[:, 1]]), axis=1)
-    held_values = values[lines[:, None], held]
-    held_possible = possible[lines[:, None], held]
-    beaten -= (held_possible & (held_values > mine)).sum(axis=1)
-    tied -= (held_possible & (held_values == mine)).sum(axis=1)
+    held = (lines * values.shape[1])[:, None] + held  # in the flat (rows, 1326) arrays
+    held_values = values.reshape(-1)[held]
+    held_possible = possible.reshape(-1)[held]
+    beaten -= _count(held_possible & (held_values > mine))
+    tied -= _count(held_possible & (held_values == mine))
     left = 50 - board_sizes  # the cards in neither the hand nor the board
     return beaten, tied, left * (left - 1) // 2
+
+
+def _count(mask: np.ndarray) -> np.ndarray:
+    """How many entries of each row of a 2-D boolean array are true: summed as bytes
+    into 16 bits, which NumPy vectorises (a boolean sum is many times slower); rows are
+    shorter than 65,536."""
+    counts: np.ndarray = mask.view(np.uint8).sum(axis=1, dtype=np.uint16).astype(np.int64)
+    return counts
 
 
 def draw_odds(hole: np.ndarray, board: np.ndarray, street: np.ndarray) -> np.ndarray:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dp_arena.envs.batch.engine import TableBatch
+from dp_arena.envs.batch.engine import TableBatch, row_max, row_sums
 from dp_arena.envs.encoding import BOARD_START as _BOARD
 from dp_arena.envs.encoding import HISTORY_RAISES_CAP, observation_length
 from dp_arena.envs.encoding import PER_SEAT as _PER_SEAT
@@ -45,32 +45,33 @@ def encode_batch(
     """Every table's vector for ``seat``, shape ``(tables, length)`` (float32), given
     each table's deal number and ``seat``'s session net before the deal."""
     tables, seats = batch.tables, batch.seat_count
-    values = np.zeros((tables, observation_length(seats)), dtype=np.float32)
-    rows = np.arange(tables)
+    length = observation_length(seats)
+    values = np.zeros((tables, length), dtype=np.float32)
     scale = 1.0 / batch.cap
-    values[rows, batch.hole_cards[:, seat, 0]] = 1.0
-    values[rows, batch.hole_cards[:, seat, 1]] = 1.0
+    # The one-hot entries of each row, at once (as in encode_rows).
     street = batch.street
-    visible = _BOARD_SIZES[street]
-    for card in range(5):
-        shown = np.flatnonzero(visible > card)
-        values[shown, _BOARD + batch.board[shown, card]] = 1.0
-    playing = np.flatnonzero(street < 4)
-    values[playing, _STREET + street[playing]] = 1.0
-    values[rows, _POSITION + (seat - batch.button) % seats] = 1.0
+    hot = np.empty((tables, 9), dtype=np.int64)
+    hot[:, :2] = batch.hole_cards[:, seat]
+    hot[:, 2:7] = _BOARD + batch.board
+    hot[:, 7] = _STREET + street
+    hot[:, 8] = _POSITION + (seat - batch.button) % seats
+    shown = np.ones((tables, 9), dtype=bool)
+    shown[:, 2:7] = np.arange(5) < _BOARD_SIZES[street][:, None]
+    shown[:, 7] = street < 4
+    values.reshape(-1)[(hot + (np.arange(tables) * length)[:, None])[shown]] = 1.0
     to_act = batch.actor == seat
     raising = to_act & batch.can_raise
     committed = batch.committed
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = seats - 1
     scalars = _POSITION + seats
-    values[:, scalars] = committed.sum(axis=1) * scale
+    values[:, scalars] = row_sums(committed) * scale
     values[:, scalars + 1] = np.where(to_act, batch.call_amount, 0) * scale
     values[:, scalars + 2] = batch.current_bet * scale
     values[:, scalars + 3] = np.where(raising, batch.min_raise_to, 0) * scale
     values[:, scalars + 4] = np.where(raising, batch.max_raise_to, 0) * scale
-    values[:, scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
-    values[:, scalars + 6] = (~batch.folded).sum(axis=1) / seats
+    values[:, scalars + 5] = (batch.cap - row_max(committed)) * scale
+    values[:, scalars + 6] = (seats - row_sums(batch.folded.view(np.int8))) / seats
     values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
     values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
     # Seats relative to the observer: relative seat r is seat ``seat + r``.
@@ -118,61 +119,61 @@ def encode_rows(
     entry over all rows, in a Fortran-ordered array: every write is contiguous.)"""
     count, table_seats = rows.size, batch.seat_count
     columns = np.zeros((observation_length(table_seats), count), dtype=np.float32)
+    entries = columns.reshape(-1)  # entry (index, line) at index x count + line
     lines = np.arange(count)
     scale = 1.0 / batch.cap
-    hole = batch.hole_cards[rows, seats]
-    columns[hole[:, 0], lines] = 1.0
-    columns[hole[:, 1], lines] = 1.0
+    # (Rows are gathered with ``take`` and flat indices, which NumPy does several times
+    # faster than fancy indexing of the 2-D and 3-D arrays.)
+    # The one-hot entries of each row, at once: its hole cards, the board cards shown,
+    # the street (none once the deal is over) and its position.
     street = batch.street[rows]
-    visible = _BOARD_SIZES[street]
-    board = batch.board[rows]
-    for card in range(5):
-        shown = np.flatnonzero(visible > card)
-        columns[_BOARD + board[shown, card], shown] = 1.0
-    playing = np.flatnonzero(street < 4)
-    columns[_STREET + street[playing], playing] = 1.0
-    columns[_POSITION + (seats - batch.button[rows]) % table_seats, lines] = 1.0
+    hot = np.empty((count, 9), dtype=np.int64)
+    hot[:, :2] = batch.hole_cards.reshape(-1, 2).take(rows * table_seats + seats, axis=0)
+    hot[:, 2:7] = _BOARD + batch.board.take(rows, axis=0)
+    hot[:, 7] = _STREET + street
+    hot[:, 8] = _POSITION + (seats - batch.button[rows]) % table_seats
+    shown = np.ones((count, 9), dtype=bool)
+    shown[:, 2:7] = np.arange(5) < _BOARD_SIZES[street][:, None]
+    shown[:, 7] = street < 4
+    entries[(hot * count + lines[:, None])[shown]] = 1.0
     to_act = batch.actor[rows] == seats
     raising = to_act & batch.can_raise[rows]
-    committed = batch.committed[rows]
-    folded = batch.folded[rows]
+    # Seats relative to each observer: relative seat r of row i is seats[i] + r, at
+    # ``around[r, i]`` in the flat (tables, seats) arrays (seats first: the writes below
+    # are then contiguous).
+    relative = (seats + np.arange(table_seats)[:, None]) % table_seats
+    around = rows * table_seats + relative
+    committed = batch.committed.reshape(-1)[around]
+    folded = batch.folded.reshape(-1)[around]
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = table_seats - 1
     scalars = _POSITION + table_seats
-    columns[scalars] = committed.sum(axis=1) * scale
+    columns[scalars] = committed.sum(axis=0) * scale
     columns[scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
     columns[scalars + 2] = batch.current_bet[rows] * scale
     columns[scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
     columns[scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
-    columns[scalars + 5] = (batch.cap - committed.max(axis=1)) * scale
-    columns[scalars + 6] = (~folded).sum(axis=1) / table_seats
+    columns[scalars + 5] = (batch.cap - committed.max(axis=0)) * scale
+    columns[scalars + 6] = (table_seats - folded.sum(axis=0)) / table_seats
     columns[scalars + 7] = np.minimum(deal_numbers, deals) / deals
     columns[scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
-    # Seats relative to each observer: relative seat r of row i is seats[i] + r.
-    relative = (seats[:, None] + np.arange(table_seats)) % table_seats
-    flat = (lines * table_seats)[:, None] + relative  # into a row-major (count, seats)
     first = scalars + _SCALARS
     per_seat = columns[first : first + _PER_SEAT * table_seats].reshape(
         table_seats, _PER_SEAT, count
     )
-    around = committed.reshape(-1)[flat].T
-    per_seat[:, 0] = around * scale
-    per_seat[:, 1] = (batch.cap - around) * scale
-    per_seat[:, 2] = batch.street_bets[rows].reshape(-1)[flat].T * scale
-    per_seat[:, 3] = folded.reshape(-1)[flat].T
+    per_seat[:, 0] = committed * scale
+    per_seat[:, 1] = (batch.cap - committed) * scale
+    per_seat[:, 2] = batch.street_bets.reshape(-1)[around] * scale
+    per_seat[:, 3] = folded
     history_base = first + _PER_SEAT * table_seats
     history = columns[history_base : history_base + 8 * table_seats].reshape(
         4, table_seats, 2, count
     )
-    # (count, 4, seats) row-major: row i, street s, seat k at (4 i + s) seats + k.
-    by_street = (((lines * 4)[:, None] + np.arange(4)) * table_seats)[:, :, None] + relative[
-        :, None, :
-    ]
-    raises = batch.raises[rows].reshape(-1)[by_street]
-    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP).transpose(1, 2, 0) / (
-        HISTORY_RAISES_CAP
-    )
-    history[:, :, 1] = batch.action_chips[rows].reshape(-1)[by_street].transpose(1, 2, 0) * scale
+    # In the flat (tables, 4, seats) arrays: table t, street s, seat k at (4 t + s) seats + k.
+    by_street = (rows * 4 + np.arange(4)[:, None, None]) * table_seats + relative
+    raises = batch.raises.reshape(-1)[by_street]
+    history[:, :, 0] = np.minimum(raises, HISTORY_RAISES_CAP) / HISTORY_RAISES_CAP
+    history[:, :, 1] = batch.action_chips.reshape(-1)[by_street] * scale
     return columns.T
 
 

@@ -16,6 +16,13 @@ allowed as ``permissions``), found after each call or, for a caller that both ap
 actions and deals new hands in one step, once for both by
 :meth:`TableBatch.update_legal`.
 
+The steps gather the rows they work on with ``take`` and flat indices (``row x seats +
+seat``), which NumPy does several times faster than fancy indexing of a 2-D array, and
+reduce over the seats with an integer product (:func:`row_sums`) or ``argmax``
+(:func:`row_any`, :func:`row_max`, :func:`first_in_turn`): NumPy reduces along a short
+last axis several times slower. At a thousand tables these calls, not the arithmetic,
+are most of a step.
+
 Because every seat starts the deal with the same chips, the players still in a hand at
 its end have always put in the same total (a call never falls short of a bet, and an
 all-in is everyone's most): a showdown has one pot, shared by the best hands with the
@@ -46,7 +53,18 @@ from dp_arena.engine.rules import Betting, TableRules
 from dp_arena.envs.batch.cards import hand_values
 from dp_arena.errors import IllegalActionError, IllegalReason
 
-__all__ = ["CALL", "CHECK", "FOLD", "NO_ACTOR", "RAISE", "TableBatch"]
+__all__ = [
+    "CALL",
+    "CHECK",
+    "FOLD",
+    "NO_ACTOR",
+    "RAISE",
+    "TableBatch",
+    "first_in_turn",
+    "row_any",
+    "row_max",
+    "row_sums",
+]
 
 # Action kinds as codes (the order of ActionKind's members).
 FOLD, CHECK, CALL, RAISE = 0, 1, 2, 3
@@ -56,6 +74,43 @@ _WORST = 1 << 30  # above every hand value
 _LOG_START = 32  # actions logged a deal before the log grows
 # The permission bits of a legal kind: fold 8, check 4, call 2, raise 1 (kind k is bit 3 - k).
 _FOLD_BIT, _CHECK_BIT, _CALL_BIT = 8, 4, 2
+
+
+def row_sums(values: np.ndarray) -> np.ndarray:
+    """Each row's sum of a ``(rows, seats)`` integer array (exact: an integer product)."""
+    sums: np.ndarray = values @ np.ones(values.shape[1], dtype=values.dtype)
+    return sums
+
+
+def row_any(mask: np.ndarray) -> np.ndarray:
+    """Whether each row of a ``(rows, seats)`` boolean array has a true entry: the entry
+    ``argmax`` finds (the first true one, or the first)."""
+    found: np.ndarray = mask.reshape(-1)[_cells(mask, mask.argmax(axis=1))]
+    return found
+
+
+def row_max(values: np.ndarray) -> np.ndarray:
+    """Each row's largest entry of a ``(rows, seats)`` array."""
+    largest: np.ndarray = values.reshape(-1)[_cells(values, values.argmax(axis=1))]
+    return largest
+
+
+def first_in_turn(eligible: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each row of ``eligible`` (``(rows, seats)``, boolean) and its seats in turn
+    (``order``, a row of seat numbers each), the first eligible seat in turn (or the
+    first in turn, when none is) and whether there is one."""
+    lines = np.arange(order.shape[0])[:, None] * order.shape[1]
+    in_turn = eligible.reshape(-1)[lines + order]
+    place = in_turn.argmax(axis=1)
+    return order.reshape(-1)[_cells(order, place)], in_turn.reshape(-1)[_cells(order, place)]
+
+
+def _cells(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The flat indices of ``columns[i]`` (one column or a row of them) of row ``i`` of the
+    2-D ``values``."""
+    starts = np.arange(values.shape[0]) * values.shape[1]
+    cells: np.ndarray = (starts if columns.ndim == 1 else starts[:, None]) + columns
+    return cells
 
 
 class TableBatch:
@@ -81,7 +136,6 @@ class TableBatch:
         self.folded = np.zeros(shape, dtype=bool)
         self.acted = np.zeros(shape, dtype=bool)
         self.payoffs = np.zeros(shape, dtype=np.int64)
-        self.values = np.zeros(shape, dtype=np.int64)  # each hand's showdown value
         self.hole_cards = np.zeros((tables, seats, 2), dtype=np.int64)
         self.board = np.zeros((tables, 5), dtype=np.int64)
         self.street = np.zeros(tables, dtype=np.int64)
@@ -133,27 +187,21 @@ class TableBatch:
         post the blinds and open the betting, every seat with the cap. With ``update``
         false the legal actions are found only by the next :meth:`update_legal`."""
         seats = self.seat_count
-        lines = np.arange(rows.size)[:, None]
-        order = self._after[buttons]  # dealt to in turn, from the left of the button
-        hole = np.empty((rows.size, seats, 2), dtype=np.int64)
-        hole[lines, order, 0] = decks[:, :seats]
-        hole[lines, order, 1] = decks[:, seats : 2 * seats]
+        # Dealt to in turn from the left of the button: seat s is the deck's place
+        # (s - button - 1) mod seats, in each round of cards.
+        dealt = _cells(decks, self._left_of.take(buttons, axis=0))
+        hole = np.stack((decks.reshape(-1)[dealt], decks.reshape(-1)[dealt + seats]), axis=2)
         self.hole_cards[rows] = hole
         board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
         self.board[rows] = board
-        # Every hand's showdown value, known from the deal.
-        self.values[rows] = hand_values(
-            np.concatenate((hole, np.broadcast_to(board[:, None, :], (rows.size, seats, 5))), 2)
-        )
         self.button[rows] = buttons
         committed = np.zeros((rows.size, seats), dtype=np.int64)
         # Heads-up the button posts the small blind. Every seat has the cap, at least the
         # big blind: both blinds are posted in full.
-        small = buttons if seats == 2 else order[:, 0]
-        big = self._after[small, 0]
-        flat = lines[:, 0]
-        committed[flat, small] = self.small_blind
-        committed[flat, big] = self.big_blind
+        small = buttons if seats == 2 else (buttons + 1) % seats
+        big = (small + 1) % seats
+        committed.reshape(-1)[_cells(committed, small)] = self.small_blind
+        committed.reshape(-1)[_cells(committed, big)] = self.big_blind
         self.committed[rows] = committed
         self.street_bets[rows] = committed
         self.folded[rows] = False
@@ -166,7 +214,7 @@ class TableBatch:
         self.largest_increment[rows] = 0
         self.live[rows] = seats
         self.current_bet[rows] = self.big_blind
-        first = self._after[big, 0]
+        first = (big + 1) % seats
         if self.cap > self.big_blind:
             # Every seat can still put chips in: the betting opens, left of the big blind.
             self.acted[rows] = False
@@ -212,12 +260,12 @@ class TableBatch:
             )
         street = self.street[rows]
         current_bet = self.current_bet[rows]
+        cells = rows * self.seat_count + seat  # each acting seat in the flat seat arrays
         chips = np.where(kinds == CALL, self.call_amount[rows], 0)
         if raisers.size:
-            raiser = seat[raisers]
             largest = self.largest_increment[raised]
             increment = amount - current_bet[raisers]
-            chips[raisers] = amount - self.street_bets[raised, raiser]
+            chips[raisers] = amount - self.street_bets.reshape(-1)[cells[raisers]]
             full = increment >= np.maximum(largest, self.big_blind)  # reopens the betting
             if np.count_nonzero(full):
                 self.acted[raised[full]] = False
@@ -226,13 +274,14 @@ class TableBatch:
             self.current_bet[raised] = amount
         folders = (kinds == FOLD).nonzero()[0]
         if folders.size:
-            self.folded[rows[folders], seat[folders]] = True
+            self.folded.reshape(-1)[cells[folders]] = True
             self.live[rows[folders]] -= 1
-        self.committed[rows, seat] += chips
-        self.street_bets[rows, seat] += chips
-        self.acted[rows, seat] = True
-        self.raises[rows, street, seat] += raising
-        self.action_chips[rows, street, seat] += chips
+        self.committed.reshape(-1)[cells] += chips
+        self.street_bets.reshape(-1)[cells] += chips
+        self.acted.reshape(-1)[cells] = True
+        history = (rows * 4 + street) * self.seat_count + seat  # in the (tables, 4, seats) arrays
+        self.raises.reshape(-1)[history] += raising
+        self.action_chips.reshape(-1)[history] += chips
         preflop = street == _PREFLOP
         self.preflop_calls[rows] += preflop & (kinds == CALL)
         opening = (preflop & raising).nonzero()[0]
@@ -249,8 +298,9 @@ class TableBatch:
             grow = self.log_kinds.shape[1]
             self.log_kinds = np.pad(self.log_kinds, ((0, 0), (0, grow)))
             self.log_amounts = np.pad(self.log_amounts, ((0, 0), (0, grow)))
-        self.log_kinds[rows, length] = kinds
-        self.log_amounts[rows, length] = amounts
+        entries = rows * self.log_kinds.shape[1] + length
+        self.log_kinds.reshape(-1)[entries] = kinds
+        self.log_amounts.reshape(-1)[entries] = amounts
         self.log_length[rows] = length + 1
 
     def _to_act(self, rows: np.ndarray, seat: np.ndarray) -> None:
@@ -270,32 +320,32 @@ class TableBatch:
     def _legal(self, rows: np.ndarray, seat: np.ndarray) -> None:
         """The legal actions of ``seat``, to act at ``rows`` (``betting.legal_actions``;
         the bet to match is the current bet: the big blind is never short here)."""
-        lines = np.arange(rows.size)
-        street_bets = self.street_bets[rows]
-        committed = self.committed[rows]
+        street_bets = self.street_bets.take(rows, axis=0)
+        committed = self.committed.take(rows, axis=0)
         current_bet = self.current_bet[rows]
-        bet = street_bets[lines, seat]
-        available = self.cap - committed[lines, seat]
+        own = _cells(street_bets, seat)
+        bet = street_bets.reshape(-1)[own]
+        available = self.cap - committed.reshape(-1)[own]
         largest = self.largest_increment[rows]
         owed = np.maximum(current_bet - bet, 0)
         call_amount = np.minimum(available, owed)
         full_raise = np.maximum(largest, self.big_blind)
         # Someone else still in could put in more than the current bet.
-        could_call = ~self.folded[rows] & (
+        could_call = ~self.folded.take(rows, axis=0) & (
             street_bets + (self.cap - committed) > current_bet[:, None]
         )
-        could_call[lines, seat] = False
+        could_call.reshape(-1)[own] = False
         can_raise = (
             (call_amount >= largest)
             & (available > owed)
-            & ~(self.acted[rows, seat] & (owed < full_raise))
-            & could_call.any(axis=1)
+            & ~(self.acted.reshape(-1)[rows * self.seat_count + seat] & (owed < full_raise))
+            & row_any(could_call)
         )
         all_in_to = bet + available
         min_raise_to = np.minimum(all_in_to, current_bet + full_raise)
         max_raise_to = all_in_to
         if self.pot_limit:
-            pot_to = 2 * current_bet - bet + committed.sum(axis=1)
+            pot_to = 2 * current_bet - bet + row_sums(committed)
             max_raise_to = np.minimum(all_in_to, np.maximum(min_raise_to, pot_to))
         self.owed[rows] = owed
         self.call_amount[rows] = call_amount
@@ -317,14 +367,13 @@ class TableBatch:
         if settled.size:
             playing = ~alone
             rows, last, current_bet = rows[playing], last[playing], current_bet[playing]
-        lines = np.arange(rows.size)
-        owes = ~self.acted[rows] | (self.street_bets[rows] < current_bet[:, None])
-        to_act = ~self.folded[rows] & (self.committed[rows] < self.cap) & owes
-        order = self._after[last]
-        in_turn = to_act[lines[:, None], order]
-        first = in_turn.argmax(axis=1)
-        found = in_turn[lines, first]
-        following = order[lines, first]
+        owes = ~self.acted.take(rows, axis=0) | (
+            self.street_bets.take(rows, axis=0) < current_bet[:, None]
+        )
+        to_act = (
+            ~self.folded.take(rows, axis=0) & (self.committed.take(rows, axis=0) < self.cap) & owes
+        )
+        following, found = first_in_turn(to_act, self._after.take(last, axis=0))
         if np.count_nonzero(found) < rows.size:
             ended = rows[~found]
             rows, following = rows[found], following[found]
@@ -344,13 +393,10 @@ class TableBatch:
         first the first of them from the left of the button; otherwise no later round can
         be (nothing changes), and the board is dealt to the showdown. The rows opened, their
         first player, and those at the showdown (settled by the caller)."""
-        lines = np.arange(rows.size)
-        can_act = ~self.folded[rows] & (self.committed[rows] < self.cap)
+        can_act = ~self.folded.take(rows, axis=0) & (self.committed.take(rows, axis=0) < self.cap)
         self.acted[rows] = ~can_act
-        order = self._after[self.button[rows]]
-        in_turn = can_act[lines[:, None], order]
-        head = order[lines, in_turn.argmax(axis=1)]
-        opened = in_turn.sum(axis=1) > 1
+        head, _ = first_in_turn(can_act, self._after.take(self.button[rows], axis=0))
+        opened = row_sums(can_act.view(np.int8)) > 1
         if np.count_nonzero(opened) == rows.size:
             return rows, head, rows[:0]
         shown = rows[~opened]
@@ -416,16 +462,27 @@ class TableBatch:
         """Award the pot at ``rows`` (``showdown.settle``) and set the payoffs: to the one
         player left, or shared by the best hands, odd chips one at a time to the winners
         from the left of the button."""
-        committed = self.committed[rows]
-        folded = self.folded[rows]
-        highest = np.where(folded, -1, committed).max(axis=1)
-        lowest = np.where(folded, _WORST, committed).min(axis=1)
+        committed = self.committed.take(rows, axis=0)
+        folded = self.folded.take(rows, axis=0)
+        highest = row_max(np.where(folded, -1, committed))
+        lowest = -row_max(np.where(folded, -_WORST, -committed))
         if np.count_nonzero(highest != lowest):  # a side pot: only with unequal stacks
             raise AssertionError("TableBatch: players in the hand put in unequal totals")
-        pot = committed.sum(axis=1)
-        values = np.where(folded, _WORST, self.values[rows])
-        winners = values == values.min(axis=1)[:, None]
-        share, odd_chips = np.divmod(pot, winners.sum(axis=1))
+        pot = row_sums(committed)
+        # The values of the hands shown, those still in where two or more are (one player
+        # left wins with any hand); a folded hand is below the worst.
+        values = np.where(folded, _WORST, 0)
+        contested = ~folded & (self.live[rows] > 1)[:, None]
+        cells = contested.reshape(-1).nonzero()[0]  # (line, seat) as line x seats + seat
+        if cells.size:
+            shown = rows[cells // self.seat_count]
+            hole_cells = shown * self.seat_count + cells % self.seat_count
+            holes = self.hole_cards.reshape(-1, 2).take(hole_cells, axis=0)
+            values.reshape(-1)[cells] = hand_values(
+                np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
+            )
+        winners = values == -row_max(-values)[:, None]
+        share, odd_chips = np.divmod(pot, row_sums(winners.view(np.int8)))
         won = np.where(winners, share[:, None], 0)
         odd = odd_chips.nonzero()[0]
         if odd.size:

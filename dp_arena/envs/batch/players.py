@@ -32,7 +32,7 @@ import numpy as np
 from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.uniform import RAISE_SIZES
 from dp_arena.engine.actions import Action, ActionKind
-from dp_arena.engine.mixes import UNIT, draw_number, mix_material
+from dp_arena.engine.mixes import UNIT, draw_numbers
 from dp_arena.envs.batch.encoding import encode_rows, row_masks
 from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.policy_agent import discrete_mix, is_policy, policy_distribution
@@ -130,7 +130,7 @@ class RandomPlayer(Stateless):
     spread over :data:`~dp_arena.agents.uniform.RAISE_SIZES` amounts from the minimum to
     the maximum), drawn as a dealer draws it. The mixes' weights and the entries drawn are
     arrays; the number each decision draws is read from its own stream
-    (:func:`~dp_arena.engine.mixes.draw_number`, one hash a decision)."""
+    (:func:`~dp_arena.engine.mixes.draw_numbers`, one hash a decision)."""
 
     def decide(
         self, tables: BatchTables, rows: np.ndarray, seats: np.ndarray
@@ -157,16 +157,21 @@ class RandomPlayer(Stateless):
         raise_weight = (2 * UNIT + shares) // (2 * shares)
         totals = plain * kind_weight + distinct * raise_weight
         numbers = np.zeros(rows.size, dtype=np.int64)
-        sessions = tables.session[rows].tolist()
-        deals = tables.deal[rows].tolist()
-        decisions = batch.log_length[rows].tolist()
-        seeds = tables.event_seeds
         # A mix of one action is that action, without a draw.
-        for index in ((plain + distinct) > 1).nonzero()[0].tolist():
-            material = mix_material(
-                seeds[int(rows[index])] or 0, 0, sessions[index], 0, deals[index], decisions[index]
-            )
-            numbers[index] = draw_number(int(totals[index]), material)
+        drawing = ((plain + distinct) > 1).nonzero()[0]
+        if drawing.size:
+            drawn = rows[drawing]
+            prefixes = tables.mix_prefixes
+            materials = [
+                f"{prefixes[row]}{deal}:{decision}".encode()
+                for row, deal, decision in zip(
+                    drawn.tolist(),
+                    tables.deal[drawn].tolist(),
+                    batch.log_length[drawn].tolist(),
+                    strict=True,
+                )
+            ]
+            numbers[drawing] = draw_numbers(totals[drawing].tolist(), materials)
         plain_total = plain * kind_weight
         kinds = _KIND_LISTS[permissions, np.minimum(numbers // kind_weight, 3)]
         amounts = np.zeros(rows.size, dtype=np.int64)

@@ -38,11 +38,11 @@ from dp_arena.agents.seat import SeatFault
 from dp_arena.agents.table import observe as observe_actor
 from dp_arena.agents.table import played
 from dp_arena.engine import Action, ActionKind, HandState, LegalActions, deck_for, new_hand
-from dp_arena.engine.mixes import MixDraws
+from dp_arena.engine.mixes import MixDraws, mix_prefix
 from dp_arena.engine.rules import TableRules
 from dp_arena.envs.batch.cards import decks
 from dp_arena.envs.batch.encoding import batch_masks, encode_batch
-from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch
+from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, NO_ACTOR, RAISE, TableBatch, row_sums
 from dp_arena.envs.batch.players import (
     AggressivePlayer,
     BatchPlayer,
@@ -138,6 +138,8 @@ class BatchTables:
         self.leaves = all(player.leaves for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
         self.draws = [MixDraws()] * count  # each table's draws of mixed answers
+        # The same as text: each decision's adds "{deal}:{decision}" (what random draws by).
+        self.mix_prefixes = [""] * count
         self.session = np.zeros(count, dtype=np.int64)
         self.deal = np.zeros(count, dtype=np.int64)
         self.nets = np.zeros((count, seats), dtype=np.int64)
@@ -175,7 +177,9 @@ class BatchTables:
             self.event_seeds[row], self.session[row] = event_seed, session
         chosen = np.array(rows, dtype=np.intp)
         for row in chosen.tolist():
-            self.draws[row] = MixDraws(self.event_seeds[row] or 0, 0, int(self.session[row]), 0)
+            event_seed, session = self.event_seeds[row] or 0, int(self.session[row])
+            self.draws[row] = MixDraws(event_seed, 0, session, 0)
+            self.mix_prefixes[row] = mix_prefix(event_seed, 0, session, 0)
         for player in self.players:
             player.start_sessions(self, chosen)
         self.deal[chosen] = 0
@@ -227,7 +231,7 @@ class BatchTables:
                 actions[raising],
                 batch.min_raise_to[raised],
                 batch.max_raise_to[raised],
-                pot=batch.committed[raised].sum(axis=1),
+                pot=row_sums(batch.committed.take(raised, axis=0)),
                 call_amount=call_amount[raising],
                 current_bet=batch.current_bet[raised],
             )
@@ -327,8 +331,8 @@ class BatchTables:
         self.left[row] = []
 
     def _end_deals(self, rows: np.ndarray) -> None:
-        payoffs = self.batch.payoffs[rows]
-        self.nets[rows] += payoffs
+        payoffs = self.batch.payoffs.take(rows, axis=0)
+        self.nets[rows] = self.nets.take(rows, axis=0) + payoffs
         self.pending[rows] += payoffs[:, self.learner] / self.big_blind
         deal = self.deal[rows] + 1
         self.deal[rows] = deal
@@ -346,9 +350,12 @@ class BatchTables:
         if stale.any():
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
-        self.batch.start(rows, self.deck_cards[rows, slot], deal % self.seat_count, update=False)
+        cards = self.deck_cards.reshape(-1, self.deck_cards.shape[2])
+        self.batch.start(
+            rows, cards.take(rows * self.chunk + slot, axis=0), deal % self.seat_count, update=False
+        )
         self.context_deal[rows] = deal
-        self.context_net[rows] = self.nets[rows, self.learner]
+        self.context_net[rows] = self.nets[:, self.learner][rows]
         self.serial[rows] += 1
         for player in self.players:
             player.start_deals(self, rows)
@@ -371,8 +378,7 @@ class BatchTables:
                 deals.append(start + slot)
                 lines.append(row)
                 slots.append(slot)
-        cards = decks(seeds, sessions, deals)
-        self.deck_cards[lines, slots] = cards[:, : self.deck_cards.shape[2]]
+        self.deck_cards[lines, slots] = decks(seeds, sessions, deals, self.deck_cards.shape[2])
         self.deck_first[rows] = first
 
     # -- the opponents ---------------------------------------------------------------

@@ -230,10 +230,10 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
         terminated = np.zeros(self.num_envs, dtype=bool)
         if done.any():  # NextStep: this step resets them; their actions are ignored
             over = np.flatnonzero(done)
+            playing = np.flatnonzero(~done)
             self.tables.reset(over.tolist(), [None] * over.size)
             done[over] = False
             self._illegal_counts[over] = 0
-            playing = np.flatnonzero(~np.isin(np.arange(self.num_envs), over))
         else:
             playing = np.arange(self.num_envs)
         if playing.size:
