@@ -17,6 +17,15 @@ deal's actions so far, not the table, so that mirrored tables reaching the same
 situation draw alike (each draw still uniform given the table's past). That is not what
 the dealer does; it is measured here to show whether it would lower the variance
 further.
+
+And the same deals once more with a **learned** value in place of the fixed one
+(``bench/learned_value.py``): cross-fitted on the run's other deals, unbiased, measured
+to show what it would gain (``board+learned``); the adjusted score does not use it.
+
+And once more with **other draws** (every table drawing from another table's stream: the
+same decks, draws independent of the dealer's), to measure the share of each pair's
+board-adjusted variance that the draws make: what a perfect value of the draws could
+take out at most, and so how far any value is from it.
 """
 
 from __future__ import annotations
@@ -65,15 +74,23 @@ class CommonDraws(MixDraws):
         return mix.actions[draw_index(mix.weights, material)]
 
 
-def _play(specs: tuple[str, ...], deals: int, common: bool) -> Any:
+# Another table's stream: the same decks, draws independent of the dealer's own.
+OTHER_DRAWS = 1000
+
+
+def _play(specs: tuple[str, ...], deals: int, draws: str = "dealer") -> Any:
+    """The match of ``specs``, the dealer drawing as it does (``dealer``), with common
+    random numbers (``common``), or from other streams (``other``: the same decks, every
+    draw independent of the dealer's)."""
     from dp_arena.agents import InProcessSeat, SessionContext, TableSession, play_table_session
     from dp_arena.match import MatchConfig, agent_names, open_agent_seat, score_match, seatings
 
     config = MatchConfig(specs, deals=deals, seed=SEED)
-    if not common:
+    if draws == "dealer":
         from dp_arena.match import play_match
 
         return config, play_match(config, trusted=True, adjusted=False, clairvoyance=False)
+    seed = config.event_key.seed
     names = agent_names(specs)
     seating = seatings(len(specs))
     tables = []
@@ -93,16 +110,23 @@ def _play(specs: tuple[str, ...], deals: int, common: bool) -> Any:
                 deals=deals,
                 context=SessionContext(event="match"),
                 table_index=index,
-                draws=CommonDraws(config.event_key.seed, 0, 0, index),
+                draws=(
+                    CommonDraws(seed, 0, 0, index)
+                    if draws == "common"
+                    else MixDraws(seed, 0, 0, OTHER_DRAWS + index)
+                ),
             )
         )
     result = score_match(config, names, seating, tuple(tables), adjusted=False, clairvoyance=False)
     return config, result
 
 
-def _scores(config: Any, result: Any) -> tuple[dict[str, list[list[float]]], dict[str, float]]:
-    """The block scores raw, board-adjusted and board+action-adjusted, and the CPU time
-    of each adjustment in milliseconds per table-deal."""
+def _scores(
+    config: Any, result: Any, learned: bool
+) -> tuple[dict[str, list[list[float]]], dict[str, float]]:
+    """The block scores raw, board-adjusted and board+action-adjusted (with ``learned``,
+    board+learned-adjusted too: the cross-fitted learned value), and the CPU time of
+    each adjustment in milliseconds per table-deal."""
     from dp_arena.match import block_scores
     from dp_arena.ratings.action_luck import board_action_nets
     from dp_arena.ratings.board_luck import corrected_nets, forget_deals
@@ -126,6 +150,15 @@ def _scores(config: Any, result: Any) -> tuple[dict[str, list[list[float]]], dic
         "board": (middle - started) / table_deals * 1000,
         "board+action": (time.process_time() - middle) / table_deals * 1000,
     }
+    if learned:
+        from bench.learned_value import learned_nets
+
+        middle = time.process_time()
+        nets = learned_nets(rules, result.tables)
+        exact = block_scores(result.tables, result.seatings, config.big_blind, nets)
+        scores["board+learned"] = [[float(score) for score in row] for row in exact]
+        forget_deals()
+        cost["board+learned"] = (time.process_time() - middle) / table_deals * 1000
     return scores, cost
 
 
@@ -159,12 +192,32 @@ def _figures(names: Sequence[str], scores: dict[str, list[list[float]]]) -> dict
         "action_to_raw": round(total(final) / total(scores["raw"]), 3),
         "action_to_board": round(total(final) / total(scores["board"]), 3),
         "pairs": pairs,
+        "order": order,
         "largest_z_of_mean_shift": round(max(z_scores), 2),
         "means": {
             key: {names[agent]: round(statistics.fmean(rows[agent]), 1) for agent in order}
             for key, rows in scores.items()
         },
     }
+
+
+def _draws_share(
+    first: list[list[float]], second: list[list[float]], measured: dict[str, Any]
+) -> dict[str, float]:
+    """For every pair of neighbours, the share of the variance of their per-deal score
+    difference that the draws make: the same decks played twice with independent draws,
+    ``Var(difference of the two plays) / 2`` (the variance given the decks) over the
+    variance of either (board-adjusted block scores)."""
+    shares = {}
+    for pair, (better, worse) in zip(
+        measured["pairs"], itertools.pairwise(measured["order"]), strict=True
+    ):
+        one = [a - b for a, b in zip(first[better], first[worse], strict=True)]
+        two = [a - b for a, b in zip(second[better], second[worse], strict=True)]
+        given_decks = statistics.variance([a - b for a, b in zip(one, two, strict=True)]) / 2
+        total = (statistics.variance(one) + statistics.variance(two)) / 2
+        shares[pair["pair"]] = round(given_decks / total, 3)
+    return shares
 
 
 def run() -> dict[str, object]:
@@ -175,37 +228,52 @@ def run() -> dict[str, object]:
         f" {MARGIN:g} mbb apart: raw / board-adjusted / board+action-adjusted"
     )
     ratios = []  # board+action's deals over board's, every pair of neighbours
+    learned_ratios = []  # the same with the learned value
     for label, (specs, deals) in FIELDS.items():
         found: dict[str, Any] = {"deals": deals}
         for common in (False, True):
-            config, result = _play(specs, deals, common)
+            config, result = _play(specs, deals, "common" if common else "dealer")
             short = [name.split(":")[-1] for name in result.names]
-            scores, cost = _scores(config, result)
+            scores, cost = _scores(config, result, learned=not common)
             measured = _figures(short, scores)
             found["common" if common else "independent"] = measured
             if not common:
+                dealer_board = scores["board"]
                 drawn = sum(len(deal.mixes) for table in result.tables for deal in table.deals)
                 actions = sum(len(deal.actions) for table in result.tables for deal in table.deals)
                 found["drawn_share"] = round(drawn / actions, 3)
                 found["ms_per_table_deal"] = {key: round(value, 2) for key, value in cost.items()}
+        config, result = _play(specs, deals, "other")
+        other_board = _scores(config, result, learned=False)[0]["board"]
+        found["draws_share"] = _draws_share(dealer_board, other_board, found["independent"])
         figures[label] = found
         measured = found["independent"]
         costs = found["ms_per_table_deal"]
         show(
             f"{label}, {deals} deals ({found['drawn_share']:.0%} of the actions drawn from"
             f" mixes; scoring {costs['board']:.1f} ms a table-deal for the board,"
-            f" {costs['board+action']:.1f} for board+action): variance board / raw"
+            f" {costs['board+action']:.1f} for board+action,"
+            f" {costs['board+learned']:.1f} for board+learned): variance board / raw"
             f" {measured['board_to_raw']:.2f},"
             f" board+action / raw {measured['action_to_raw']:.2f}, board+action / board"
             f" {measured['action_to_board']:.2f}; means moved by at most"
             f" {measured['largest_z_of_mean_shift']:.2f} standard errors"
         )
+        show(
+            "  the draws' share of the board-adjusted variance of each pair's difference"
+            " (the same decks played again with other draws: what a perfect value of the"
+            " draws could take out): "
+            + ", ".join(f"{pair} {share:.2f}" for pair, share in found["draws_share"].items())
+        )
         for pair in measured["pairs"]:
             ratios.append(pair["board+action"] / pair["board"])
+            learned_ratios.append(pair["board+learned"] / pair["board"])
             show(
                 f"  {pair['pair']}: deals raw {pair['raw']:,}, board {pair['board']:,},"
                 f" board+action {pair['board+action']:,}"
-                f" ({pair['board+action'] / pair['board']:.2f} x board)"
+                f" ({pair['board+action'] / pair['board']:.2f} x board); with the learned"
+                f" value {pair['board+learned']:,}"
+                f" ({pair['board+learned'] / pair['board']:.2f} x board)"
             )
         common_pairs = found["common"]["pairs"]
         show(
@@ -219,6 +287,7 @@ def run() -> dict[str, object]:
     show(
         f"goal (board+action at most half the deals of board): met by {met} of"
         f" {len(ratios)} pairs of neighbours; board+action / board from"
-        f" {min(ratios):.2f} to {max(ratios):.2f}"
+        f" {min(ratios):.2f} to {max(ratios):.2f}; with the learned value (measured, not"
+        f" used) from {min(learned_ratios):.2f} to {max(learned_ratios):.2f}"
     )
     return figures

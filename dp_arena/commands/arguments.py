@@ -1,4 +1,5 @@
-"""The options several commands share, each written once: a match's ``--deals``, the
+"""The options several commands share, each written once: the bots a command plays (what
+a spec may be), a match's ``--deals``, the
 table's ``--betting``, a public ``--seed`` for the decks, ``--trusted``, ``--registry``,
 ``--json``, ``--quiet``, and where a run's tables play (``--executor``, ``--workers``,
 ``--ray-address``, ``--mirrors-apart``)."""
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from dp_arena.engine import Betting
+from dp_arena.errors import ConfigError
 
 if TYPE_CHECKING:
     from dp_arena.runner.executors import ExecutorOptions
@@ -24,10 +26,31 @@ __all__ = [
     "add_play_arguments",
     "add_progress_argument",
     "add_registry_argument",
+    "add_spec_argument",
     "add_trusted_argument",
+    "check_deals",
     "executor_options",
     "is_quiet",
 ]
+
+
+# What an agent spec may be, in every command that takes one.
+SPEC_KINDS = (
+    "a built-in name (random, calling-station, aggressive, tag, equity, learned), a bot"
+    " folder with a bot.toml (mybot/, as submit takes it), path/to/file.py:Class,"
+    " package.module:Class, registry:NAME[@VERSION], or a command line (see docs/agents.md)"
+)
+
+
+def add_spec_argument(
+    parser: argparse.ArgumentParser, *, metavar: str = "SPEC", agents: str | None = None
+) -> None:
+    """The bot a command plays, ``spec`` (``metavar`` in the usage line); or, given
+    ``agents`` (how many, in words), the agents of a match, ``specs``."""
+    if agents is None:
+        parser.add_argument("spec", metavar=metavar, help=f"the bot: {SPEC_KINDS}")
+    else:
+        parser.add_argument("specs", nargs="+", metavar=metavar, help=f"{agents}: {SPEC_KINDS}")
 
 
 def add_deal_arguments(parser: argparse.ArgumentParser, *, deals: int, played: str) -> None:
@@ -43,13 +66,33 @@ def add_deal_arguments(parser: argparse.ArgumentParser, *, deals: int, played: s
     add_deck_seed_argument(parser)
 
 
-def add_betting_argument(parser: argparse.ArgumentParser) -> None:
-    """``--betting``: the table's betting structure, no-limit unless told."""
+# Deals of a match, each played at every table: far more than any comparison needs, and
+# few enough that every table's deal records fit in memory (about 1.3 KB a table-deal).
+MAX_DEALS = 100_000
+
+
+def check_deals(deals: int) -> int:
+    """``--deals`` as told, unless it is over :data:`MAX_DEALS` (a :class:`ConfigError`
+    naming the option); a count under 1 is refused where the match's config is made."""
+    if deals > MAX_DEALS:
+        raise ConfigError(
+            f"--deals must be an integer from 1 to {MAX_DEALS:_}, not {deals}", field="deals"
+        )
+    return deals
+
+
+def add_betting_argument(
+    parser: argparse.ArgumentParser,
+    what: str = "betting structure",
+    default: str = Betting.NO_LIMIT.value,
+) -> None:
+    """``--betting``: the table's betting structure, no-limit unless told; ``what`` it is
+    in the help (a ladder's, a learner's tables')."""
     parser.add_argument(
         "--betting",
         choices=[betting.value for betting in Betting],
-        default=Betting.NO_LIMIT.value,
-        help="betting structure (default: %(default)s)",
+        default=default,
+        help=f"{what} (default: %(default)s)",
     )
 
 

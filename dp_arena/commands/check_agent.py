@@ -15,12 +15,7 @@ from dp_arena.sandbox.limits import Limits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "spec",
-        metavar="SPEC",
-        help="the bot: a bot folder with a bot.toml (mybot/, as submit takes it),"
-        " FILE.py:Class, package.module:Class, a command line, or registry:NAME[@VERSION]",
-    )
+    arguments.add_spec_argument(parser)
     parser.add_argument(
         "--states",
         type=int,

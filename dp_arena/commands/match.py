@@ -35,20 +35,9 @@ from dp_arena.results import Fault, FaultKind
 from dp_arena.sandbox import load_hint
 from dp_arena.text import printable
 
-# Deals of a match, each played at every table: far more than any comparison needs, and
-# few enough that every table's deal records fit in memory (about 1.3 KB a table-deal).
-MAX_DEALS = 100_000
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "specs",
-        nargs="+",
-        metavar="SPEC",
-        help="2 to 10 agents: a built-in name (random, calling-station, aggressive, tag, equity,"
-        " learned), a bot folder with a bot.toml (mybot/), path/to/file.py:Class,"
-        " package.module:Class, registry:NAME[@VERSION], or a command line (see docs/agents.md)",
-    )
+    arguments.add_spec_argument(parser, agents="2 to 10 agents")
     arguments.add_deal_arguments(parser, deals=500, played="at every table")
     parser.add_argument(
         "--key",
@@ -69,11 +58,7 @@ def run(args: argparse.Namespace) -> int:
     could not be loaded (the match is still played and printed, the agent as an absent
     player); see :mod:`dp_arena.commands`."""
     try:
-        if args.deals > MAX_DEALS:
-            raise ConfigError(
-                f"--deals must be an integer from 1 to {MAX_DEALS:_}, not {args.deals}",
-                field="deals",
-            )
+        arguments.check_deals(args.deals)
         if not 2 <= len(args.specs) <= 10:
             raise ConfigError(f"give 2 to 10 agents, not {len(args.specs)}", field="specs")
         specs = [check_spec(spec, registry=args.registry) for spec in args.specs]

@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from dp_arena.commands import arguments
 from dp_arena.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _number(parser, "--learning-rate", float, defaults.learning_rate, "Adam step size")
     _number(parser, "--entropy", float, defaults.entropy, "entropy bonus")
-    parser.add_argument("--betting", choices=["no-limit", "pot-limit"], default=defaults.betting)
+    arguments.add_betting_argument(parser, "the training tables' betting", defaults.betting)
     _number(parser, "--seed", int, defaults.seed, "training seed")
     parser.add_argument(
         "--output",
@@ -231,9 +232,14 @@ def _run_recipe(args: argparse.Namespace) -> int:
     if isinstance(config, SelfPlayConfig):
         print(
             f"training (self-play): {config.iterations} iterations x {config.decisions:,}"
-            f" decisions over {config.lineups} line-ups drawn from a league of"
-            f" {', '.join(config.builtins)} and the learner's snapshots, {config.betting},"
-            f" seed {config.seed}",
+            + (
+                f" decisions, every member heads-up and {config.six_max} six-max line-ups"
+                if config.stratified
+                else f" decisions over {config.lineups} line-ups"
+            )
+            + f" drawn from a league of {', '.join(config.builtins)}"
+            + (", the weights started from" if config.start_in_league else "")
+            + f" and the learner's snapshots, {config.betting}, seed {config.seed}",
             flush=True,
         )
     else:

@@ -1,6 +1,7 @@
 """PHH hand histories: the public surface of the writer (:mod:`~dp_arena.engine.phh_write`)
 and the reader/replayer (:mod:`~dp_arena.engine.phh_read`, which parses actions with
-:mod:`~dp_arena.engine.phh_parse`). ``docs/phh.md`` describes the conventions.
+:mod:`~dp_arena.engine.phh_parse`: ``parse_actions``, and ``HandCards``, the cards a
+hand's actions show). ``docs/phh.md`` describes the conventions.
 
 A hand written by dp-arena replays to the same stacks:
 
@@ -15,6 +16,7 @@ A hand written by dp-arena replays to the same stacks:
 
 from __future__ import annotations
 
+from dp_arena.engine.phh_parse import HandCards, parse_actions
 from dp_arena.engine.phh_read import (
     PhhHand,
     ReplayResult,
@@ -33,11 +35,13 @@ from dp_arena.engine.phh_write import (
 )
 
 __all__ = [
+    "HandCards",
     "HandMeta",
     "PhhHand",
     "ReplayResult",
     "SessionHistory",
     "load_histories",
+    "parse_actions",
     "player_seats",
     "read_text",
     "replay_file",

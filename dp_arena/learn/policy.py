@@ -225,14 +225,30 @@ class LinearPolicy:
         known = ~np.isnan(targets)
         rows, actions, targets = rows[known], actions[known], targets[known]
         width = rows.shape[1]
-        weights = np.zeros_like(self.weights)
+        squares = np.zeros((self.actions.size, width, width))
+        products = np.zeros((self.actions.size, width))
+        counts = np.zeros(self.actions.size, dtype=np.int64)
         for action in range(1, self.actions.size):
             chosen = actions == action
-            if chosen.sum() < width:
-                continue
             x = rows[chosen]
+            squares[action] = x.T @ x
+            products[action] = x.T @ targets[chosen]
+            counts[action] = chosen.sum()
+        self.fit_sums(squares, products, counts, ridge)
+
+    def fit_sums(
+        self, squares: np.ndarray, products: np.ndarray, counts: np.ndarray, ridge: float
+    ) -> None:
+        """The same ridge fit from each action's sums over its decisions: ``squares[a]``
+        (its feature rows' x.T @ x), ``products[a]`` (x.T @ targets) and ``counts[a]`` (how
+        many), so a learner can add iterations' sums instead of keeping their rows."""
+        width = self.weights.shape[1]
+        weights = np.zeros_like(self.weights)
+        for action in range(1, self.actions.size):  # folding is worth 0 from now on
+            if counts[action] < width:
+                continue  # too few decisions to fit: the action keeps the value 0
             weights[action] = np.linalg.solve(
-                x.T @ x + ridge * np.eye(width), x.T @ targets[chosen]
+                squares[action] + ridge * np.eye(width), products[action]
             )
         self.weights[:] = weights
 

@@ -62,8 +62,9 @@ class Evaluation:
 
 def load_recipe(path: str | Path) -> Recipe:
     """The recipe in a TOML file: a ``[self_play]`` table of :class:`SelfPlayConfig`
-    fields or a ``[train]`` table of :class:`FittedConfig` fields, and an ``[evaluate]``
-    table (``deals``, ``six_max_deals``, ``seed``)."""
+    fields (its ``warm_start`` file named relative to the recipe's folder) or a
+    ``[train]`` table of :class:`FittedConfig` fields, and an ``[evaluate]`` table
+    (``deals``, ``six_max_deals``, ``seed``)."""
     try:
         data = tomllib.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
@@ -88,6 +89,8 @@ def load_recipe(path: str | Path) -> Recipe:
     unknown = sorted(set(evaluate) - {"deals", "six_max_deals", "seed", "temperature"})
     if unknown:
         raise ConfigError(f"{path}: [evaluate] has unknown fields {unknown}", field=unknown[0])
+    if train.get("warm_start"):  # a file named relative to the recipe's folder
+        train["warm_start"] = str(Path(path).parent / train["warm_start"])
     try:
         config = kind(**train)
     except TypeError as error:
@@ -282,29 +285,55 @@ def _self_play_data(
     deals: int,
     league: list[tuple[str, float, float, float]] | None,
 ) -> list[str]:
+    features = (
+        "the observation vectors (`dp_arena.learn.vector_features`)"
+        if policy.feature_set == "vector"
+        else "the typed observation (`dp_arena.learn.features`)"
+    )
     lines = [
         (
             f"- Method: self-play; fitted Monte-Carlo control of a linear action-value model"
-            f" over {policy.weights.shape[1]} features of the observation vectors"
-            f" (`dp_arena.learn.selfplay`, `dp_arena.learn.vector_features`), trained greedily."
+            f" over {policy.weights.shape[1]} features of {features} (`dp_arena.learn.selfplay`),"
+            " trained greedily."
         ),
         (
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
             f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
-            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last {config.keep}"
-            f" iterations."
+            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last"
+            f" {min(config.keep, config.iterations)} iterations."
+        ),
+        *(
+            [
+                f"- Started from `{Path(config.warm_start).name}`"
+                + (
+                    ", its weights the first ones"
+                    if policy.metadata.get("warm_start_as") == "weights"
+                    else f", its decisions the first {config.warm_iterations} iterations'"
+                )
+                + (", and a member of the league (`start`)." if config.start_in_league else ".")
+            ]
+            if config.warm_start
+            else []
         ),
         (
-            f"- League: the built-in bots {', '.join(config.builtins)} and the learner's frozen"
-            f" snapshots (one every {config.snapshot_every} iterations, the last"
-            f" {config.capacity} kept), drawn by prioritised fictitious self-play (weighting"
-            f" `{config.weighting}`); {config.lineups} line-ups an iteration, {config.six_max}"
-            f" of them six-handed (five members drawn), the others heads-up."
+            f"- League: the built-in bots {', '.join(config.builtins)}"
+            + (", the weights started from" if config.start_in_league else "")
+            + f" and the learner's frozen snapshots (one every {config.snapshot_every}"
+            f" iterations, the last {config.capacity} kept), drawn by prioritised fictitious"
+            f" self-play (weighting `{config.weighting}`); "
+            + (
+                f"every member but the snapshots heads-up every iteration (their"
+                f" {config.lineups - config.six_max} shares of the decisions split half evenly,"
+                f" half by the draw's chances) and {config.six_max} six-handed line-ups drawn"
+                f" (five members), each a share, of {config.lineups} shares."
+                if config.stratified
+                else f"{config.lineups} line-ups an iteration, {config.six_max} of them"
+                " six-handed (five members drawn), the others heads-up."
+            )
         ),
         (
-            f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up (every"
-            f" opponent, the snapshots too, deciding in its batch), sessions of {config.rounds}"
-            f" rounds, {config.betting}, seed {config.seed}."
+            f"- Environment: `SingleAgentVectorEnv`, {config.tables} tables per line-up,"
+            f" sessions of {config.rounds} rounds, {config.betting}, seed {config.seed}."
         ),
     ]
     if league:

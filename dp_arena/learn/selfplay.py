@@ -1,43 +1,59 @@
 """Training the linear policy by self-play: fitted Monte-Carlo control against a league
-of the built-in bots and the learner's own frozen snapshots, every table of the vector
-environment's batch (opponents' decisions included) played as arrays.
+of the built-in bots and the learner's own frozen snapshots, at the tables of the vector
+environment.
 
-The policy's logits are action values over the features of the observation vectors
-(:mod:`dp_arena.learn.vector_features`): for each raise size and for check/call, a linear
+The policy's logits are action values: for each raise size and for check/call, a linear
 function estimates what the action wins *from now on* (the chips already committed are
 sunk), in units of the pot after a call; folding is worth exactly 0. The policy plays
-the best of them, so it is deterministic, and a frozen copy of it is a policy over
-batched observations that the batch plays as an opponent, one call for all its tables.
+the best of them, so it is deterministic. Its features (``features``) are those of the
+observation vectors (:mod:`dp_arena.learn.vector_features`: the learner and its frozen
+copies decide in the batch, one call for all its tables) or those of the typed
+observation (:mod:`dp_arena.learn.features`, read from the tables' views; its frozen
+copies play table by table as :class:`~dp_arena.learn.bot.PolicyBot` opponents).
 
 Each iteration draws ``lineups`` line-ups from the :class:`~dp_arena.learn.league.League`
 (heads-up: one member; six-max: five, drawn apart) by prioritised fictitious self-play
 (the snapshots play in the six-max line-ups, and in the heads-up ones too with
-``snapshots_in="both"``),
-plays ``decisions`` learner decisions spread over them at the tables of
+``snapshots_in="both"``). With ``stratified``, only the six-max line-ups are drawn:
+every member is played heads-up every iteration, the heads-up share of the decisions
+split among them half evenly and half by the same PFSP chances. It plays ``decisions``
+learner decisions spread over the line-ups at the tables of
 :class:`~dp_arena.envs.gym.single_agent_vector.SingleAgentVectorEnv` (the best action, but a
 random legal one with probability ``exploration``), credits every decision of a deal with
 the deal's outcome read from the rewards, records each finished session as a win, a draw
 or a loss against the members it was played against, then refits each action's values
-by ridge regression on the last ``keep`` iterations' decisions. Every
-``snapshot_every`` iterations a frozen copy of the learner joins the league. Everything
-is seeded: the same config trains the same weights.
+by ridge regression on the last ``keep`` iterations' decisions (each iteration kept as
+its sums of squares and products, so a fit on all of a run's decisions costs no more
+memory than one on the last). Every ``snapshot_every`` iterations a frozen copy of the
+learner joins the league. Everything is seeded: the same config trains the same weights.
+
+A run may start from other weights (``warm_start``, a policy file): weights over the
+learner's features are its first weights (the first iteration plays them); weights over
+the other feature set are the behaviour of its first ``warm_iterations`` iterations (with
+the same exploration), the learner's values fitted to what those decisions won, so that
+self-play starts from a policy distilled from that policy's decisions. With
+``start_in_league`` the policy started from is also a member of the league, ``start``.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from dp_arena.envs.discrete_actions import DEFAULT_RAISE_SIZES, RaiseSize
 from dp_arena.envs.encoding import observation_length
 from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
-from dp_arena.errors import ConfigError
+from dp_arena.errors import AgentError, ConfigError
+from dp_arena.learn.bot import PolicyBot
+from dp_arena.learn.checks import check_fitting, check_ranges
+from dp_arena.learn.features import features as observation_features
 from dp_arena.learn.league import WEIGHTINGS, League, Member
-from dp_arena.learn.policy import LinearPolicy
+from dp_arena.learn.policy import FEATURE_SETS, LinearPolicy
 from dp_arena.learn.vector_features import features
 
 __all__ = ["IterationReport", "SelfPlayConfig", "train_self_play"]
@@ -62,27 +78,37 @@ class SelfPlayConfig:
     exploration: float = 0.1
     ridge: float = 10.0
     keep: int = 3  # iterations of decisions each fit uses
+    # Every member heads-up every iteration (the heads-up decisions split among them half
+    # evenly, half by PFSP), only the six-max line-ups drawn; else every line-up drawn.
+    stratified: bool = False
+    warm_start: str = ""  # a policy file to start from ("" for none; module docstring)
+    warm_iterations: int = 1  # iterations played by a warm start over other features
+    # The warm start's policy joins the league as the member "start" (played greedily).
+    start_in_league: bool = False
+    # The learner's features: "vector" (of the observation vectors: the learner and its
+    # snapshots play in the batch) or "observation" (of the typed observation, read from
+    # the tables' views; its snapshots play table by table as bots).
+    features: str = "vector"
     seed: int = 0
     betting: str = "no-limit"
     raise_sizes: tuple[RaiseSize, ...] = field(default=DEFAULT_RAISE_SIZES)
 
     def __post_init__(self) -> None:
-        for name, low, high in (
-            ("iterations", 1, 10_000),
-            ("decisions", 100, 100_000_000),
-            ("tables", 1, 65_536),
-            ("rounds", 1, 1000),
-            ("lineups", 1, 100),
-            ("snapshot_every", 1, 10_000),
-            ("capacity", 1, 10_000),
-            ("keep", 1, 1000),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-                raise ConfigError(
-                    f"self-play: {name} must be an integer from {low} to {high:_}, not {value!r}",
-                    field=name,
-                )
+        check_ranges(
+            self,
+            "self-play",
+            (
+                ("iterations", 1, 10_000),
+                ("decisions", 100, 100_000_000),
+                ("tables", 1, 65_536),
+                ("rounds", 1, 1000),
+                ("lineups", 1, 100),
+                ("snapshot_every", 1, 10_000),
+                ("capacity", 1, 10_000),
+                ("keep", 1, 10_000),
+                ("warm_iterations", 0, 10_000),
+            ),
+        )
         if not 0 <= self.six_max <= self.lineups:
             raise ConfigError("self-play: six_max must be 0 to lineups", field="six_max")
         if self.snapshots_in not in ("six-max", "both"):
@@ -93,10 +119,19 @@ class SelfPlayConfig:
             raise ConfigError(
                 f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
             )
-        if not 0 <= self.exploration <= 1:
-            raise ConfigError("self-play: exploration must be in [0, 1]", field="exploration")
-        if not (0 <= self.ridge < math.inf):
-            raise ConfigError("self-play: ridge must be non-negative", field="ridge")
+        check_fitting(self, "self-play")
+        if not isinstance(self.stratified, bool):
+            raise ConfigError("self-play: stratified must be true or false", field="stratified")
+        if self.features not in FEATURE_SETS:
+            raise ConfigError(
+                f"self-play: features must be one of {list(FEATURE_SETS)}", field="features"
+            )
+        if self.start_in_league and not self.warm_start:
+            raise ConfigError(
+                "self-play: start_in_league needs a warm_start", field="start_in_league"
+            )
+        if not isinstance(self.warm_start, str):
+            raise ConfigError("self-play: warm_start must be a file name", field="warm_start")
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,27 +149,29 @@ def train_self_play(
     *,
     on_iteration: Callable[[IterationReport, LinearPolicy], None] | None = None,
 ) -> tuple[LinearPolicy, League]:
-    """Train a policy from scratch for ``config.iterations`` iterations; returns it and
-    its league (every member's record)."""
-    policy = LinearPolicy.zeros(config.raise_sizes, feature_set="vector")
+    """Train a policy for ``config.iterations`` iterations (from zeros, or from
+    ``config.warm_start``); returns it and its league (every member's record)."""
+    policy = LinearPolicy.zeros(config.raise_sizes, feature_set=config.features)
+    start = _warm_start(config)
+    teacher = None
+    if start is not None and start.feature_set == policy.feature_set:
+        policy.weights[:] = start.weights
+    elif start is not None:
+        teacher = start
     rng = np.random.default_rng(config.seed)
     league = League(weighting=config.weighting, seed=config.seed, capacity=config.capacity)
     for spec in config.builtins:
         league.add(spec)
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    if start is not None and config.start_in_league:
+        league.add(start.copy() if start.feature_set == "vector" else PolicyBot(start), "start")
+    statistics: list[_Sums] = []
     for iteration in range(config.iterations):
         started = time.perf_counter()
-        rows: list[np.ndarray] = []
-        actions: list[np.ndarray] = []
-        targets: list[np.ndarray] = []
+        sums = _Sums.empty(policy.weights.shape)
         rewards: dict[str, float] = {}
-        deals = 0
-        per_lineup = max(1, config.decisions // config.lineups)
-        for index in range(config.lineups):
-            six_max = index < config.six_max
-            members = league.sample(
-                5 if six_max else 1, snapshots=six_max or config.snapshots_in == "both"
-            )
+        deals = decided = 0
+        behaviour = teacher if iteration < config.warm_iterations else None
+        for index, (six_max, members, wanted) in enumerate(_lineups(config, league)):
             name = " ".join(member.name for member in members)
             env = SingleAgentVectorEnv(
                 num_envs=config.tables,
@@ -148,21 +185,19 @@ def train_self_play(
             )
             seed = (config.seed * 1_000_003 + iteration * 1_009 + index) * 65_536
             collected = _collect(
-                env, seed, policy, rng, config.exploration, per_lineup, members, league
+                env, seed, policy, rng, config.exploration, wanted, members, league, behaviour
             )
-            rows.append(collected[0])
-            actions.append(collected[1])
-            targets.append(collected[2])
+            sums.add(*collected[:3])
             rewards[name] = collected[3] / max(collected[4], 1)
             deals += collected[4]
+            decided += len(collected[1])
             env.close()
-        batches.append((np.concatenate(rows), np.concatenate(actions), np.concatenate(targets)))
-        batches = batches[-config.keep :]
-        _fit(policy, batches, config.ridge)
+        statistics = [*statistics, sums][-config.keep :]
+        _fit(policy, statistics, config.ridge)
         if (iteration + 1) % config.snapshot_every == 0:
-            league.add_snapshot(policy, f"learned-{iteration + 1}")
+            snapshot = policy if policy.feature_set == "vector" else PolicyBot(policy.copy())
+            league.add_snapshot(snapshot, f"learned-{iteration + 1}")
         if on_iteration is not None:
-            decided = sum(len(batch) for batch in actions)
             report = IterationReport(
                 iteration,
                 decided,
@@ -178,11 +213,54 @@ def train_self_play(
         "decisions_per_iteration": config.decisions,
         "builtins": list(config.builtins),
         "weighting": config.weighting,
+        "stratified": config.stratified,
+        "keep": config.keep,
+        "warm_start": Path(config.warm_start).name if config.warm_start else None,
+        "start_in_league": config.start_in_league,
+        # How the run started from them: their weights, or their decisions (behaviour).
+        "warm_start_as": None if start is None else "behaviour" if teacher else "weights",
         "exploration": config.exploration,
+        "features": config.features,
         "seed": config.seed,
         "betting": config.betting,
     }
     return policy, league
+
+
+def _warm_start(config: SelfPlayConfig) -> LinearPolicy | None:
+    """The policy of ``config.warm_start`` (None without one)."""
+    if not config.warm_start:
+        return None
+    try:
+        start = LinearPolicy.load(config.warm_start)
+    except AgentError as error:
+        raise ConfigError(f"self-play: warm_start: {error}", field="warm_start") from None
+    if start.raise_sizes != tuple(config.raise_sizes):
+        raise ConfigError(
+            f"self-play: warm_start {config.warm_start}: its raise sizes"
+            f" {list(start.raise_sizes)} are not the run's {list(config.raise_sizes)}",
+            field="warm_start",
+        )
+    return start
+
+
+def _lineups(config: SelfPlayConfig, league: League) -> Iterator[tuple[bool, list[Member], int]]:
+    """This iteration's line-ups, each drawn when its turn comes (after the sessions of
+    those before it are recorded): whether six-handed, the members, the decisions."""
+    per_lineup = max(1, config.decisions // config.lineups)
+    snapshots_heads_up = config.snapshots_in == "both"
+    for _ in range(config.six_max):
+        yield True, league.sample(5), per_lineup
+    heads_up_slots = config.lineups - config.six_max
+    if not config.stratified:
+        for _ in range(heads_up_slots):
+            yield False, league.sample(1, snapshots=snapshots_heads_up), per_lineup
+        return
+    chances = league.probabilities(snapshots=snapshots_heads_up)
+    budget = per_lineup * heads_up_slots
+    for name, chance in chances.items():
+        share = (1 / len(chances) + chance) / 2
+        yield False, [league.members[name]], max(1, round(budget * share))
 
 
 def _collect(
@@ -194,10 +272,12 @@ def _collect(
     wanted: int,
     members: list[Member],
     league: League,
+    behaviour: LinearPolicy | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, int]:
     """Play ``wanted`` learner decisions: their features, actions and values from now on
     (in pots after a call; NaN for the deals still in play at the end), the rewards'
-    total (bb) and the deals with a decision; finished sessions go to the league."""
+    total (bb) and the deals with a decision; finished sessions go to the league. The
+    best actions are ``policy``'s, or ``behaviour``'s (a policy over other features)."""
     tables = env.num_envs
     seats = env.rules.seat_count
     scalars = 108 + seats
@@ -218,8 +298,11 @@ def _collect(
     collected = 0
     while collected < wanted:
         masks = infos["action_mask"].astype(bool)
-        rows = features(observations)
-        logits = policy.logits(rows)
+        rows = _rows(policy.feature_set, observations, env)
+        player = policy if behaviour is None else behaviour
+        logits = player.logits(
+            rows if player is policy else _rows(player.feature_set, observations, env)
+        )
         greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
         noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
         explore = rng.random(tables) < exploration
@@ -270,22 +353,48 @@ def _collect(
     )
 
 
-def _fit(
-    policy: LinearPolicy,
-    batches: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    ridge: float,
-) -> None:
-    rows = np.concatenate([batch[0] for batch in batches])
-    actions = np.concatenate([batch[1] for batch in batches])
-    targets = np.concatenate([batch[2] for batch in batches])
-    known = ~np.isnan(targets)
-    rows, actions, targets = rows[known], actions[known], targets[known]
-    width = rows.shape[1]
-    weights = np.zeros_like(policy.weights)
-    for action in range(1, policy.actions.size):  # folding is worth 0 from now on
-        chosen = actions == action
-        if chosen.sum() < width:
-            continue  # too few decisions to fit: the action keeps the value 0
-        x = rows[chosen]
-        weights[action] = np.linalg.solve(x.T @ x + ridge * np.eye(width), x.T @ targets[chosen])
-    policy.weights[:] = weights
+def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:
+    """The features of ``feature_set`` of every table's decision: read from the
+    observation vectors, or from the tables' typed views."""
+    if feature_set == "vector":
+        return features(observations)
+    views = env.views()
+    rows = np.zeros((len(views), len(FEATURE_SETS[feature_set])))
+    for table, view in enumerate(views):
+        if view is not None:  # every table has a decision under same-step autoreset
+            rows[table] = observation_features(view)
+    return rows
+
+
+@dataclass(slots=True)
+class _Sums:
+    """One iteration's decisions as each action's sums of squares and products of
+    features and of features and values: all a ridge fit needs of them."""
+
+    squares: np.ndarray  # (actions, features, features)
+    products: np.ndarray  # (actions, features)
+    counts: np.ndarray  # (actions,)
+
+    @classmethod
+    def empty(cls, shape: tuple[int, ...]) -> _Sums:
+        actions, width = shape
+        return cls(np.zeros((actions, width, width)), np.zeros(shape), np.zeros(actions))
+
+    def add(self, rows: np.ndarray, actions: np.ndarray, targets: np.ndarray) -> None:
+        known = ~np.isnan(targets)
+        rows, actions, targets = rows[known], actions[known], targets[known]
+        for action in range(self.counts.size):
+            chosen = actions == action
+            x = rows[chosen]
+            self.squares[action] += x.T @ x
+            self.products[action] += x.T @ targets[chosen]
+            self.counts[action] += chosen.sum()
+
+
+def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float) -> None:
+    policy.fit_sums(
+        np.sum([sums.squares for sums in statistics], axis=0),
+        np.sum([sums.products for sums in statistics], axis=0),
+        np.sum([sums.counts for sums in statistics], axis=0),
+        ridge,
+    )

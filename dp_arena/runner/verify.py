@@ -57,8 +57,13 @@ from typing import Any
 
 from dp_arena.engine import deck_for
 from dp_arena.engine.deck import deal_cards
-from dp_arena.engine.phh_parse import HandCards, parse_actions
-from dp_arena.engine.phh_read import load_histories, read_text, replay_hand
+from dp_arena.engine.phh import (
+    HandCards,
+    load_histories,
+    parse_actions,
+    read_text,
+    replay_hand,
+)
 from dp_arena.errors import ConfigError, DPArenaError, HandHistoryError, RunError
 from dp_arena.keys import EventKey
 from dp_arena.rundir import RunDir, RunStore

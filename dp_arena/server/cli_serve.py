@@ -9,6 +9,7 @@ import logging
 import sys
 from pathlib import Path
 
+from dp_arena.commands import arguments
 from dp_arena.errors import ConfigError, DPArenaError
 from dp_arena.server.db import DEFAULT_URL, Database
 from dp_arena.server.settings import ServerSettings
@@ -71,12 +72,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-ladder", action="store_true", help="serve and check uploads, play no matches"
     )
-    parser.add_argument(
-        "--betting",
-        choices=("no-limit", "pot-limit"),
-        default="no-limit",
-        help="the ladder's betting",
-    )
+    arguments.add_betting_argument(parser, "the ladder's betting")
     parser.add_argument(
         "--executor",
         choices=("serial", "ray"),

@@ -105,6 +105,12 @@ def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> No
     greedy = tmp_path / "greedy.toml"
     greedy.write_text('[self_play]\n[evaluate]\ntemperature = "greedy"\n')
     assert load_recipe(greedy).temperature is None
+    warm = tmp_path / "recipes" / "warm.toml"
+    warm.parent.mkdir()
+    warm.write_text('[self_play]\nwarm_start = "../weights/start.json"\n')
+    config = load_recipe(warm).train
+    assert isinstance(config, SelfPlayConfig)
+    assert Path(config.warm_start) == tmp_path / "recipes" / ".." / "weights" / "start.json"
     both = tmp_path / "both.toml"
     both.write_text("[self_play]\n[train]\n")
     with pytest.raises(ConfigError, match="not both"):
@@ -128,10 +134,12 @@ def test_the_self_play_example_trains_and_scores(capsys: pytest.CaptureFixture[s
 def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path) -> None:
     from dp_arena.cli import main
 
+    LinearPolicy.zeros(feature_set="vector").save(tmp_path / "start.json")
     recipe = tmp_path / "tiny.toml"
     recipe.write_text(
         "[self_play]\niterations = 2\ndecisions = 800\ntables = 8\nlineups = 2\n"
-        "six_max = 1\nsnapshot_every = 1\n[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
+        'six_max = 1\nsnapshot_every = 1\nwarm_start = "start.json"\nstart_in_league = true\n'
+        "[evaluate]\ndeals = 10\nsix_max_deals = 6\nseed = 3\n"
     )
     output, card = tmp_path / "weights.json", tmp_path / "card.md"
     assert (
@@ -141,3 +149,140 @@ def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path)
     assert policy.feature_set == "vector" and policy.metadata["iterations"] == 2
     text = card.read_text()
     assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
+    assert "Started from `start.json`, its weights the first ones, and a member of" in text
+    assert "| start |" in text
+
+
+def test_a_fit_on_sums_of_iterations_is_the_ridge_fit_on_all_their_decisions() -> None:
+    from dp_arena.learn.selfplay import _fit, _Sums
+
+    rng = np.random.default_rng(5)
+    policy = LinearPolicy.zeros(feature_set="vector")
+    actions_count, width = policy.weights.shape
+    batches = []
+    for _ in range(3):
+        rows = rng.normal(size=(900, width))
+        actions = rng.integers(actions_count, size=900)
+        targets = rng.normal(size=900)
+        targets[::7] = np.nan  # deals still in play: left out
+        batches.append((rows, actions, targets))
+    statistics = []
+    for batch in batches:
+        sums = _Sums.empty(policy.weights.shape)
+        sums.add(*batch)
+        statistics.append(sums)
+    _fit(policy, statistics, ridge=3.0)
+    rows = np.concatenate([batch[0] for batch in batches])
+    actions = np.concatenate([batch[1] for batch in batches])
+    targets = np.concatenate([batch[2] for batch in batches])
+    known = ~np.isnan(targets)
+    assert not policy.weights[0].any()  # folding is worth 0
+    for action in range(1, actions_count):
+        chosen = known & (actions == action)
+        x, y = rows[chosen], targets[chosen]
+        expected = np.linalg.solve(x.T @ x + 3.0 * np.eye(width), x.T @ y)
+        assert np.allclose(policy.weights[action], expected, rtol=1e-9, atol=1e-12)
+
+
+def test_stratified_self_play_plays_every_member_heads_up_every_iteration() -> None:
+    config = SelfPlayConfig(
+        iterations=3,
+        decisions=4000,
+        tables=16,
+        lineups=4,
+        six_max=1,
+        builtins=("tag", "random", "calling-station"),
+        stratified=True,
+        snapshot_every=1,
+        keep=10,
+        seed=2,
+    )
+    reports = []
+    train_self_play(config, on_iteration=lambda report, _: reports.append(report))
+    for report in reports:
+        heads_up = {name for name in report.mean_reward_bb if " " not in name}
+        assert heads_up == {"tag", "random", "calling-station"}  # snapshots play six-max
+    # Three heads-up slots of 1,000 decisions, split half evenly and half by the league's
+    # chances (rounded), and a six-max one of 1,000: tables decide together, so each line-up
+    # plays up to a round of tables more.
+    assert all(3998 <= report.decisions <= 4000 + 4 * 16 for report in reports)
+
+
+def test_a_warm_start_plays_its_policys_decisions_first(tmp_path: Path) -> None:
+    from dp_arena.learn.features import FEATURE_NAMES
+
+    teacher = LinearPolicy.zeros()  # over the typed observation's features
+    teacher.weights[1, FEATURE_NAMES.index("heads_up_bias")] = 1.0  # check or call, always
+    teacher.weights[1, FEATURE_NAMES.index("multiway_bias")] = 1.0
+    path = tmp_path / "teacher.json"
+    teacher.save(path)
+    config = SelfPlayConfig(
+        iterations=1,
+        decisions=1500,
+        tables=16,
+        lineups=2,
+        six_max=1,
+        exploration=0.0,
+        warm_start=str(path),
+        seed=3,
+    )
+    learner, _ = train_self_play(config)
+    # Every decision was the teacher's check or call: only that action's value is fitted.
+    assert learner.weights[1].any()
+    assert not np.delete(learner.weights, 1, axis=0).any()
+    # Weights over the vector features are the learner's first weights.
+    vector = LinearPolicy.zeros(feature_set="vector")
+    vector.weights[1, 0] = 1.0
+    vector_path = tmp_path / "vector.json"
+    vector.save(vector_path)
+    started, league = train_self_play(
+        SelfPlayConfig(
+            iterations=1,
+            decisions=400,
+            tables=8,
+            rounds=1,
+            lineups=1,
+            six_max=0,
+            builtins=("random",),
+            stratified=True,
+            warm_start=str(vector_path),
+            start_in_league=True,
+            exploration=0.0,
+        )
+    )
+    # It played those weights (check or call, always) against random and the start itself.
+    assert started.weights[1].any() and not np.delete(started.weights, 1, axis=0).any()
+    assert set(league.members) == {"random", "start"} and league.members["start"].sessions
+    with pytest.raises(ConfigError, match="start_in_league needs a warm_start"):
+        SelfPlayConfig(start_in_league=True)
+    with pytest.raises(ConfigError, match=r"warm_start: .*missing\.json"):
+        train_self_play(SelfPlayConfig(warm_start=str(tmp_path / "missing.json")))
+    with pytest.raises(ConfigError, match="raise sizes"):
+        train_self_play(SelfPlayConfig(warm_start=str(path), raise_sizes=("min", "all-in")))
+
+
+def test_a_learner_over_the_typed_observations_features_plays_its_snapshots_as_bots() -> None:
+    from dp_arena.learn.bot import PolicyBot
+
+    config = SelfPlayConfig(
+        iterations=2,
+        decisions=1200,
+        tables=8,
+        lineups=2,
+        six_max=1,
+        snapshot_every=1,
+        features="observation",
+        builtins=("tag", "learned"),
+        stratified=True,
+        seed=6,
+    )
+    first, league = train_self_play(config)
+    second, _ = train_self_play(config)
+    assert first.feature_set == "observation" and first.weights.any()
+    assert np.array_equal(first.weights, second.weights)
+    snapshot = league.members["learned-1"].opponent
+    assert isinstance(snapshot, PolicyBot) and snapshot.policy.feature_set == "observation"
+    assert not np.array_equal(snapshot.policy.weights, first.weights)  # frozen at iteration 1
+    assert league.members["learned"].sessions > 0  # the shipped bot as a league member
+    with pytest.raises(ConfigError, match="features must be one of"):
+        SelfPlayConfig(features="pixels")
