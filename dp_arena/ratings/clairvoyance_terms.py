@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
 from dp_arena.engine import ActionKind, Card, Street, TableRules
 from dp_arena.engine.cards import card_rank, card_suit, format_cards
+from dp_arena.engine.chen import chen_score
 from dp_arena.engine.deck import deal_cards
 from dp_arena.ratings.board_luck import showdown_share, showdown_shares
 from dp_arena.ratings.equity import replay
@@ -295,30 +295,3 @@ def _mean_advantage(mine: tuple[Card, Card], kind: str) -> Fraction:
 def _mean_chen_ahead(mine: tuple[Card, Card]) -> Fraction:
     pairs = list(itertools.combinations([card for card in range(52) if card not in mine], 2))
     return sum((_chen_ahead(mine, pair) for pair in pairs), Fraction(0)) / len(pairs)
-
-
-# Chen points of the high card, by rank (0 = deuce .. 12 = ace), in half points, and the
-# half points lost to the gap between the ranks (0: connected).
-_HALF_POINTS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20)
-_GAP_PENALTY = (0, 2, 4, 8, 10)
-
-
-def chen_score(first: Card, second: Card) -> int:
-    """Bill Chen's pre-flop score of two hole cards, rounded up (from -1 for 72 offsuit
-    to 20 for aces): the rough hole-card advantage the exact one was measured against.
-
-    >>> from dp_arena.engine import parse_cards
-    >>> [chen_score(*parse_cards(hand)) for hand in ("AsAh", "AsKs", "Th9h", "2c2d", "7h2c")]
-    [20, 12, 8, 5, -1]
-    """
-    high, low = sorted((card_rank(first), card_rank(second)), reverse=True)
-    if high == low:
-        return max(5, _HALF_POINTS[high])  # a pair counts double: 2 x half points / 2
-    half_points = _HALF_POINTS[high]
-    if card_suit(first) == card_suit(second):
-        half_points += 4
-    gap = high - low - 1
-    half_points -= _GAP_PENALTY[min(gap, 4)]
-    if gap <= 1 and high < 10:  # connected or one-gapped below a queen straighten more
-        half_points += 2
-    return math.ceil(half_points / 2)

@@ -8,11 +8,11 @@ decision is the bot's (``tests/envs/test_batch_players.py`` plays both side by s
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dp_arena.engine.chen import chen_score
 from dp_arena.envs.batch.cards import board_values, draw_odds, strength_counts
 from dp_arena.envs.batch.engine import CALL, CHECK, FOLD, RAISE
 from dp_arena.envs.batch.players import Stateless, passive
@@ -23,28 +23,9 @@ if TYPE_CHECKING:
 __all__ = ["CHEN_SCORES", "TagPlayer"]
 
 _PREFLOP, _FLOP = 0, 1
-# Chen points (as in agents/tag.py's chen_score) in half points, by rank.
-_HALF_POINTS = (2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16, 20)
-_GAP_PENALTY = (0, 2, 4, 8, 10)
-
-
-def _chen(first: int, second: int) -> int:
-    high, low = sorted((first >> 2, second >> 2), reverse=True)
-    if high == low:
-        return max(5, _HALF_POINTS[high])
-    half_points = _HALF_POINTS[high]
-    if first & 3 == second & 3:
-        half_points += 4
-    gap = high - low - 1
-    half_points -= _GAP_PENALTY[min(gap, 4)]
-    if gap <= 1 and high < 10:
-        half_points += 2
-    return math.ceil(half_points / 2)
-
-
 CHEN_SCORES = np.array(
     [
-        [_chen(first, second) if first != second else 0 for second in range(52)]
+        [chen_score(first, second) if first != second else 0 for second in range(52)]
         for first in range(52)
     ],
     dtype=np.int64,
