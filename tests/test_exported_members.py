@@ -180,7 +180,9 @@ def test_the_unit_of_works_old_home_gives_its_names_with_a_warning() -> None:
 
     assert set(old_home.__all__) <= set(dp_arena.units.__all__)
     for name in old_home.__all__:
-        with pytest.warns(DeprecationWarning, match=f"{name} moved: import it from dp_arena.units"):
+        with pytest.warns(
+            DeprecationWarning, match=f"{name} moved: import {name} from dp_arena.units"
+        ):
             assert getattr(old_home, name) is getattr(dp_arena.units, name)
     with pytest.raises(AttributeError, match="'nothing'"):
         _ = old_home.nothing

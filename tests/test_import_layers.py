@@ -78,6 +78,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "tournament": frozenset(
         {
             "files",
+            "lazy",
             "units",
             "sandbox",
             "ratings",

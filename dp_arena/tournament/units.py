@@ -3,8 +3,9 @@ here, each with a :class:`DeprecationWarning` saying where it lives now."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
+
+from dp_arena.lazy import moved_module
 
 _MOVED = frozenset(
     {
@@ -25,11 +26,4 @@ __all__ = sorted(_MOVED)
 def __getattr__(name: str) -> Any:
     if name not in _MOVED:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"dp_arena.tournament.units.{name} moved: import it from dp_arena.units",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    from dp_arena import units
-
-    return getattr(units, name)
+    return moved_module(f"{__name__}.{name}", f"dp_arena.units:{name}")
