@@ -85,7 +85,18 @@ def hand_strength(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:
 
 def draw_odds(hole: tuple[Card, Card], board: tuple[Card, ...]) -> float:
     """The chance that a flush draw or an open-ended straight draw using a hole card
-    completes by the river (0 without such a draw, and on the river)."""
+    completes by the river (0 without such a draw, and on the river). Nine flush outs
+    among 47 unseen cards with two to come miss with 38/47 x 37/46; with one to come
+    they hit 9 times in 46:
+
+    >>> from dp_arena.engine import parse_cards
+    >>> round(draw_odds(parse_cards("AhKh"), parse_cards("2h7h9c")), 4)
+    0.3497
+    >>> round(draw_odds(parse_cards("AhKh"), parse_cards("2h7h9c4d")), 4)
+    0.1957
+    >>> draw_odds(parse_cards("AhKd"), parse_cards("2h7h9c"))
+    0.0
+    """
     cards_to_come = 5 - len(board)
     if cards_to_come not in (1, 2):
         return 0.0
