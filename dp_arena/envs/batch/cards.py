@@ -84,6 +84,11 @@ def decks(
 
 
 _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+# A rank-count key (five to the power of each card's rank, summed) has one base-5 digit a
+# rank, at most 4 (no carries): its low digits (ranks 0 to 6) and its high digits (ranks 7
+# to 12) index the direct tables of :func:`_direct`.
+_LOW_DIGITS = 5**7
+_direct_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
 
 
 def _lookup() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -103,6 +108,52 @@ def _lookup() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return _tables
 
 
+def _digit_sums(keys: np.ndarray) -> np.ndarray:
+    """The sum of the base-5 digits of each key (the cards a rank-count key counts)."""
+    sums = np.zeros(keys.shape, dtype=np.int64)
+    rest = keys.copy()
+    while rest.any():
+        rest, digit = np.divmod(rest, 5)
+        sums += digit
+    return sums
+
+
+def _direct(cards: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The non-flush values of hands of ``cards`` cards read without a search (``None``
+    when the evaluator has no such hands): the rank number of rank-count key ``k`` with
+    high digits ``h = k // 5**7`` and low digits ``l = k % 5**7`` is at
+    ``values[starts[h] + places[l]]``. The low parts are numbered within their number
+    of cards (``places``); each high part has the block of the low parts that complete it
+    to ``cards`` cards (``starts``). Built once per size, from the evaluator's table."""
+    if cards not in _direct_tables:
+        _, _, _, nonflush_keys, nonflush_values = _lookup()
+        low = np.arange(_LOW_DIGITS, dtype=np.int64)
+        low_sums = _digit_sums(low)
+        order = np.argsort(low_sums, kind="stable")
+        block_sizes = np.bincount(low_sums, minlength=cards + 1)
+        block_starts = np.cumsum(block_sizes) - block_sizes
+        places = np.empty(_LOW_DIGITS, dtype=np.int64)
+        places[order] = np.arange(_LOW_DIGITS) - block_starts[low_sums[order]]
+        high_sums = _digit_sums(np.arange(5**6, dtype=np.int64))
+        # A high part with more than ``cards`` cards completes no hand: an empty block.
+        sizes = np.where(high_sums <= cards, block_sizes[np.maximum(cards - high_sums, 0)], 0)
+        starts = np.cumsum(sizes) - sizes
+        chosen = _digit_sums(nonflush_keys) == cards
+        keys = nonflush_keys[chosen]
+        if not keys.size:
+            _direct_tables[cards] = None
+            return None
+        values = np.zeros(int(sizes.sum()), dtype=np.int64)
+        values[starts[keys // _LOW_DIGITS] + places[keys % _LOW_DIGITS]] = nonflush_values[chosen]
+        # Small types, a quarter of the bytes: the tables stay in the processor's caches.
+        _direct_tables[cards] = (
+            starts.astype(np.int32),
+            places.astype(np.uint16),
+            values.astype(np.int16),
+        )
+    return _direct_tables[cards]
+
+
 def hand_values(cards: np.ndarray) -> np.ndarray:
     """The rank number of each hand of seven cards along the last axis (any leading
     shape): ``evaluate`` of each, computed as it computes them."""
@@ -110,7 +161,14 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
     # Summed as an integer product: NumPy sums along a short last axis several times slower.
     key = card_keys[cards] @ np.ones(cards.shape[-1], dtype=np.int64)
     suit = flush_suit[key & 0xFFF]
-    values: np.ndarray = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
+    direct = _direct(cards.shape[-1])
+    values: np.ndarray
+    if direct is None:
+        values = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
+    else:  # read without a search (a binary search was most of this function's time)
+        starts, places, table = direct
+        high, low = np.divmod(key >> 12, _LOW_DIGITS)
+        values = table.take(starts.take(high) + places.take(low)).astype(np.int64)
     flush = suit >= 0
     if flush.any():
         flush_cards = cards[flush]
