@@ -99,16 +99,17 @@ def first_in_turn(eligible: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, 
     """For each row of ``eligible`` (``(rows, seats)``, boolean) and its seats in turn
     (``order``, a row of seat numbers each), the first eligible seat in turn (or the
     first in turn, when none is) and whether there is one."""
-    lines = np.arange(order.shape[0])[:, None] * order.shape[1]
-    in_turn = eligible.reshape(-1)[lines + order]
-    place = in_turn.argmax(axis=1)
-    return order.reshape(-1)[_cells(order, place)], in_turn.reshape(-1)[_cells(order, place)]
+    rows, seats = order.shape
+    lines = np.arange(0, rows * seats, seats)  # each row's first cell in the flat arrays
+    in_turn = eligible.reshape(-1).take(lines[:, None] + order)
+    first = lines + in_turn.argmax(axis=1)  # the first eligible place's cell
+    return order.reshape(-1).take(first), in_turn.reshape(-1).take(first)
 
 
 def _cells(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """The flat indices of ``columns[i]`` (one column or a row of them) of row ``i`` of the
     2-D ``values``."""
-    starts = np.arange(values.shape[0]) * values.shape[1]
+    starts = np.arange(0, values.size, values.shape[1])
     cells: np.ndarray = (starts if columns.ndim == 1 else starts[:, None]) + columns
     return cells
 
@@ -170,6 +171,16 @@ class TableBatch:
         self._after = (seat_range[:, None] + seat_range + 1) % seats
         self._left_of = (seat_range - seat_range[:, None] - 1) % seats  # places after s
         self._dealt = np.array([1, 2, 3, 5, 7]) + 2 * seats
+        # By the button: each seat's two hole cards' places in the deck (dealt in turn from
+        # the left of the button, a round a card), the blinds posted (heads-up the button
+        # posts the small blind; every seat has the cap, at least the big blind, so both
+        # are posted in full), and the first to act before the flop.
+        self._hole_places = np.stack((self._left_of, self._left_of + seats), axis=2)
+        small = seat_range if seats == 2 else (seat_range + 1) % seats
+        self._blinds = np.zeros((seats, seats), dtype=np.int64)
+        self._blinds[seat_range, small] = self.small_blind
+        self._blinds[seat_range, (small + 1) % seats] = self.big_blind
+        self._first = (small + 2) % seats
         self._waiting: list[np.ndarray] = []  # rows whose legal actions are to be found
 
     @property
@@ -187,21 +198,12 @@ class TableBatch:
         post the blinds and open the betting, every seat with the cap. With ``update``
         false the legal actions are found only by the next :meth:`update_legal`."""
         seats = self.seat_count
-        # Dealt to in turn from the left of the button: seat s is the deck's place
-        # (s - button - 1) mod seats, in each round of cards.
-        dealt = _cells(decks, self._left_of.take(buttons, axis=0))
-        hole = np.stack((decks.reshape(-1)[dealt], decks.reshape(-1)[dealt + seats]), axis=2)
-        self.hole_cards[rows] = hole
-        board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
-        self.board[rows] = board
+        places = self._hole_places.take(buttons, axis=0)  # (rows, seats, 2)
+        places += np.arange(0, decks.size, decks.shape[1])[:, None, None]
+        self.hole_cards[rows] = decks.reshape(-1).take(places)
+        self.board[rows] = decks.take(self._dealt, axis=1)  # burn, flop x3, burn, turn, ...
         self.button[rows] = buttons
-        committed = np.zeros((rows.size, seats), dtype=np.int64)
-        # Heads-up the button posts the small blind. Every seat has the cap, at least the
-        # big blind: both blinds are posted in full.
-        small = buttons if seats == 2 else (buttons + 1) % seats
-        big = (small + 1) % seats
-        committed.reshape(-1)[_cells(committed, small)] = self.small_blind
-        committed.reshape(-1)[_cells(committed, big)] = self.big_blind
+        committed = self._blinds.take(buttons, axis=0)
         self.committed[rows] = committed
         self.street_bets[rows] = committed
         self.folded[rows] = False
@@ -214,7 +216,7 @@ class TableBatch:
         self.largest_increment[rows] = 0
         self.live[rows] = seats
         self.current_bet[rows] = self.big_blind
-        first = (big + 1) % seats
+        first = self._first.take(buttons)
         if self.cap > self.big_blind:
             # Every seat can still put chips in: the betting opens, left of the big blind.
             self.acted[rows] = False
@@ -280,10 +282,13 @@ class TableBatch:
         self.street_bets.reshape(-1)[cells] += chips
         self.acted.reshape(-1)[cells] = True
         history = (rows * 4 + street) * self.seat_count + seat  # in the (tables, 4, seats) arrays
-        self.raises.reshape(-1)[history] += raising
+        if raisers.size:
+            self.raises.reshape(-1)[history[raisers]] += 1
         self.action_chips.reshape(-1)[history] += chips
         preflop = street == _PREFLOP
-        self.preflop_calls[rows] += preflop & (kinds == CALL)
+        calling = (preflop & (kinds == CALL)).nonzero()[0]
+        if calling.size:
+            self.preflop_calls[rows[calling]] += 1
         opening = (preflop & raising).nonzero()[0]
         if opening.size:
             self.preflop_raiser[rows[opening]] = seat[opening]
@@ -464,24 +469,27 @@ class TableBatch:
         from the left of the button."""
         committed = self.committed.take(rows, axis=0)
         folded = self.folded.take(rows, axis=0)
-        highest = row_max(np.where(folded, -1, committed))
-        lowest = -row_max(np.where(folded, -_WORST, -committed))
-        if np.count_nonzero(highest != lowest):  # a side pot: only with unequal stacks
+        live = self.live[rows]
+        # Each player still in put in at most the most any did: all the same when their
+        # sum is that many times the most (a side pot: only with unequal stacks).
+        in_hand = np.where(folded, 0, committed)
+        if np.count_nonzero(row_sums(in_hand) != row_max(in_hand) * live):
             raise AssertionError("TableBatch: players in the hand put in unequal totals")
         pot = row_sums(committed)
         # The values of the hands shown, those still in where two or more are (one player
         # left wins with any hand); a folded hand is below the worst.
         values = np.where(folded, _WORST, 0)
-        contested = ~folded & (self.live[rows] > 1)[:, None]
+        contested = ~folded & (live > 1)[:, None]
         cells = contested.reshape(-1).nonzero()[0]  # (line, seat) as line x seats + seat
         if cells.size:
-            shown = rows[cells // self.seat_count]
-            hole_cells = shown * self.seat_count + cells % self.seat_count
-            holes = self.hole_cards.reshape(-1, 2).take(hole_cells, axis=0)
+            lines, seats = np.divmod(cells, self.seat_count)
+            shown = rows.take(lines)
+            holes = self.hole_cards.reshape(-1, 2).take(shown * self.seat_count + seats, axis=0)
             values.reshape(-1)[cells] = hand_values(
                 np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
             )
-        winners = values == -row_max(-values)[:, None]
+        best = values.reshape(-1).take(_cells(values, values.argmin(axis=1)))
+        winners = values == best[:, None]
         share, odd_chips = np.divmod(pot, row_sums(winners.view(np.int8)))
         won = np.where(winners, share[:, None], 0)
         odd = odd_chips.nonzero()[0]
