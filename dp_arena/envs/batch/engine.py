@@ -329,21 +329,22 @@ class TableBatch:
         committed = self.committed.take(rows, axis=0)
         current_bet = self.current_bet[rows]
         own = _cells(street_bets, seat)
-        bet = street_bets.reshape(-1)[own]
-        available = self.cap - committed.reshape(-1)[own]
+        bet = street_bets.reshape(-1).take(own)
+        available = self.cap - committed.reshape(-1).take(own)
         largest = self.largest_increment[rows]
         owed = np.maximum(current_bet - bet, 0)
         call_amount = np.minimum(available, owed)
         full_raise = np.maximum(largest, self.big_blind)
-        # Someone else still in could put in more than the current bet.
+        # Someone else still in could put in more than the current bet (what a seat can
+        # reach is its street bet plus what it has left: the cap less its deal's total).
         could_call = ~self.folded.take(rows, axis=0) & (
-            street_bets + (self.cap - committed) > current_bet[:, None]
+            street_bets - committed > (current_bet - self.cap)[:, None]
         )
         could_call.reshape(-1)[own] = False
         can_raise = (
             (call_amount >= largest)
             & (available > owed)
-            & ~(self.acted.reshape(-1)[rows * self.seat_count + seat] & (owed < full_raise))
+            & ~(self.acted.reshape(-1).take(rows * self.seat_count + seat) & (owed < full_raise))
             & row_any(could_call)
         )
         all_in_to = bet + available

@@ -265,21 +265,23 @@ class PolicyPlayer:
     ) -> tuple[np.ndarray, np.ndarray]:
         batch = tables.batch
         action_table = tables.action_table
-        vectors = encode_rows(
-            batch, rows, seats, tables.deal[rows], tables.deals, tables.nets[rows, seats]
-        )
+        nets = tables.nets.reshape(-1).take(rows * tables.seat_count + seats)
+        vectors = encode_rows(batch, rows, seats, tables.deal[rows], tables.deals, nets)
         masks = row_masks(batch, rows, action_table.size)
         if self.distribution is not None:
             return self._draw(tables, rows, seats, self.distribution(vectors, masks), masks)
         answer = np.asarray(self.policy(vectors, masks))
-        if answer.shape != (rows.size,) or not np.issubdtype(answer.dtype, np.integer):
+        if answer.shape != (rows.size,) or answer.dtype.kind not in "iu":  # integers
             raise TypeError(
                 f"policy opponent {self.name}: expected {rows.size} integer actions, got"
                 f" {answer.dtype} of shape {answer.shape}"
             )
-        inside = (answer >= 0) & (answer < action_table.size)
-        legal = np.zeros(rows.size, dtype=bool)
-        legal[inside] = masks[inside.nonzero()[0], answer[inside]] == 1
+        size = action_table.size
+        inside = (answer >= 0) & (answer < size)
+        # Each answer's mask entry (an answer outside the actions reads entry 0: not legal).
+        picked = np.where(inside, answer, 0).astype(np.intp, copy=False)
+        cells = np.arange(0, rows.size * size, size) + picked
+        legal = inside & (masks.reshape(-1).take(cells) == 1)
         actions = np.where(legal, answer, 1)
         kinds, amounts = tables.discrete(rows, actions.astype(np.int64))
         illegal = (~legal).nonzero()[0]
