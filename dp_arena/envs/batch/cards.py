@@ -174,7 +174,7 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
         high, low = np.divmod(key >> 12, _LOW_DIGITS)
         values = table.take(starts.take(high) + places.take(low)).astype(np.int64)
     flush = suit >= 0
-    if flush.any():
+    if np.count_nonzero(flush):
         flush_cards = cards[flush]
         in_suit = (flush_cards & 3) == suit[flush][..., None]
         mask = np.where(in_suit, 1 << (flush_cards >> 2), 0).sum(axis=-1)

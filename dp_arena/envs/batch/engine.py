@@ -263,7 +263,7 @@ class TableBatch:
         street = self.street[rows]
         current_bet = self.current_bet[rows]
         cells = rows * self.seat_count + seat  # each acting seat in the flat seat arrays
-        chips = np.where(kinds == CALL, self.call_amount[rows], 0)
+        chips = self.call_amount[rows] * (kinds == CALL)
         if raisers.size:
             largest = self.largest_increment[raised]
             increment = amount - current_bet[raisers]
@@ -292,7 +292,7 @@ class TableBatch:
         opening = (preflop & raising).nonzero()[0]
         if opening.size:
             self.preflop_raiser[rows[opening]] = seat[opening]
-        self._log(rows, kinds, np.where(raising, amounts, 0))
+        self._log(rows, kinds, amounts * raising)
         self._advance(rows, seat, current_bet)
         if update:
             self.update_legal()
@@ -479,7 +479,7 @@ class TableBatch:
         pot = row_sums(committed)
         # The values of the hands shown, those still in where two or more are (one player
         # left wins with any hand); a folded hand is below the worst.
-        values = np.where(folded, _WORST, 0)
+        values = folded * _WORST
         contested = ~folded & (live > 1)[:, None]
         cells = contested.reshape(-1).nonzero()[0]  # (line, seat) as line x seats + seat
         if cells.size:
@@ -492,7 +492,7 @@ class TableBatch:
         best = values.reshape(-1).take(_cells(values, values.argmin(axis=1)))
         winners = values == best[:, None]
         share, odd_chips = np.divmod(pot, row_sums(winners.view(np.int8)))
-        won = np.where(winners, share[:, None], 0)
+        won = winners * share[:, None]
         odd = odd_chips.nonzero()[0]
         if odd.size:
             turn = self._left_of[self.button[rows[odd]]]

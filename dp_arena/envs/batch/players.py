@@ -282,8 +282,9 @@ class PolicyPlayer:
         picked = np.where(inside, answer, 0).astype(np.intp, copy=False)
         cells = np.arange(0, rows.size * size, size) + picked
         legal = inside & (masks.reshape(-1).take(cells) == 1)
-        actions = np.where(legal, answer, 1)
-        kinds, amounts = tables.discrete(rows, actions.astype(np.int64))
+        every = np.count_nonzero(legal) == rows.size
+        actions = (answer if every else np.where(legal, answer, 1)).astype(np.int64, copy=False)
+        kinds, amounts = tables.discrete(rows, actions)
         illegal = (~legal).nonzero()[0]
         if illegal.size:
             kinds[illegal] = passive(tables, rows[illegal])

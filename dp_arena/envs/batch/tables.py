@@ -221,10 +221,12 @@ class BatchTables:
         players to act at ``rows``."""
         batch = self.batch
         call_amount = batch.call_amount[rows]
-        kinds = np.where(actions == 0, FOLD, np.where(call_amount > 0, CALL, CHECK))
+        # Check or call (CHECK + 1 is CALL), fold for action 0 (FOLD is 0).
+        kinds = np.add(call_amount > 0, CHECK, dtype=np.int64)
+        kinds *= actions != 0
         amounts = np.zeros(rows.size, dtype=np.int64)
-        raising = actions >= 2
-        if raising.any():
+        raising = (actions >= 2).nonzero()[0]
+        if raising.size:
             raised = rows[raising]
             kinds[raising] = RAISE
             amounts[raising] = self.action_table.raise_to_array(
@@ -347,7 +349,7 @@ class BatchTables:
         deal = self.deal[rows]
         slot = deal - self.deck_first[rows]
         stale = (self.deck_first[rows] < 0) | (slot >= self.chunk)
-        if stale.any():
+        if np.count_nonzero(stale):
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
         cards = self.deck_cards.reshape(-1, self.deck_cards.shape[2])
@@ -385,10 +387,10 @@ class BatchTables:
     def _opponents_act(self, rows: np.ndarray, seats: np.ndarray) -> None:
         """Each opponent decides at the tables where one of its seats is to act, then
         every action is applied at once."""
-        players = self.seat_players[seats]
         if len(self.players) == 1:
             kinds, amounts = self.players[0].decide(self, rows, seats)
         else:
+            players = self.seat_players[seats]
             kinds = np.zeros(rows.size, dtype=np.int64)
             amounts = np.zeros(rows.size, dtype=np.int64)
             for index in np.unique(players).tolist():
