@@ -337,8 +337,8 @@ class TableBatch:
         full_raise = np.maximum(largest, self.big_blind)
         # Someone else still in could put in more than the current bet (what a seat can
         # reach is its street bet plus what it has left: the cap less its deal's total).
-        could_call = ~self.folded.take(rows, axis=0) & (
-            street_bets - committed > (current_bet - self.cap)[:, None]
+        could_call = (street_bets - committed > (current_bet - self.cap)[:, None]) > (
+            self.folded.take(rows, axis=0)
         )
         could_call.reshape(-1)[own] = False
         can_raise = (
@@ -373,12 +373,13 @@ class TableBatch:
         if settled.size:
             playing = ~alone
             rows, last, current_bet = rows[playing], last[playing], current_bet[playing]
-        owes = ~self.acted.take(rows, axis=0) | (
-            self.street_bets.take(rows, axis=0) < current_bet[:, None]
+        # Still able to put chips in (not all-in), and neither folded nor done for the
+        # street (acted, with the current bet matched); ``a > b`` is ``a and not b``.
+        done = self.folded.take(rows, axis=0) | (
+            self.acted.take(rows, axis=0)
+            & (self.street_bets.take(rows, axis=0) >= current_bet[:, None])
         )
-        to_act = (
-            ~self.folded.take(rows, axis=0) & (self.committed.take(rows, axis=0) < self.cap) & owes
-        )
+        to_act = (self.committed.take(rows, axis=0) < self.cap) > done
         following, found = first_in_turn(to_act, self._after.take(last, axis=0))
         if np.count_nonzero(found) < rows.size:
             ended = rows[~found]
