@@ -233,33 +233,31 @@ class TableBatch:
     # -- acting ----------------------------------------------------------------------
 
     def apply(
-        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, *, update: bool = True
+        self,
+        rows: np.ndarray,
+        kinds: np.ndarray,
+        amounts: np.ndarray,
+        *,
+        update: bool = True,
+        checked: bool = False,
     ) -> None:
         """Apply, at each of ``rows``, action ``kinds`` (``FOLD``, ``CHECK``, ``CALL``,
         ``RAISE``) of its player to act, a raise to ``amounts``; all are checked before
-        any is applied. With ``update`` false the legal actions of the next players are
-        found only by the next :meth:`update_legal` (which a caller that also deals
-        new hands calls once for both)."""
+        any is applied, unless the caller vouches for them (``checked``: the batch's
+        discrete actions, translated from answers it checked against the masks). With
+        ``update`` false the legal actions of the next players are found only by the
+        next :meth:`update_legal` (which a caller that also deals new hands calls once
+        for both)."""
         if self._waiting:
             raise AssertionError("TableBatch.apply: update_legal() was not called")
         seat = self.actor[rows]
         raising = kinds == RAISE
         raisers = raising.nonzero()[0]
-        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
         if raisers.size:
             raised = rows[raisers]
             amount = amounts[raisers]
-            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
-                amount <= self.max_raise_to[raised]
-            )
-        if np.count_nonzero(allowed) != rows.size:
-            index = int((allowed == 0).nonzero()[0][0])
-            raise IllegalActionError(
-                IllegalReason.UNKNOWN_ACTION,
-                f"table {int(rows[index])}: action kind {int(kinds[index])}"
-                f" ({int(amounts[index])}) is not legal now",
-                action=int(kinds[index]),
-            )
+        if not checked:
+            self._check(rows, kinds, amounts, raisers)
         street = self.street[rows]
         current_bet = self.current_bet[rows]
         cells = rows * self.seat_count + seat  # each acting seat in the flat seat arrays
@@ -296,6 +294,27 @@ class TableBatch:
         self._advance(rows, seat, current_bet)
         if update:
             self.update_legal()
+
+    def _check(
+        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, raisers: np.ndarray
+    ) -> None:
+        """Refuse the actions (``raisers``: the lines of the raises) unless each is legal
+        at its table; nothing has changed yet."""
+        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
+        if raisers.size:
+            raised = rows[raisers]
+            amount = amounts[raisers]
+            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
+                amount <= self.max_raise_to[raised]
+            )
+        if np.count_nonzero(allowed) != rows.size:
+            index = int((allowed == 0).nonzero()[0][0])
+            raise IllegalActionError(
+                IllegalReason.UNKNOWN_ACTION,
+                f"table {int(rows[index])}: action kind {int(kinds[index])}"
+                f" ({int(amounts[index])}) is not legal now",
+                action=int(kinds[index]),
+            )
 
     def _log(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
         length = self.log_length[rows]

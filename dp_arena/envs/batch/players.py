@@ -77,6 +77,9 @@ class BatchPlayer(Protocol):
     """One opponent of the batch, at one or more seats; see the module docstring."""
 
     leaves: bool
+    # Whether its answers are checked against the masks before they are played (the
+    # batch's engine then does not check them again).
+    checked: bool
 
     def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None: ...
 
@@ -104,6 +107,7 @@ class Stateless:
     nothing); it leaves a deal the learner folded out of unplayed."""
 
     leaves = True
+    checked = False
 
     def __init__(self, tables: int, seats: int) -> None:
         return None
@@ -190,6 +194,7 @@ class AggressivePlayer:
     """``agents/aggressive.py`` with its defaults (two raises a street, seed 0)."""
 
     leaves = True
+    checked = False
     max_raises = 2
 
     def __init__(self, tables: int, seats: int) -> None:
@@ -248,6 +253,7 @@ class PolicyPlayer:
     and are drawn as a dealer draws them."""
 
     leaves = False  # its observation holds its session net: every deal is played out
+    checked = True  # an answer the masks forbid is a fault, played as check-or-fold
 
     def __init__(self, policy: Policy, name: str) -> None:
         self.policy = policy

@@ -136,6 +136,7 @@ class BatchTables:
                     self.players.append(PolicyPlayer(opponent, name))  # type: ignore[arg-type]
             self.seat_players[seat] = keys.index(key)
         self.leaves = all(player.leaves for player in self.players)
+        self.checked = all(player.checked for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
         self.draws = [MixDraws()] * count  # each table's draws of mixed answers
         # The same as text: each decision's adds "{deal}:{decision}" (what random draws by).
@@ -203,7 +204,7 @@ class BatchTables:
         each session ended."""
         batch = self.batch
         kinds, amounts = self.discrete(rows, actions)
-        batch.apply(rows, kinds, amounts, update=False)
+        batch.apply(rows, kinds, amounts, update=False, checked=True)
         if self.seat_count > 2 and self.leaves:
             folded = rows[kinds == FOLD]
             # Out of a deal that goes on without it, and not the session's last.
@@ -398,7 +399,7 @@ class BatchTables:
                 kinds[lines], amounts[lines] = self.players[index].decide(
                     self, rows[lines], seats[lines]
                 )
-        self.batch.apply(rows, kinds, amounts, update=False)
+        self.batch.apply(rows, kinds, amounts, update=False, checked=self.checked)
 
     # -- what the learner sees -------------------------------------------------------
 
