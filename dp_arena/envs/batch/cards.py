@@ -57,11 +57,15 @@ def decks(
     count = len(event_seeds)
     shake = hashlib.shake_256
     streams = []
+    # The text deck_for hashes, as bytes, its start formatted once for each run of decks
+    # of one session (a plain loop: cheaper per deck).
+    session_of = None
+    start = b""
     for seed, session, deal in zip(event_seeds, sessions, deals, strict=True):
-        # The text deck_for hashes, formatted as bytes (a plain loop: cheaper per deck).
-        streams.append(
-            shake(b"dp-arena/deck/v1:%d:0:%d:%d" % (seed, session, deal)).digest(8 * _WORDS)
-        )
+        if (seed, session) != session_of:
+            session_of = (seed, session)
+            start = b"dp-arena/deck/v1:%d:0:%d:" % session_of
+        streams.append(shake(start + b"%d" % deal).digest(8 * _WORDS))
     digests = b"".join(streams)
     words = np.frombuffer(digests, dtype="<u8").reshape(count, _WORDS)
     # Position p of every deck is the contiguous stretch p of ``cards`` (small integers: the

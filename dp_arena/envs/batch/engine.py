@@ -497,18 +497,22 @@ class TableBatch:
         if np.count_nonzero(row_sums(in_hand) != row_max(in_hand) * live):
             raise AssertionError("TableBatch: players in the hand put in unequal totals")
         pot = row_sums(committed)
-        # The values of the hands shown, those still in where two or more are (one player
-        # left wins with any hand); a folded hand is below the worst.
-        values = folded * _WORST
+        # The hands shown: those still in where two or more are (one player left wins with
+        # any hand).
         contested = ~folded & (live > 1)[:, None]
         cells = contested.reshape(-1).nonzero()[0]  # (line, seat) as line x seats + seat
-        if cells.size:
-            lines, seats = np.divmod(cells, self.seat_count)
-            shown = rows.take(lines)
-            holes = self.hole_cards.reshape(-1, 2).take(shown * self.seat_count + seats, axis=0)
-            values.reshape(-1)[cells] = hand_values(
-                np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
-            )
+        if not cells.size:  # one player left at every table: the pot is theirs
+            self.payoffs[rows] = ~folded * pot[:, None] - committed
+            return
+        # The values of the hands shown; a folded hand is below the worst, and one not
+        # shown (its table's only player left) the best.
+        values = folded * _WORST
+        lines, seats = np.divmod(cells, self.seat_count)
+        shown = rows.take(lines)
+        holes = self.hole_cards.reshape(-1, 2).take(shown * self.seat_count + seats, axis=0)
+        values.reshape(-1)[cells] = hand_values(
+            np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
+        )
         best = values.reshape(-1).take(_cells(values, values.argmin(axis=1)))
         winners = values == best[:, None]
         share, odd_chips = np.divmod(pot, row_sums(winners.view(np.int8)))
