@@ -97,29 +97,38 @@ def encode_batch(
     bound = seats - 1
     scalars = _POSITION + seats
     values[:, scalars] = row_sums(committed) * scale
-    values[:, scalars + 1] = np.where(to_act, batch.call_amount, 0) * scale
+    values[:, scalars + 1] = batch.call_amount * to_act * scale
     values[:, scalars + 2] = batch.current_bet * scale
-    values[:, scalars + 3] = np.where(raising, batch.min_raise_to, 0) * scale
-    values[:, scalars + 4] = np.where(raising, batch.max_raise_to, 0) * scale
+    values[:, scalars + 3] = batch.min_raise_to * raising * scale
+    values[:, scalars + 4] = batch.max_raise_to * raising * scale
     values[:, scalars + 5] = (batch.cap - row_max(committed)) * scale
     values[:, scalars + 6] = (seats - row_sums(batch.folded.view(np.int8))) / seats
     values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
-    values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
-    # Seats relative to the observer: relative seat r is seat ``seat + r``.
+    values[:, scalars + 8] = np.minimum(np.maximum(session_nets * scale / deals, -bound), bound)
+    # Seats relative to the observer: relative seat r is seat ``seat + r`` (the seats in
+    # their own order for seat 0, not gathered).
     relative = (seat + np.arange(seats)) % seats
+    folded = batch.folded
+    street_bets = batch.street_bets
+    raises = batch.raises
+    action_chips = batch.action_chips
+    if seat:
+        committed = committed.take(relative, axis=1)
+        folded = folded.take(relative, axis=1)
+        street_bets = street_bets.take(relative, axis=1)
+        raises = raises.take(relative, axis=2)
+        action_chips = action_chips.take(relative, axis=2)
     first = scalars + _SCALARS
     per_seat = values[:, first : first + _PER_SEAT * seats].reshape(tables, seats, _PER_SEAT)
-    per_seat[:, :, 0] = committed[:, relative] * scale
-    per_seat[:, :, 1] = batch.available[:, relative] * scale
-    per_seat[:, :, 2] = batch.street_bets[:, relative] * scale
-    per_seat[:, :, 3] = batch.folded[:, relative]
+    per_seat[:, :, 0] = committed * scale
+    per_seat[:, :, 1] = (batch.cap - committed) * scale
+    per_seat[:, :, 2] = street_bets * scale
+    per_seat[:, :, 3] = folded
     # Absent: never at these tables (0).
     history_base = first + _PER_SEAT * seats
     history = values[:, history_base : history_base + 8 * seats].reshape(tables, 4, seats, 2)
-    history[..., 0] = np.minimum(batch.raises[:, :, relative], HISTORY_RAISES_CAP) / (
-        HISTORY_RAISES_CAP
-    )
-    history[..., 1] = batch.action_chips[:, :, relative] * scale
+    history[..., 0] = _RAISE_SHARES.take(raises, mode="clip")
+    history[..., 1] = action_chips * scale
     return values
 
 
