@@ -116,9 +116,12 @@ def _cells(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
 
 class TableBatch:
     """``tables`` hands of one table's rules; see the module docstring. The arrays are
-    the state: read them, change them only through :meth:`start` and :meth:`apply`."""
+    the state: read them, change them only through :meth:`start` and :meth:`apply`.
+    With ``preflop`` false, what rule-based players read of the betting before the flop
+    (``preflop_calls``, ``preflop_raiser``) is not kept: a caller whose players do not
+    read it saves the work."""
 
-    def __init__(self, rules: TableRules, tables: int) -> None:
+    def __init__(self, rules: TableRules, tables: int, *, preflop: bool = True) -> None:
         if rules.cap is None:
             raise ValueError("TableBatch needs a capped table (cap is None)")
         seats = rules.seat_count
@@ -151,6 +154,7 @@ class TableBatch:
         self.action_chips = np.zeros((tables, 4, seats), dtype=np.int64)
         # What rule-based players read of the history: the calls before the flop, and the
         # seat of the last raise before the flop (NO_ACTOR when none).
+        self.preflop = preflop
         self.preflop_calls = np.zeros(tables, dtype=np.int64)
         self.preflop_raiser = np.full(tables, NO_ACTOR, dtype=np.int64)
         # The legal actions of each table's player to act (meaningless when none is), and
@@ -209,8 +213,9 @@ class TableBatch:
         self.folded[rows] = False
         self.raises[rows] = 0
         self.action_chips[rows] = 0
-        self.preflop_calls[rows] = 0
-        self.preflop_raiser[rows] = NO_ACTOR
+        if self.preflop:
+            self.preflop_calls[rows] = 0
+            self.preflop_raiser[rows] = NO_ACTOR
         self.log_length[rows] = 0
         self.street[rows] = _PREFLOP
         self.largest_increment[rows] = 0
@@ -283,13 +288,14 @@ class TableBatch:
         if raisers.size:
             self.raises.reshape(-1)[history[raisers]] += 1
         self.action_chips.reshape(-1)[history] += chips
-        preflop = street == _PREFLOP
-        calling = (preflop & (kinds == CALL)).nonzero()[0]
-        if calling.size:
-            self.preflop_calls[rows[calling]] += 1
-        opening = (preflop & raising).nonzero()[0]
-        if opening.size:
-            self.preflop_raiser[rows[opening]] = seat[opening]
+        if self.preflop:
+            preflop = street == _PREFLOP
+            calling = (preflop & (kinds == CALL)).nonzero()[0]
+            if calling.size:
+                self.preflop_calls[rows[calling]] += 1
+            opening = (preflop & raising).nonzero()[0]
+            if opening.size:
+                self.preflop_raiser[rows[opening]] = seat[opening]
         self._log(rows, kinds, amounts * raising)
         self._advance(rows, seat, current_bet)
         if update:

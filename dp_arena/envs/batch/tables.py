@@ -69,6 +69,7 @@ BATCH_OPPONENTS: dict[
 }
 _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
+_STALE = -(1 << 62)  # a first deal that puts every deal past the slots: to be shuffled
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
 _CHIP_LIMIT = 1 << 62
 _KINDS = {
@@ -118,7 +119,6 @@ class BatchTables:
         self.small_blind = rules.small_blind
         self.action_table = action_table
         self.learner = learner_seat
-        self.batch = TableBatch(rules, count)
         others = [seat for seat in range(seats) if seat != learner_seat]
         # One player per distinct opponent (a spec, or a policy object), whatever seats it
         # holds: it decides for all of them at once.
@@ -135,6 +135,10 @@ class BatchTables:
                     name = getattr(opponent, "__name__", type(opponent).__name__)
                     self.players.append(PolicyPlayer(opponent, name))  # type: ignore[arg-type]
             self.seat_players[seat] = keys.index(key)
+        # The tag bot reads the betting before the flop; no other player does.
+        self.batch = TableBatch(
+            rules, count, preflop=any(isinstance(player, TagPlayer) for player in self.players)
+        )
         self.leaves = all(player.leaves for player in self.players)
         self.checked = all(player.checked for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
@@ -151,7 +155,8 @@ class BatchTables:
         self.done = np.ones(count, dtype=bool)
         self.chunk = min(DECK_CHUNK, deals)
         self.deck_cards = np.zeros((count, self.chunk, 2 * seats + 8), dtype=np.int8)
-        self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
+        # The deal of each table's slot 0 (_STALE: its decks are to be shuffled).
+        self.deck_first = np.full(count, _STALE, dtype=np.int64)
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
         self.opponents = {
@@ -187,7 +192,7 @@ class BatchTables:
         self.nets[chosen] = 0
         self.pending[chosen] = 0.0
         self.done[chosen] = False
-        self.deck_first[chosen] = -1
+        self.deck_first[chosen] = _STALE
         for row in chosen.tolist():
             self.left[row] = []
         self._start(chosen)
@@ -349,7 +354,7 @@ class BatchTables:
             return
         deal = self.deal[rows]
         slot = deal - self.deck_first[rows]
-        stale = (self.deck_first[rows] < 0) | (slot >= self.chunk)
+        stale = slot >= self.chunk
         if np.count_nonzero(stale):
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
