@@ -20,6 +20,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from itertools import combinations_with_replacement
@@ -38,10 +39,12 @@ __all__ = [
     "decks",
     "draw_odds",
     "hand_values",
+    "ones",
     "strength_counts",
 ]
 
 _WORDS = 51  # one 64-bit word a swap, when no word is rejected
+_INT64 = np.dtype(np.int64)
 # Every bound is at most 52, so a word below 2**64 - 64 is accepted at every position.
 _NEVER_REJECTED = np.uint64((1 << 64) - 64)
 _BOUNDS = np.arange(52, 1, -1, dtype=np.uint64)  # swap k draws among 52 - k cards
@@ -116,6 +119,15 @@ def _lookup() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return _tables
 
 
+@functools.cache
+def ones(length: int, dtype: np.dtype) -> np.ndarray:
+    """A read-only vector of ``length`` ones of ``dtype``, made once: what the batch's
+    sums over seats or cards multiply by (as integer products) on every step."""
+    vector = np.ones(length, dtype=dtype)
+    vector.setflags(write=False)
+    return vector
+
+
 def _digit_sums(keys: np.ndarray) -> np.ndarray:
     """The sum of the base-5 digits of each key (the cards a rank-count key counts)."""
     sums = np.zeros(keys.shape, dtype=np.int64)
@@ -167,7 +179,7 @@ def hand_values(cards: np.ndarray) -> np.ndarray:
     shape): ``evaluate`` of each, computed as it computes them."""
     card_keys, flush_suit, flush_values, nonflush_keys, nonflush_values = _lookup()
     # Summed as an integer product: NumPy sums along a short last axis several times slower.
-    key = card_keys[cards] @ np.ones(cards.shape[-1], dtype=np.int64)
+    key = card_keys[cards] @ ones(cards.shape[-1], _INT64)
     suit = flush_suit[key & 0xFFF]
     direct = _direct(cards.shape[-1])
     values: np.ndarray

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from dp_arena.engine.rules import Betting, TableRules
-from dp_arena.envs.batch.cards import hand_values
+from dp_arena.envs.batch.cards import hand_values, ones
 from dp_arena.errors import IllegalActionError, IllegalReason
 
 __all__ = [
@@ -78,7 +78,7 @@ _FOLD_BIT, _CHECK_BIT, _CALL_BIT = 8, 4, 2
 
 def row_sums(values: np.ndarray) -> np.ndarray:
     """Each row's sum of a ``(rows, seats)`` integer array (exact: an integer product)."""
-    sums: np.ndarray = values @ np.ones(values.shape[1], dtype=values.dtype)
+    sums: np.ndarray = values @ ones(values.shape[1], values.dtype)
     return sums
 
 
