@@ -6,7 +6,8 @@ driven by SHAKE-256 that :mod:`dp_arena.engine.deck` describes), with the swaps 
 deck done together; a deck whose stream rejects a word (about two in 10**16) is taken
 from ``deck_for`` itself. :func:`hand_values` gives the rank numbers of
 :func:`dp_arena.engine.evaluate` (1 best .. 7462 worst) from the evaluator's own lookup
-tables. The tests compare both with the engine's functions.
+tables, its table of hands without a flush laid out anew so that a hand's value is read
+by its ranks without a search. The tests compare both with the engine's functions.
 
 >>> import numpy as np
 >>> from dp_arena.engine import deck_for, evaluate, parse_cards
