@@ -300,7 +300,20 @@ def _self_play_data(
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
             f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
             f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last"
-            f" {min(config.keep, config.iterations)} iterations."
+            f" {min(config.keep, config.iterations)} iterations"
+            + (f" and the first {config.keep_first}" if config.keep_first else "")
+            + (
+                f", the weights moved {config.step:g} of the way to each fit"
+                if config.step < 1
+                else ""
+            )
+            + (
+                f", the learner's decisions drawn from the softmax of its values at"
+                f" {config.behaviour_temperature:g}"
+                if config.behaviour_temperature
+                else ""
+            )
+            + "."
         ),
         *(
             [

@@ -78,6 +78,17 @@ class SelfPlayConfig:
     exploration: float = 0.1
     ridge: float = 10.0
     keep: int = 3  # iterations of decisions each fit uses
+    # The first iterations' decisions kept in every fit besides the last ``keep`` (with a
+    # warm start, the data of the policy started from stays in every fit).
+    keep_first: int = 0
+    # How far the weights move to each fit: w <- (1 - step) w + step w_fit (1: to the fit,
+    # a plain policy-iteration step; smaller: a trust region, the averaging of fictitious
+    # play; 0: never moves).
+    step: float = 1.0
+    # The learner's behaviour while it trains: 0, the best action (but a random legal one
+    # with probability ``exploration``); above 0, the softmax of the values at this
+    # temperature (in pots), so every action is tried in proportion to its value.
+    behaviour_temperature: float = 0.0
     # Every member heads-up every iteration (the heads-up decisions split among them half
     # evenly, half by PFSP), only the six-max line-ups drawn; else every line-up drawn.
     stratified: bool = False
@@ -107,6 +118,7 @@ class SelfPlayConfig:
                 ("capacity", 1, 10_000),
                 ("keep", 1, 10_000),
                 ("warm_iterations", 0, 10_000),
+                ("keep_first", 0, 10_000),
             ),
         )
         if not 0 <= self.six_max <= self.lineups:
@@ -120,6 +132,20 @@ class SelfPlayConfig:
                 f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
             )
         check_fitting(self, "self-play")
+        if isinstance(self.step, bool) or not isinstance(self.step, int | float):
+            raise ConfigError("self-play: step must be a number in [0, 1]", field="step")
+        if not 0 <= self.step <= 1:
+            raise ConfigError("self-play: step must be in [0, 1]", field="step")
+        temperature = self.behaviour_temperature
+        if (
+            isinstance(temperature, bool)
+            or not isinstance(temperature, int | float)
+            or not 0 <= temperature < math.inf
+        ):
+            raise ConfigError(
+                "self-play: behaviour_temperature must be a number, 0 or more",
+                field="behaviour_temperature",
+            )
         if not isinstance(self.stratified, bool):
             raise ConfigError("self-play: stratified must be true or false", field="stratified")
         if self.features not in FEATURE_SETS:
@@ -165,6 +191,7 @@ def train_self_play(
     if start is not None and config.start_in_league:
         league.add(start.copy() if start.feature_set == "vector" else PolicyBot(start), "start")
     statistics: list[_Sums] = []
+    first: list[_Sums] = []  # the first ``keep_first`` iterations', kept in every fit
     for iteration in range(config.iterations):
         started = time.perf_counter()
         sums = _Sums.empty(policy.weights.shape)
@@ -184,16 +211,17 @@ def train_self_play(
                 autoreset_mode="SameStep",  # an ended session's row is the next one's at once
             )
             seed = (config.seed * 1_000_003 + iteration * 1_009 + index) * 65_536
-            collected = _collect(
-                env, seed, policy, rng, config.exploration, wanted, members, league, behaviour
-            )
+            collected = _collect(env, seed, policy, rng, config, wanted, members, league, behaviour)
             sums.add(*collected[:3])
             rewards[name] = collected[3] / max(collected[4], 1)
             deals += collected[4]
             decided += len(collected[1])
             env.close()
-        statistics = [*statistics, sums][-config.keep :]
-        _fit(policy, statistics, config.ridge)
+        if iteration < config.keep_first:
+            first.append(sums)
+        else:
+            statistics = [*statistics, sums][-config.keep :]
+        _fit(policy, [*first, *statistics], config.ridge, config.step)
         if (iteration + 1) % config.snapshot_every == 0:
             snapshot = policy if policy.feature_set == "vector" else PolicyBot(policy.copy())
             league.add_snapshot(snapshot, f"learned-{iteration + 1}")
@@ -215,6 +243,9 @@ def train_self_play(
         "weighting": config.weighting,
         "stratified": config.stratified,
         "keep": config.keep,
+        "keep_first": config.keep_first,
+        "step": config.step,
+        "behaviour_temperature": config.behaviour_temperature,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "start_in_league": config.start_in_league,
         # How the run started from them: their weights, or their decisions (behaviour).
@@ -268,7 +299,7 @@ def _collect(
     seed: int,
     policy: LinearPolicy,
     rng: np.random.Generator,
-    exploration: float,
+    config: SelfPlayConfig,
     wanted: int,
     members: list[Member],
     league: League,
@@ -303,10 +334,7 @@ def _collect(
         logits = player.logits(
             rows if player is policy else _rows(player.feature_set, observations, env)
         )
-        greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
-        noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
-        explore = rng.random(tables) < exploration
-        chosen = np.where(explore, noise, greedy)
+        chosen = _choose(logits, masks, rng, config.exploration, config.behaviour_temperature)
         feature_rows.append(rows)
         chosen_actions.append(chosen)
         committed.append(observations[:, scalars + 9].astype(np.float64) * cap)
@@ -353,6 +381,25 @@ def _collect(
     )
 
 
+def _choose(
+    logits: np.ndarray,
+    masks: np.ndarray,
+    rng: np.random.Generator,
+    exploration: float,
+    temperature: float,
+) -> np.ndarray:
+    """Each row's action: the best legal one (at ``temperature`` 0) or one drawn from the
+    legal actions' softmax at ``temperature``; a random legal one instead with
+    probability ``exploration``."""
+    legal_logits = np.where(masks, logits, -np.inf)
+    if temperature > 0:  # the Gumbel-max draw: the argmax of logits/t plus Gumbel noise
+        legal_logits = legal_logits / temperature - np.log(-np.log(rng.random(masks.shape)))
+    best = legal_logits.argmax(axis=1)
+    noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+    explore = rng.random(len(masks)) < exploration
+    return np.where(explore, noise, best)
+
+
 def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:
     """The features of ``feature_set`` of every table's decision: read from the
     observation vectors, or from the tables' typed views."""
@@ -391,10 +438,15 @@ class _Sums:
             self.counts[action] += chosen.sum()
 
 
-def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float) -> None:
+def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float, step: float = 1.0) -> None:
+    """Refit ``policy`` on the decisions of ``statistics``, moving its weights ``step`` of
+    the way from where they are to the fit's."""
+    before = policy.weights.copy()
     policy.fit_sums(
         np.sum([sums.squares for sums in statistics], axis=0),
         np.sum([sums.products for sums in statistics], axis=0),
         np.sum([sums.counts for sums in statistics], axis=0),
         ridge,
     )
+    if step < 1:
+        policy.weights[:] = (1 - step) * before + step * policy.weights

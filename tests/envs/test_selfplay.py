@@ -286,3 +286,68 @@ def test_a_learner_over_the_typed_observations_features_plays_its_snapshots_as_b
     assert league.members["learned"].sessions > 0  # the shipped bot as a league member
     with pytest.raises(ConfigError, match="features must be one of"):
         SelfPlayConfig(features="pixels")
+
+
+def _warm(tmp_path: Path) -> tuple[str, np.ndarray]:
+    """A policy file of weights unlike zeros and any fit (seeded), and its weights."""
+    start = LinearPolicy.zeros(feature_set="vector")
+    start.weights[1:] = np.random.default_rng(5).normal(0.0, 0.1, start.weights[1:].shape)
+    path = tmp_path / "start.json"
+    start.save(path)
+    return str(path), LinearPolicy.load(path).weights
+
+
+def test_each_step_moves_the_weights_that_share_of_the_way_to_the_fit(tmp_path: Path) -> None:
+    warm, start = _warm(tmp_path)
+    base = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1, "warm_start": warm}
+    fitted, _ = train_self_play(SelfPlayConfig(iterations=1, **base))
+    assert not np.allclose(fitted.weights, start)
+    # The first iteration plays the same decisions whatever the step: its fit is the same.
+    for step in (0.25, 0.5):
+        moved, _ = train_self_play(SelfPlayConfig(iterations=1, step=step, **base))
+        assert np.allclose(moved.weights, start + step * (fitted.weights - start), atol=1e-12)
+    frozen, _ = train_self_play(SelfPlayConfig(iterations=3, step=0, **base))
+    assert np.array_equal(frozen.weights, start)  # step 0 never moves
+    default, _ = train_self_play(SelfPlayConfig(iterations=2, **base))
+    plain, _ = train_self_play(SelfPlayConfig(iterations=2, step=1.0, **base))
+    assert np.array_equal(default.weights, plain.weights)  # step 1: the fit itself
+    for bad in (-0.1, 1.5, True, "half"):
+        with pytest.raises(ConfigError, match="step must be"):
+            SelfPlayConfig(step=bad)  # type: ignore[arg-type]
+
+
+def test_the_first_iterations_decisions_stay_in_every_fit_with_keep_first() -> None:
+    base = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1, "seed": 3}
+    # Two iterations: the first kept by keep_first, the second by keep, is a fit on both.
+    anchored, _ = train_self_play(SelfPlayConfig(iterations=2, keep=1, keep_first=1, **base))
+    both, _ = train_self_play(SelfPlayConfig(iterations=2, keep=2, **base))
+    last, _ = train_self_play(SelfPlayConfig(iterations=2, keep=1, **base))
+    assert np.array_equal(anchored.weights, both.weights)
+    assert not np.allclose(anchored.weights, last.weights)
+    # Every iteration kept by keep_first is a fit on all of them, as with a long keep.
+    every, _ = train_self_play(SelfPlayConfig(iterations=3, keep=1, keep_first=3, **base))
+    whole, _ = train_self_play(SelfPlayConfig(iterations=3, keep=3, **base))
+    assert np.array_equal(every.weights, whole.weights)
+    with pytest.raises(ConfigError, match="keep_first must be an integer"):
+        SelfPlayConfig(keep_first=-1)
+
+
+def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_value() -> None:
+    from dp_arena.learn.selfplay import _choose
+
+    logits = np.tile([5.0, 0.0, 0.5, 1.0, 9.0], (40_000, 1))
+    masks = np.tile([False, True, True, True, False], (40_000, 1))
+    rng = np.random.default_rng(0)
+    chosen = _choose(logits, masks, rng, exploration=0.0, temperature=0.5)
+    shares = np.bincount(chosen, minlength=5) / len(chosen)
+    expected = np.exp(np.array([0.0, 0.5, 1.0]) / 0.5)
+    expected /= expected.sum()  # 0.090, 0.245, 0.665 over the three legal actions
+    assert shares[[0, 4]].tolist() == [0.0, 0.0]  # masked actions never
+    assert np.allclose(shares[1:4], expected, atol=0.01)
+    greedy = _choose(logits, masks, rng, exploration=0.0, temperature=0.0)
+    assert (greedy == 3).all()  # the best legal action, not the masked 9
+    explored = _choose(logits, masks, rng, exploration=1.0, temperature=0.0)
+    assert np.allclose(np.bincount(explored, minlength=5)[1:4] / len(explored), 1 / 3, atol=0.01)
+    for bad in (-1.0, float("inf"), True):
+        with pytest.raises(ConfigError, match="behaviour_temperature"):
+            SelfPlayConfig(behaviour_temperature=bad)
