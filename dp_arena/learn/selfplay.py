@@ -397,7 +397,8 @@ def _choose(
     best = legal_logits.argmax(axis=1)
     noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
     explore = rng.random(len(masks)) < exploration
-    return np.where(explore, noise, best)
+    chosen: np.ndarray = np.where(explore, noise, best)
+    return chosen
 
 
 def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:
