@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -89,6 +90,13 @@ class SelfPlayConfig:
     # with probability ``exploration``); above 0, the softmax of the values at this
     # temperature (in pots), so every action is tried in proportion to its value.
     behaviour_temperature: float = 0.0
+    # Model selection: with it above 0, the run returns, of its snapshots' weights and its
+    # last, those whose worst heads-up duplicate score over this many deals against the
+    # members of the league that are not snapshots is the highest (on decks of its own
+    # seed, never the evaluation's), each played as its softmax at select_temperature
+    # (0: greedily); 0 returns the last weights.
+    select_deals: int = 0
+    select_temperature: float = 0.1
     # Every member heads-up every iteration (the heads-up decisions split among them half
     # evenly, half by PFSP), only the six-max line-ups drawn; else every line-up drawn.
     stratified: bool = False
@@ -119,6 +127,7 @@ class SelfPlayConfig:
                 ("keep", 1, 10_000),
                 ("warm_iterations", 0, 10_000),
                 ("keep_first", 0, 10_000),
+                ("select_deals", 0, 1_000_000),
             ),
         )
         if not 0 <= self.six_max <= self.lineups:
@@ -136,16 +145,14 @@ class SelfPlayConfig:
             raise ConfigError("self-play: step must be a number in [0, 1]", field="step")
         if not 0 <= self.step <= 1:
             raise ConfigError("self-play: step must be in [0, 1]", field="step")
-        temperature = self.behaviour_temperature
-        if (
-            isinstance(temperature, bool)
-            or not isinstance(temperature, int | float)
-            or not 0 <= temperature < math.inf
-        ):
-            raise ConfigError(
-                "self-play: behaviour_temperature must be a number, 0 or more",
-                field="behaviour_temperature",
-            )
+        for name in ("behaviour_temperature", "select_temperature"):
+            temperature = getattr(self, name)
+            if (
+                isinstance(temperature, bool)
+                or not isinstance(temperature, int | float)
+                or not 0 <= temperature < math.inf
+            ):
+                raise ConfigError(f"self-play: {name} must be a number, 0 or more", field=name)
         if not isinstance(self.stratified, bool):
             raise ConfigError("self-play: stratified must be true or false", field="stratified")
         if self.features not in FEATURE_SETS:
@@ -192,6 +199,7 @@ def train_self_play(
         league.add(start.copy() if start.feature_set == "vector" else PolicyBot(start), "start")
     statistics: list[_Sums] = []
     first: list[_Sums] = []  # the first ``keep_first`` iterations', kept in every fit
+    candidates: dict[str, LinearPolicy] = {}  # the snapshots' weights, for select_deals
     for iteration in range(config.iterations):
         started = time.perf_counter()
         sums = _Sums.empty(policy.weights.shape)
@@ -225,6 +233,7 @@ def train_self_play(
         if (iteration + 1) % config.snapshot_every == 0:
             snapshot = policy if policy.feature_set == "vector" else PolicyBot(policy.copy())
             league.add_snapshot(snapshot, f"learned-{iteration + 1}")
+            candidates[f"learned-{iteration + 1}"] = policy.copy()
         if on_iteration is not None:
             report = IterationReport(
                 iteration,
@@ -235,6 +244,12 @@ def train_self_play(
                 league.table(),
             )
             on_iteration(report, policy)
+    selection: dict[str, dict[str, float]] = {}
+    if config.select_deals:
+        candidates[f"learned-{config.iterations}"] = policy
+        selection = select_scores(candidates, league, config)
+        best = max(selection, key=lambda name: min(selection[name].values()))
+        policy = candidates[best].copy()
     policy.metadata = {
         "trained_with": "dp_arena.learn.selfplay (fitted Monte-Carlo control, self-play league)",
         "iterations": config.iterations,
@@ -246,6 +261,9 @@ def train_self_play(
         "keep_first": config.keep_first,
         "step": config.step,
         "behaviour_temperature": config.behaviour_temperature,
+        # Each candidate's scores (mbb/deal) against the members, and the one returned.
+        "selection": selection or None,
+        "selected": best if selection else None,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "start_in_league": config.start_in_league,
         # How the run started from them: their weights, or their decisions (behaviour).
@@ -256,6 +274,51 @@ def train_self_play(
         "betting": config.betting,
     }
     return policy, league
+
+
+def select_scores(
+    candidates: dict[str, LinearPolicy], league: League, config: SelfPlayConfig
+) -> dict[str, dict[str, float]]:
+    """Each candidate's heads-up duplicate score (mbb/deal, over ``config.select_deals``
+    deals) against every member of ``league`` that is not a snapshot, on decks of the
+    training seed's own, played as its softmax at ``config.select_temperature``."""
+    from dp_arena.learn.evaluate import duplicate_score  # the match machinery, on demand
+
+    temperature = config.select_temperature or None
+    seed = config.seed * 1_000_003 + 977_269  # not an iteration's, nor the evaluation's
+    scores: dict[str, dict[str, float]] = {}
+    for name, candidate in candidates.items():
+        scores[name] = {}
+        player = _opponent_factory(candidate, temperature)
+        for member in league.members.values():
+            if member.snapshot:
+                continue
+            score = duplicate_score(
+                player,
+                _opponent_factory(member.opponent),
+                deals=config.select_deals,
+                seed=seed,
+                betting=config.betting,
+                name=member.name,
+            )
+            scores[name][member.name] = score.mean
+    return scores
+
+
+def _opponent_factory(opponent: object, temperature: float | None = None) -> Any:
+    """A member's opponent as a match takes it: an agent spec, or a factory of fresh
+    bots (a policy played greedily, as it plays in the league, or at ``temperature``)."""
+    if isinstance(opponent, str):
+        return opponent
+    if isinstance(opponent, PolicyBot):
+        policy, temperature = opponent.policy, opponent.temperature
+        return lambda: PolicyBot(policy, temperature)
+    if isinstance(opponent, LinearPolicy):
+        return lambda: PolicyBot(opponent, temperature)
+    raise ConfigError(
+        f"self-play: select_deals cannot play the member {opponent!r} in a match",
+        field="select_deals",
+    )
 
 
 def _warm_start(config: SelfPlayConfig) -> LinearPolicy | None:

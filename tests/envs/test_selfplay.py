@@ -3,6 +3,7 @@ plays its line-ups in the vector environment's batch (snapshots included), seede
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -351,3 +352,49 @@ def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_valu
     for bad in (-1.0, float("inf"), True):
         with pytest.raises(ConfigError, match="behaviour_temperature"):
             SelfPlayConfig(behaviour_temperature=bad)
+
+
+def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() -> None:
+    from dp_arena.learn import PolicyBot, duplicate_score
+
+    config = SelfPlayConfig(
+        iterations=3,
+        decisions=1500,
+        tables=16,
+        lineups=2,
+        six_max=1,
+        snapshot_every=1,
+        builtins=("random", "calling-station"),
+        select_deals=24,
+        select_temperature=0,
+        seed=6,
+    )
+    weights: dict[str, np.ndarray] = {}
+    chosen, _ = train_self_play(
+        config,
+        on_iteration=lambda report, policy: weights.update(
+            {f"learned-{report.iteration + 1}": policy.weights.copy()}
+        ),
+    )
+    worst = {}
+    for name, candidate in weights.items():
+        policy = LinearPolicy(candidate, config.raise_sizes, feature_set="vector")
+        worst[name] = min(
+            duplicate_score(
+                lambda policy=policy: PolicyBot(policy),
+                member,
+                deals=24,
+                seed=6 * 1_000_003 + 977_269,
+            ).mean
+            for member in ("random", "calling-station")
+        )
+    assert len(set(worst.values())) > 1  # the choice is not a tie
+    best = max(worst, key=worst.__getitem__)
+    assert chosen.metadata["selected"] == best
+    assert np.array_equal(chosen.weights, weights[best])
+    selection = chosen.metadata["selection"]
+    assert {name: min(scores.values()) for name, scores in selection.items()} == pytest.approx(
+        worst
+    )
+    last, _ = train_self_play(dataclasses.replace(config, select_deals=0))
+    assert np.array_equal(last.weights, weights["learned-3"])  # no selection: the last
