@@ -90,6 +90,10 @@ class SelfPlayConfig:
     # with probability ``exploration``); above 0, the softmax of the values at this
     # temperature (in pots), so every action is tried in proportion to its value.
     behaviour_temperature: float = 0.0
+    # The decisions each action is fitted on: "all", or "exploring" (only those drawn at
+    # random: every action's values then fitted on the same states, the policy's own,
+    # not on the states where the policy already prefers it).
+    fit_on: str = "all"
     # Model selection: with it above 0, the run returns, of its snapshots' weights and its
     # last, those whose worst heads-up duplicate score over this many deals against the
     # members of the league that are not snapshots is the highest (on decks of its own
@@ -145,6 +149,12 @@ class SelfPlayConfig:
             raise ConfigError("self-play: step must be a number in [0, 1]", field="step")
         if not 0 <= self.step <= 1:
             raise ConfigError("self-play: step must be in [0, 1]", field="step")
+        if self.fit_on not in ("all", "exploring"):
+            raise ConfigError("self-play: fit_on must be 'all' or 'exploring'", field="fit_on")
+        if self.fit_on == "exploring" and not self.exploration > 0:
+            raise ConfigError(
+                "self-play: fit_on = 'exploring' needs an exploration above 0", field="fit_on"
+            )
         for name in ("behaviour_temperature", "select_temperature"):
             temperature = getattr(self, name)
             if (
@@ -261,6 +271,7 @@ def train_self_play(
         "keep_first": config.keep_first,
         "step": config.step,
         "behaviour_temperature": config.behaviour_temperature,
+        "fit_on": config.fit_on,
         # Each candidate's scores (mbb/deal) against the members, and the one returned.
         "selection": selection or None,
         "selected": best if selection else None,
@@ -397,9 +408,14 @@ def _collect(
         logits = player.logits(
             rows if player is policy else _rows(player.feature_set, observations, env)
         )
-        chosen = _choose(logits, masks, rng, config.exploration, config.behaviour_temperature)
+        chosen, explored = _choose(
+            logits, masks, rng, config.exploration, config.behaviour_temperature
+        )
+        if config.fit_on == "exploring":  # the others' values are left out of the fit
+            chosen_actions.append(np.where(explored, chosen, -1))
+        else:
+            chosen_actions.append(chosen)
         feature_rows.append(rows)
-        chosen_actions.append(chosen)
         committed.append(observations[:, scalars + 9].astype(np.float64) * cap)
         scales.append(
             (observations[:, scalars] + observations[:, scalars + 1]).astype(np.float64) * cap
@@ -450,10 +466,10 @@ def _choose(
     rng: np.random.Generator,
     exploration: float,
     temperature: float,
-) -> np.ndarray:
+) -> tuple[np.ndarray, np.ndarray]:
     """Each row's action: the best legal one (at ``temperature`` 0) or one drawn from the
     legal actions' softmax at ``temperature``; a random legal one instead with
-    probability ``exploration``."""
+    probability ``exploration``. Also which rows were drawn at random."""
     legal_logits = np.where(masks, logits, -np.inf)
     if temperature > 0:  # the Gumbel-max draw: the argmax of logits/t plus Gumbel noise
         legal_logits = legal_logits / temperature - np.log(-np.log(rng.random(masks.shape)))
@@ -461,7 +477,7 @@ def _choose(
     noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
     explore = rng.random(len(masks)) < exploration
     chosen: np.ndarray = np.where(explore, noise, best)
-    return chosen
+    return chosen, explore
 
 
 def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:

@@ -339,15 +339,16 @@ def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_valu
     logits = np.tile([5.0, 0.0, 0.5, 1.0, 9.0], (40_000, 1))
     masks = np.tile([False, True, True, True, False], (40_000, 1))
     rng = np.random.default_rng(0)
-    chosen = _choose(logits, masks, rng, exploration=0.0, temperature=0.5)
+    chosen, _ = _choose(logits, masks, rng, exploration=0.0, temperature=0.5)
     shares = np.bincount(chosen, minlength=5) / len(chosen)
     expected = np.exp(np.array([0.0, 0.5, 1.0]) / 0.5)
     expected /= expected.sum()  # 0.090, 0.245, 0.665 over the three legal actions
     assert shares[[0, 4]].tolist() == [0.0, 0.0]  # masked actions never
     assert np.allclose(shares[1:4], expected, atol=0.01)
-    greedy = _choose(logits, masks, rng, exploration=0.0, temperature=0.0)
-    assert (greedy == 3).all()  # the best legal action, not the masked 9
-    explored = _choose(logits, masks, rng, exploration=1.0, temperature=0.0)
+    greedy, none = _choose(logits, masks, rng, exploration=0.0, temperature=0.0)
+    assert (greedy == 3).all() and not none.any()  # the best legal action, not the masked 9
+    explored, every = _choose(logits, masks, rng, exploration=1.0, temperature=0.0)
+    assert every.all()
     assert np.allclose(np.bincount(explored, minlength=5)[1:4] / len(explored), 1 / 3, atol=0.01)
     for bad in (-1.0, float("inf"), True):
         with pytest.raises(ConfigError, match="behaviour_temperature"):
@@ -398,3 +399,50 @@ def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() ->
     )
     last, _ = train_self_play(dataclasses.replace(config, select_deals=0))
     assert np.array_equal(last.weights, weights["learned-3"])  # no selection: the last
+
+
+def test_fit_on_exploring_fits_each_action_on_the_decisions_drawn_at_random_alone() -> None:
+    from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
+    from dp_arena.learn.selfplay import _collect
+
+    def collect(config: SelfPlayConfig) -> tuple[np.ndarray, np.ndarray]:
+        league = League()
+        league.add("tag")
+        policy = LinearPolicy.zeros(feature_set="vector")
+        policy.weights[1:] = np.random.default_rng(1).normal(0, 0.1, policy.weights[1:].shape)
+        env = SingleAgentVectorEnv(
+            num_envs=16,
+            opponents=["tag"],
+            deals=4,
+            observation_format="flat",
+            autoreset_mode="SameStep",
+        )
+        _, actions, targets, _, _ = _collect(
+            env,
+            11,
+            policy,
+            np.random.default_rng(2),
+            config,
+            2000,
+            [league.members["tag"]],
+            league,
+        )
+        env.close()
+        return actions, targets
+
+    every, targets = collect(SelfPlayConfig(exploration=0.3))
+    drawn, same_targets = collect(SelfPlayConfig(exploration=0.3, fit_on="exploring"))
+    # The same decisions played; the ones not drawn at random carry no action to fit.
+    assert np.array_equal(targets, same_targets, equal_nan=True)
+    kept = drawn >= 0
+    assert np.array_equal(drawn[kept], every[kept]) and (drawn[~kept] == -1).all()
+    assert 0.25 < kept.mean() < 0.35  # the exploration's share
+    # Everything drawn at random: the same fit as on every decision.
+    base = {"iterations": 2, "decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1}
+    first, _ = train_self_play(SelfPlayConfig(exploration=1.0, fit_on="exploring", **base))
+    second, _ = train_self_play(SelfPlayConfig(exploration=1.0, **base))
+    assert np.array_equal(first.weights, second.weights)
+    with pytest.raises(ConfigError, match="fit_on"):
+        SelfPlayConfig(fit_on="greedy")
+    with pytest.raises(ConfigError, match="needs an exploration"):
+        SelfPlayConfig(fit_on="exploring", exploration=0.0)
