@@ -294,7 +294,11 @@ def _self_play_data(
         (
             f"- Method: self-play; fitted Monte-Carlo control of a linear action-value model"
             f" over {policy.weights.shape[1]} features of {features} (`dp_arena.learn.selfplay`),"
-            " trained greedily."
+            + (
+                " trained greedily."
+                if not config.behaviour_temperature
+                else f" trained on the softmax of its values at {config.behaviour_temperature:g}."
+            )
         ),
         (
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
@@ -349,6 +353,27 @@ def _self_play_data(
             f" sessions of {config.rounds} rounds, {config.betting}, seed {config.seed}."
         ),
     ]
+    selection = policy.metadata.get("selection")
+    if selection:
+        members = list(next(iter(selection.values())))
+        lines += [
+            "",
+            (
+                f"Model selection: of the snapshots and the last weights, the ones whose worst"
+                f" heads-up duplicate score ({config.select_deals:,} deals, decks of the"
+                f" training's own seed) against {', '.join(members)} is the highest:"
+                f" `{policy.metadata.get('selected')}`."
+            ),
+            "",
+            "| weights | " + " | ".join(members) + " | worst |",
+            "|---|" + "---:|" * (len(members) + 1),
+            *[
+                f"| {name} | "
+                + " | ".join(f"{scores[member]:+.0f}" for member in members)
+                + f" | {min(scores.values()):+.0f} |"
+                for name, scores in selection.items()
+            ],
+        ]
     if league:
         lines += [
             "",

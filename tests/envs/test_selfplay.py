@@ -92,8 +92,18 @@ def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
 
 
 def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> None:
-    recipe = load_recipe(REPO / "configs" / "learned-self-play.toml")
+    recipe = load_recipe(REPO / "configs" / "learned.toml")  # the shipped bot's: self-play
     assert isinstance(recipe.train, SelfPlayConfig)
+    assert recipe.train.step < 1 and recipe.train.keep >= recipe.train.iterations
+    # Its self-play starts from the fitted recipe's weights, shipped beside the bot.
+    assert (
+        Path(recipe.train.warm_start).resolve() == REPO / "agents" / "learned_fitted_weights.json"
+    )
+    fitted = LinearPolicy.load(recipe.train.warm_start)
+    assert fitted.metadata["recipe"] == "configs/learned-fitted.toml"
+    assert (
+        type(load_recipe(REPO / "configs" / "learned-fitted.toml").train).__name__ == "FittedConfig"
+    )
     bad = tmp_path / "bad.toml"
     bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
     with pytest.raises(ConfigError, match=r"\[self_play\] has unknown fields \['speed'\]"):
