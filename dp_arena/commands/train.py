@@ -16,7 +16,8 @@ heads-up duplicate matches against every built-in bot and a six-max duplicate ma
 them all, and a training card (data, time, opponents, results) beside the weights. The
 shipped bot is made by self-play from the fitted recipe's weights::
 
-    dp-arena train --config configs/learned-fitted.toml --output agents/learned_fitted_weights.json --force
+    dp-arena train --config configs/learned-fitted.toml \
+        --output agents/learned_fitted_weights.json --force
     dp-arena train --config configs/learned.toml --output agents/learned_weights.json --force
 """
 

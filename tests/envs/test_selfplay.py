@@ -14,6 +14,8 @@ from dp_arena.learn import League, LinearPolicy, SelfPlayConfig, train_self_play
 from dp_arena.learn.recipe import load_recipe
 
 REPO = Path(__file__).resolve().parents[2]
+# A run small enough for a test: one six-max and one heads-up line-up an iteration.
+TINY = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1}
 
 
 def test_the_league_draws_the_members_the_learner_beats_least_most_often() -> None:
@@ -310,7 +312,7 @@ def _warm(tmp_path: Path) -> tuple[str, np.ndarray]:
 
 def test_each_step_moves_the_weights_that_share_of_the_way_to_the_fit(tmp_path: Path) -> None:
     warm, start = _warm(tmp_path)
-    base = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1, "warm_start": warm}
+    base = {**TINY, "warm_start": warm}
     fitted, _ = train_self_play(SelfPlayConfig(iterations=1, **base))
     assert not np.allclose(fitted.weights, start)
     # The first iteration plays the same decisions whatever the step: its fit is the same.
@@ -328,7 +330,7 @@ def test_each_step_moves_the_weights_that_share_of_the_way_to_the_fit(tmp_path: 
 
 
 def test_the_first_iterations_decisions_stay_in_every_fit_with_keep_first() -> None:
-    base = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1, "seed": 3}
+    base = {**TINY, "seed": 3}
     # Two iterations: the first kept by keep_first, the second by keep, is a fit on both.
     anchored, _ = train_self_play(SelfPlayConfig(iterations=2, keep=1, keep_first=1, **base))
     both, _ = train_self_play(SelfPlayConfig(iterations=2, keep=2, **base))
@@ -368,17 +370,15 @@ def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_valu
 def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() -> None:
     from dp_arena.learn import PolicyBot, duplicate_score
 
+    builtins = ("random", "calling-station")
     config = SelfPlayConfig(
         iterations=3,
-        decisions=1500,
-        tables=16,
-        lineups=2,
-        six_max=1,
         snapshot_every=1,
-        builtins=("random", "calling-station"),
+        builtins=builtins,
         select_deals=24,
-        select_temperature=0,
+        select_temperature=0,  # greedy, as replayed below
         seed=6,
+        **TINY,
     )
     weights: dict[str, np.ndarray] = {}
     chosen, _ = train_self_play(
@@ -397,7 +397,7 @@ def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() ->
                 deals=24,
                 seed=6 * 1_000_003 + 977_269,
             ).mean
-            for member in ("random", "calling-station")
+            for member in builtins
         )
     assert len(set(worst.values())) > 1  # the choice is not a tie
     best = max(worst, key=worst.__getitem__)
@@ -448,7 +448,7 @@ def test_fit_on_exploring_fits_each_action_on_the_decisions_drawn_at_random_alon
     assert np.array_equal(drawn[kept], every[kept]) and (drawn[~kept] == -1).all()
     assert 0.25 < kept.mean() < 0.35  # the exploration's share
     # Everything drawn at random: the same fit as on every decision.
-    base = {"iterations": 2, "decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1}
+    base = {**TINY, "iterations": 2}
     first, _ = train_self_play(SelfPlayConfig(exploration=1.0, fit_on="exploring", **base))
     second, _ = train_self_play(SelfPlayConfig(exploration=1.0, **base))
     assert np.array_equal(first.weights, second.weights)
