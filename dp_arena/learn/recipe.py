@@ -278,6 +278,14 @@ def _fitted_data(
     ]
 
 
+def _fits_on(config: SelfPlayConfig) -> str:
+    """Which iterations' decisions each fit of a self-play run uses, in words."""
+    if config.keep_first + config.keep >= config.iterations:
+        return "each fit on every iteration's decisions so far"
+    last = f"each fit on the last {config.keep} iterations' decisions"
+    return last + (f" and the first {config.keep_first}'s" if config.keep_first else "")
+
+
 def _self_play_data(
     config: SelfPlayConfig,
     policy: LinearPolicy,
@@ -303,9 +311,7 @@ def _self_play_data(
         (
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
             f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
-            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last"
-            f" {min(config.keep, config.iterations)} iterations"
-            + (f" and the first {config.keep_first}" if config.keep_first else "")
+            f" {config.exploration:g}, ridge {config.ridge:g}, {_fits_on(config)}"
             + (
                 f", the weights moved {config.step:g} of the way to each fit"
                 if config.step < 1

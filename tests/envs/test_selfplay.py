@@ -164,6 +164,16 @@ def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path)
     assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
     assert "Started from `start.json`, its weights the first ones, and a member of" in text
     assert "| start |" in text
+    # Two iterations, each fit on the last three: every iteration's decisions so far.
+    assert "each fit on every iteration's decisions so far" in text
+    from dp_arena.learn.recipe import _fits_on
+
+    assert _fits_on(SelfPlayConfig(iterations=9, keep=3, keep_first=1)) == (
+        "each fit on the last 3 iterations' decisions and the first 1's"
+    )
+    assert _fits_on(SelfPlayConfig(iterations=9, keep=3)) == (
+        "each fit on the last 3 iterations' decisions"
+    )
 
 
 def test_a_fit_on_sums_of_iterations_is_the_ridge_fit_on_all_their_decisions() -> None:
