@@ -375,6 +375,8 @@ def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_valu
     for bad in (-1.0, float("inf"), True):
         with pytest.raises(ConfigError, match="behaviour_temperature"):
             SelfPlayConfig(behaviour_temperature=bad)
+        with pytest.raises(ConfigError, match="select_temperature"):
+            SelfPlayConfig(select_temperature=bad)
 
 
 def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() -> None:
