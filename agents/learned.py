@@ -1,9 +1,11 @@
 """LearnedBot: a linear policy trained with dp-arena's own duplicate environment.
 
 Its weights, ``learned_weights.json`` beside this file, were trained by ``dp-arena train
---config configs/learned.toml`` (fitted Monte-Carlo control on the vector environment
-against every other built-in bot, heads-up and six-handed); ``learned_weights.md``
-beside it is the training card (data, time, opponents, results; see ``docs/envs.md``).
+--config configs/learned.toml``: self-play against a league of the built-in bots, its
+own frozen snapshots and the weights it started from, ``learned_fitted_weights.json``
+(fitted Monte-Carlo control on the vector environment against every other built-in bot,
+heads-up and six-handed: ``configs/learned-fitted.toml``); ``learned_weights.md`` beside
+it is the training card (data, time, opponents, results; see ``docs/envs.md``).
 
 Its logits are the estimated values of the actions, in units of the pot. It answers
 every decision with their softmax at a temperature of 0.1 (:data:`TEMPERATURE`), a mixed

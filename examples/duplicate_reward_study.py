@@ -121,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", help="write the figures to this file")
     parser.add_argument(
         "--weights",
-        default=str(AGENTS_DIR / "learned_weights.json"),
-        help="the fixed policy of the variance study (default: the shipped learned bot's)",
+        default=str(AGENTS_DIR / "learned_fitted_weights.json"),
+        help="the fixed policy of the variance study (default: the fitted weights the"
+        " shipped learned bot's self-play starts from)",
     )
     args = parser.parse_args(argv)
     sessions, iterations, decisions, deals = (

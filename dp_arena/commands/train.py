@@ -10,10 +10,14 @@ training starts: the shipped ``agents/learned_weights.json``, which the built-in
 ``learned`` bot plays, changes only when it is named as ``--output`` with ``--force``.
 
 With ``--config RECIPE``: fitted Monte-Carlo control on the vector environment
-(:mod:`dp_arena.learn.fitted`) as the recipe says, then heads-up duplicate matches
-against every built-in bot and a six-max duplicate match of them all, and a training
-card (data, time, opponents, results) beside the weights. The shipped bot is made by::
+(:mod:`dp_arena.learn.fitted`, a ``[train]`` recipe) or self-play against a league
+(:mod:`dp_arena.learn.selfplay`, a ``[self_play]`` recipe) as the recipe says, then
+heads-up duplicate matches against every built-in bot and a six-max duplicate match of
+them all, and a training card (data, time, opponents, results) beside the weights. The
+shipped bot is made by self-play from the fitted recipe's weights::
 
+    dp-arena train --config configs/learned-fitted.toml \
+        --output agents/learned_fitted_weights.json --force
     dp-arena train --config configs/learned.toml --output agents/learned_weights.json --force
 """
 

@@ -278,6 +278,14 @@ def _fitted_data(
     ]
 
 
+def _fits_on(config: SelfPlayConfig) -> str:
+    """Which iterations' decisions each fit of a self-play run uses, in words."""
+    if config.keep_first + config.keep >= config.iterations:
+        return "each fit on every iteration's decisions so far"
+    last = f"each fit on the last {config.keep} iterations' decisions"
+    return last + (f" and the first {config.keep_first}'s" if config.keep_first else "")
+
+
 def _self_play_data(
     config: SelfPlayConfig,
     policy: LinearPolicy,
@@ -294,13 +302,28 @@ def _self_play_data(
         (
             f"- Method: self-play; fitted Monte-Carlo control of a linear action-value model"
             f" over {policy.weights.shape[1]} features of {features} (`dp_arena.learn.selfplay`),"
-            " trained greedily."
+            + (
+                " trained greedily."
+                if not config.behaviour_temperature
+                else f" trained on the softmax of its values at {config.behaviour_temperature:g}."
+            )
         ),
         (
             f"- {config.iterations} iterations of {config.decisions:,} learner decisions"
             f" ({decisions:,} decisions, {deals:,} deals with a decision in all), exploration"
-            f" {config.exploration:g}, ridge {config.ridge:g}, each fit on the last"
-            f" {min(config.keep, config.iterations)} iterations."
+            f" {config.exploration:g}, ridge {config.ridge:g}, {_fits_on(config)}"
+            + (
+                f", the weights moved {config.step:g} of the way to each fit"
+                if config.step < 1
+                else ""
+            )
+            + (
+                f", the learner's decisions drawn from the softmax of its values at"
+                f" {config.behaviour_temperature:g}"
+                if config.behaviour_temperature
+                else ""
+            )
+            + "."
         ),
         *(
             [
@@ -336,6 +359,27 @@ def _self_play_data(
             f" sessions of {config.rounds} rounds, {config.betting}, seed {config.seed}."
         ),
     ]
+    selection = policy.metadata.get("selection")
+    if selection:
+        members = list(next(iter(selection.values())))
+        lines += [
+            "",
+            (
+                f"Model selection: of the snapshots and the last weights, the ones whose worst"
+                f" heads-up duplicate score ({config.select_deals:,} deals, decks of the"
+                f" training's own seed) against {', '.join(members)} is the highest:"
+                f" `{policy.metadata.get('selected')}`."
+            ),
+            "",
+            "| weights | " + " | ".join(members) + " | worst |",
+            "|---|" + "---:|" * (len(members) + 1),
+            *[
+                f"| {name} | "
+                + " | ".join(f"{scores[member]:+.0f}" for member in members)
+                + f" | {min(scores.values()):+.0f} |"
+                for name, scores in selection.items()
+            ],
+        ]
     if league:
         lines += [
             "",

@@ -42,6 +42,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -78,6 +79,28 @@ class SelfPlayConfig:
     exploration: float = 0.1
     ridge: float = 10.0
     keep: int = 3  # iterations of decisions each fit uses
+    # The first iterations' decisions kept in every fit besides the last ``keep`` (with a
+    # warm start, the data of the policy started from stays in every fit).
+    keep_first: int = 0
+    # How far the weights move to each fit: w <- (1 - step) w + step w_fit (1: to the fit,
+    # a plain policy-iteration step; smaller: a trust region, the averaging of fictitious
+    # play; 0: never moves).
+    step: float = 1.0
+    # The learner's behaviour while it trains: 0, the best action (but a random legal one
+    # with probability ``exploration``); above 0, the softmax of the values at this
+    # temperature (in pots), so every action is tried in proportion to its value.
+    behaviour_temperature: float = 0.0
+    # The decisions each action is fitted on: "all", or "exploring" (only those drawn at
+    # random: every action's values then fitted on the same states, the policy's own,
+    # not on the states where the policy already prefers it).
+    fit_on: str = "all"
+    # Model selection: with it above 0, the run returns, of its snapshots' weights and its
+    # last, those whose worst heads-up duplicate score over this many deals against the
+    # members of the league that are not snapshots is the highest (on decks of its own
+    # seed, never the evaluation's), each played as its softmax at select_temperature
+    # (0: greedily); 0 returns the last weights.
+    select_deals: int = 0
+    select_temperature: float = 0.1
     # Every member heads-up every iteration (the heads-up decisions split among them half
     # evenly, half by PFSP), only the six-max line-ups drawn; else every line-up drawn.
     stratified: bool = False
@@ -107,6 +130,8 @@ class SelfPlayConfig:
                 ("capacity", 1, 10_000),
                 ("keep", 1, 10_000),
                 ("warm_iterations", 0, 10_000),
+                ("keep_first", 0, 10_000),
+                ("select_deals", 0, 1_000_000),
             ),
         )
         if not 0 <= self.six_max <= self.lineups:
@@ -120,6 +145,24 @@ class SelfPlayConfig:
                 f"self-play: weighting must be one of {list(WEIGHTINGS)}", field="weighting"
             )
         check_fitting(self, "self-play")
+        if isinstance(self.step, bool) or not isinstance(self.step, int | float):
+            raise ConfigError("self-play: step must be a number in [0, 1]", field="step")
+        if not 0 <= self.step <= 1:
+            raise ConfigError("self-play: step must be in [0, 1]", field="step")
+        if self.fit_on not in ("all", "exploring"):
+            raise ConfigError("self-play: fit_on must be 'all' or 'exploring'", field="fit_on")
+        if self.fit_on == "exploring" and not self.exploration > 0:
+            raise ConfigError(
+                "self-play: fit_on = 'exploring' needs an exploration above 0", field="fit_on"
+            )
+        for name in ("behaviour_temperature", "select_temperature"):
+            temperature = getattr(self, name)
+            if (
+                isinstance(temperature, bool)
+                or not isinstance(temperature, int | float)
+                or not 0 <= temperature < math.inf
+            ):
+                raise ConfigError(f"self-play: {name} must be a number, 0 or more", field=name)
         if not isinstance(self.stratified, bool):
             raise ConfigError("self-play: stratified must be true or false", field="stratified")
         if self.features not in FEATURE_SETS:
@@ -165,6 +208,8 @@ def train_self_play(
     if start is not None and config.start_in_league:
         league.add(start.copy() if start.feature_set == "vector" else PolicyBot(start), "start")
     statistics: list[_Sums] = []
+    first: list[_Sums] = []  # the first ``keep_first`` iterations', kept in every fit
+    candidates: dict[str, LinearPolicy] = {}  # the snapshots' weights, for select_deals
     for iteration in range(config.iterations):
         started = time.perf_counter()
         sums = _Sums.empty(policy.weights.shape)
@@ -184,19 +229,21 @@ def train_self_play(
                 autoreset_mode="SameStep",  # an ended session's row is the next one's at once
             )
             seed = (config.seed * 1_000_003 + iteration * 1_009 + index) * 65_536
-            collected = _collect(
-                env, seed, policy, rng, config.exploration, wanted, members, league, behaviour
-            )
+            collected = _collect(env, seed, policy, rng, config, wanted, members, league, behaviour)
             sums.add(*collected[:3])
             rewards[name] = collected[3] / max(collected[4], 1)
             deals += collected[4]
             decided += len(collected[1])
             env.close()
-        statistics = [*statistics, sums][-config.keep :]
-        _fit(policy, statistics, config.ridge)
+        if iteration < config.keep_first:
+            first.append(sums)
+        else:
+            statistics = [*statistics, sums][-config.keep :]
+        _fit(policy, [*first, *statistics], config.ridge, config.step)
         if (iteration + 1) % config.snapshot_every == 0:
             snapshot = policy if policy.feature_set == "vector" else PolicyBot(policy.copy())
             league.add_snapshot(snapshot, f"learned-{iteration + 1}")
+            candidates[f"learned-{iteration + 1}"] = policy.copy()
         if on_iteration is not None:
             report = IterationReport(
                 iteration,
@@ -207,6 +254,12 @@ def train_self_play(
                 league.table(),
             )
             on_iteration(report, policy)
+    selection: dict[str, dict[str, float]] = {}
+    if config.select_deals:
+        candidates[f"learned-{config.iterations}"] = policy
+        selection = select_scores(candidates, league, config)
+        best = max(selection, key=lambda name: min(selection[name].values()))
+        policy = candidates[best].copy()
     policy.metadata = {
         "trained_with": "dp_arena.learn.selfplay (fitted Monte-Carlo control, self-play league)",
         "iterations": config.iterations,
@@ -215,6 +268,13 @@ def train_self_play(
         "weighting": config.weighting,
         "stratified": config.stratified,
         "keep": config.keep,
+        "keep_first": config.keep_first,
+        "step": config.step,
+        "behaviour_temperature": config.behaviour_temperature,
+        "fit_on": config.fit_on,
+        # Each candidate's scores (mbb/deal) against the members, and the one returned.
+        "selection": selection or None,
+        "selected": best if selection else None,
         "warm_start": Path(config.warm_start).name if config.warm_start else None,
         "start_in_league": config.start_in_league,
         # How the run started from them: their weights, or their decisions (behaviour).
@@ -225,6 +285,51 @@ def train_self_play(
         "betting": config.betting,
     }
     return policy, league
+
+
+def select_scores(
+    candidates: dict[str, LinearPolicy], league: League, config: SelfPlayConfig
+) -> dict[str, dict[str, float]]:
+    """Each candidate's heads-up duplicate score (mbb/deal, over ``config.select_deals``
+    deals) against every member of ``league`` that is not a snapshot, on decks of the
+    training seed's own, played as its softmax at ``config.select_temperature``."""
+    from dp_arena.learn.evaluate import duplicate_score  # the match machinery, on demand
+
+    temperature = config.select_temperature or None
+    seed = config.seed * 1_000_003 + 977_269  # not an iteration's, nor the evaluation's
+    scores: dict[str, dict[str, float]] = {}
+    for name, candidate in candidates.items():
+        scores[name] = {}
+        player = _opponent_factory(candidate, temperature)
+        for member in league.members.values():
+            if member.snapshot:
+                continue
+            score = duplicate_score(
+                player,
+                _opponent_factory(member.opponent),
+                deals=config.select_deals,
+                seed=seed,
+                betting=config.betting,
+                name=member.name,
+            )
+            scores[name][member.name] = score.mean
+    return scores
+
+
+def _opponent_factory(opponent: object, temperature: float | None = None) -> Any:
+    """A member's opponent as a match takes it: an agent spec, or a factory of fresh
+    bots (a policy played greedily, as it plays in the league, or at ``temperature``)."""
+    if isinstance(opponent, str):
+        return opponent
+    if isinstance(opponent, PolicyBot):
+        policy, temperature = opponent.policy, opponent.temperature
+        return lambda: PolicyBot(policy, temperature)
+    if isinstance(opponent, LinearPolicy):
+        return lambda: PolicyBot(opponent, temperature)
+    raise ConfigError(
+        f"self-play: select_deals cannot play the member {opponent!r} in a match",
+        field="select_deals",
+    )
 
 
 def _warm_start(config: SelfPlayConfig) -> LinearPolicy | None:
@@ -268,7 +373,7 @@ def _collect(
     seed: int,
     policy: LinearPolicy,
     rng: np.random.Generator,
-    exploration: float,
+    config: SelfPlayConfig,
     wanted: int,
     members: list[Member],
     league: League,
@@ -303,12 +408,14 @@ def _collect(
         logits = player.logits(
             rows if player is policy else _rows(player.feature_set, observations, env)
         )
-        greedy = np.where(masks, logits, -np.inf).argmax(axis=1)
-        noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
-        explore = rng.random(tables) < exploration
-        chosen = np.where(explore, noise, greedy)
+        chosen, explored = _choose(
+            logits, masks, rng, config.exploration, config.behaviour_temperature
+        )
+        if config.fit_on == "exploring":  # the others' values are left out of the fit
+            chosen_actions.append(np.where(explored, chosen, -1))
+        else:
+            chosen_actions.append(chosen)
         feature_rows.append(rows)
-        chosen_actions.append(chosen)
         committed.append(observations[:, scalars + 9].astype(np.float64) * cap)
         scales.append(
             (observations[:, scalars] + observations[:, scalars + 1]).astype(np.float64) * cap
@@ -353,6 +460,26 @@ def _collect(
     )
 
 
+def _choose(
+    logits: np.ndarray,
+    masks: np.ndarray,
+    rng: np.random.Generator,
+    exploration: float,
+    temperature: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's action: the best legal one (at ``temperature`` 0) or one drawn from the
+    legal actions' softmax at ``temperature``; a random legal one instead with
+    probability ``exploration``. Also which rows were drawn at random."""
+    legal_logits = np.where(masks, logits, -np.inf)
+    if temperature > 0:  # the Gumbel-max draw: the argmax of logits/t plus Gumbel noise
+        legal_logits = legal_logits / temperature - np.log(-np.log(rng.random(masks.shape)))
+    best = legal_logits.argmax(axis=1)
+    noise = np.where(masks, rng.random(masks.shape), -1.0).argmax(axis=1)
+    explore = rng.random(len(masks)) < exploration
+    chosen: np.ndarray = np.where(explore, noise, best)
+    return chosen, explore
+
+
 def _rows(feature_set: str, observations: np.ndarray, env: SingleAgentVectorEnv) -> np.ndarray:
     """The features of ``feature_set`` of every table's decision: read from the
     observation vectors, or from the tables' typed views."""
@@ -391,10 +518,15 @@ class _Sums:
             self.counts[action] += chosen.sum()
 
 
-def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float) -> None:
+def _fit(policy: LinearPolicy, statistics: list[_Sums], ridge: float, step: float = 1.0) -> None:
+    """Refit ``policy`` on the decisions of ``statistics``, moving its weights ``step`` of
+    the way from where they are to the fit's."""
+    before = policy.weights.copy()
     policy.fit_sums(
         np.sum([sums.squares for sums in statistics], axis=0),
         np.sum([sums.products for sums in statistics], axis=0),
         np.sum([sums.counts for sums in statistics], axis=0),
         ridge,
     )
+    if step < 1:
+        policy.weights[:] = (1 - step) * before + step * policy.weights

@@ -3,6 +3,7 @@ plays its line-ups in the vector environment's batch (snapshots included), seede
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,8 @@ from dp_arena.learn import League, LinearPolicy, SelfPlayConfig, train_self_play
 from dp_arena.learn.recipe import load_recipe
 
 REPO = Path(__file__).resolve().parents[2]
+# A run small enough for a test: one six-max and one heads-up line-up an iteration.
+TINY = {"decisions": 1500, "tables": 16, "lineups": 2, "six_max": 1}
 
 
 def test_the_league_draws_the_members_the_learner_beats_least_most_often() -> None:
@@ -91,8 +94,18 @@ def test_self_play_is_seeded_and_its_snapshots_play_in_the_batch() -> None:
 
 
 def test_a_self_play_recipe_loads_and_bad_fields_are_named(tmp_path: Path) -> None:
-    recipe = load_recipe(REPO / "configs" / "learned-self-play.toml")
+    recipe = load_recipe(REPO / "configs" / "learned.toml")  # the shipped bot's: self-play
     assert isinstance(recipe.train, SelfPlayConfig)
+    assert recipe.train.step < 1 and recipe.train.keep >= recipe.train.iterations
+    # Its self-play starts from the fitted recipe's weights, shipped beside the bot.
+    assert (
+        Path(recipe.train.warm_start).resolve() == REPO / "agents" / "learned_fitted_weights.json"
+    )
+    fitted = LinearPolicy.load(recipe.train.warm_start)
+    assert fitted.metadata["recipe"] == "configs/learned-fitted.toml"
+    assert (
+        type(load_recipe(REPO / "configs" / "learned-fitted.toml").train).__name__ == "FittedConfig"
+    )
     bad = tmp_path / "bad.toml"
     bad.write_text("[self_play]\niterations = 2\nspeed = 9\n")
     with pytest.raises(ConfigError, match=r"\[self_play\] has unknown fields \['speed'\]"):
@@ -151,6 +164,16 @@ def test_train_with_a_self_play_recipe_writes_weights_and_a_card(tmp_path: Path)
     assert "self-play" in text and "| learned-2 |" in text and "| tag |" in text
     assert "Started from `start.json`, its weights the first ones, and a member of" in text
     assert "| start |" in text
+    # Two iterations, each fit on the last three: every iteration's decisions so far.
+    assert "each fit on every iteration's decisions so far" in text
+    from dp_arena.learn.recipe import _fits_on
+
+    assert _fits_on(SelfPlayConfig(iterations=9, keep=3, keep_first=1)) == (
+        "each fit on the last 3 iterations' decisions and the first 1's"
+    )
+    assert _fits_on(SelfPlayConfig(iterations=9, keep=3)) == (
+        "each fit on the last 3 iterations' decisions"
+    )
 
 
 def test_a_fit_on_sums_of_iterations_is_the_ridge_fit_on_all_their_decisions() -> None:
@@ -286,3 +309,162 @@ def test_a_learner_over_the_typed_observations_features_plays_its_snapshots_as_b
     assert league.members["learned"].sessions > 0  # the shipped bot as a league member
     with pytest.raises(ConfigError, match="features must be one of"):
         SelfPlayConfig(features="pixels")
+
+
+def _warm(tmp_path: Path) -> tuple[str, np.ndarray]:
+    """A policy file of weights unlike zeros and any fit (seeded), and its weights."""
+    start = LinearPolicy.zeros(feature_set="vector")
+    start.weights[1:] = np.random.default_rng(5).normal(0.0, 0.1, start.weights[1:].shape)
+    path = tmp_path / "start.json"
+    start.save(path)
+    return str(path), LinearPolicy.load(path).weights
+
+
+def test_each_step_moves_the_weights_that_share_of_the_way_to_the_fit(tmp_path: Path) -> None:
+    warm, start = _warm(tmp_path)
+    base = {**TINY, "warm_start": warm}
+    fitted, _ = train_self_play(SelfPlayConfig(iterations=1, **base))
+    assert not np.allclose(fitted.weights, start)
+    # The first iteration plays the same decisions whatever the step: its fit is the same.
+    for step in (0.25, 0.5):
+        moved, _ = train_self_play(SelfPlayConfig(iterations=1, step=step, **base))
+        assert np.allclose(moved.weights, start + step * (fitted.weights - start), atol=1e-12)
+    frozen, _ = train_self_play(SelfPlayConfig(iterations=3, step=0, **base))
+    assert np.array_equal(frozen.weights, start)  # step 0 never moves
+    default, _ = train_self_play(SelfPlayConfig(iterations=2, **base))
+    plain, _ = train_self_play(SelfPlayConfig(iterations=2, step=1.0, **base))
+    assert np.array_equal(default.weights, plain.weights)  # step 1: the fit itself
+    for bad in (-0.1, 1.5, True, "half"):
+        with pytest.raises(ConfigError, match="step must be"):
+            SelfPlayConfig(step=bad)  # type: ignore[arg-type]
+
+
+def test_the_first_iterations_decisions_stay_in_every_fit_with_keep_first() -> None:
+    base = {**TINY, "seed": 3}
+    # Two iterations: the first kept by keep_first, the second by keep, is a fit on both.
+    anchored, _ = train_self_play(SelfPlayConfig(iterations=2, keep=1, keep_first=1, **base))
+    both, _ = train_self_play(SelfPlayConfig(iterations=2, keep=2, **base))
+    last, _ = train_self_play(SelfPlayConfig(iterations=2, keep=1, **base))
+    assert np.array_equal(anchored.weights, both.weights)
+    assert not np.allclose(anchored.weights, last.weights)
+    # Every iteration kept by keep_first is a fit on all of them, as with a long keep.
+    every, _ = train_self_play(SelfPlayConfig(iterations=3, keep=1, keep_first=3, **base))
+    whole, _ = train_self_play(SelfPlayConfig(iterations=3, keep=3, **base))
+    assert np.array_equal(every.weights, whole.weights)
+    with pytest.raises(ConfigError, match="keep_first must be an integer"):
+        SelfPlayConfig(keep_first=-1)
+
+
+def test_the_softmax_behaviour_draws_each_legal_action_in_proportion_to_its_value() -> None:
+    from dp_arena.learn.selfplay import _choose
+
+    logits = np.tile([5.0, 0.0, 0.5, 1.0, 9.0], (40_000, 1))
+    masks = np.tile([False, True, True, True, False], (40_000, 1))
+    rng = np.random.default_rng(0)
+    chosen, _ = _choose(logits, masks, rng, exploration=0.0, temperature=0.5)
+    shares = np.bincount(chosen, minlength=5) / len(chosen)
+    expected = np.exp(np.array([0.0, 0.5, 1.0]) / 0.5)
+    expected /= expected.sum()  # 0.090, 0.245, 0.665 over the three legal actions
+    assert shares[[0, 4]].tolist() == [0.0, 0.0]  # masked actions never
+    assert np.allclose(shares[1:4], expected, atol=0.01)
+    greedy, none = _choose(logits, masks, rng, exploration=0.0, temperature=0.0)
+    assert (greedy == 3).all() and not none.any()  # the best legal action, not the masked 9
+    explored, every = _choose(logits, masks, rng, exploration=1.0, temperature=0.0)
+    assert every.all()
+    assert np.allclose(np.bincount(explored, minlength=5)[1:4] / len(explored), 1 / 3, atol=0.01)
+    for bad in (-1.0, float("inf"), True):
+        with pytest.raises(ConfigError, match="behaviour_temperature"):
+            SelfPlayConfig(behaviour_temperature=bad)
+        with pytest.raises(ConfigError, match="select_temperature"):
+            SelfPlayConfig(select_temperature=bad)
+
+
+def test_select_deals_returns_the_snapshot_whose_worst_score_is_the_highest() -> None:
+    from dp_arena.learn import PolicyBot, duplicate_score
+
+    builtins = ("random", "calling-station")
+    config = SelfPlayConfig(
+        iterations=3,
+        snapshot_every=1,
+        builtins=builtins,
+        select_deals=24,
+        select_temperature=0,  # greedy, as replayed below
+        seed=6,
+        **TINY,
+    )
+    weights: dict[str, np.ndarray] = {}
+    chosen, _ = train_self_play(
+        config,
+        on_iteration=lambda report, policy: weights.update(
+            {f"learned-{report.iteration + 1}": policy.weights.copy()}
+        ),
+    )
+    worst = {}
+    for name, candidate in weights.items():
+        policy = LinearPolicy(candidate, config.raise_sizes, feature_set="vector")
+        worst[name] = min(
+            duplicate_score(
+                lambda policy=policy: PolicyBot(policy),
+                member,
+                deals=24,
+                seed=6 * 1_000_003 + 977_269,
+            ).mean
+            for member in builtins
+        )
+    assert len(set(worst.values())) > 1  # the choice is not a tie
+    best = max(worst, key=worst.__getitem__)
+    assert chosen.metadata["selected"] == best
+    assert np.array_equal(chosen.weights, weights[best])
+    selection = chosen.metadata["selection"]
+    assert {name: min(scores.values()) for name, scores in selection.items()} == pytest.approx(
+        worst
+    )
+    last, _ = train_self_play(dataclasses.replace(config, select_deals=0))
+    assert np.array_equal(last.weights, weights["learned-3"])  # no selection: the last
+
+
+def test_fit_on_exploring_fits_each_action_on_the_decisions_drawn_at_random_alone() -> None:
+    from dp_arena.envs.gym.single_agent_vector import SingleAgentVectorEnv
+    from dp_arena.learn.selfplay import _collect
+
+    def collect(config: SelfPlayConfig) -> tuple[np.ndarray, np.ndarray]:
+        league = League()
+        league.add("tag")
+        policy = LinearPolicy.zeros(feature_set="vector")
+        policy.weights[1:] = np.random.default_rng(1).normal(0, 0.1, policy.weights[1:].shape)
+        env = SingleAgentVectorEnv(
+            num_envs=16,
+            opponents=["tag"],
+            deals=4,
+            observation_format="flat",
+            autoreset_mode="SameStep",
+        )
+        _, actions, targets, _, _ = _collect(
+            env,
+            11,
+            policy,
+            np.random.default_rng(2),
+            config,
+            2000,
+            [league.members["tag"]],
+            league,
+        )
+        env.close()
+        return actions, targets
+
+    every, targets = collect(SelfPlayConfig(exploration=0.3))
+    drawn, same_targets = collect(SelfPlayConfig(exploration=0.3, fit_on="exploring"))
+    # The same decisions played; the ones not drawn at random carry no action to fit.
+    assert np.array_equal(targets, same_targets, equal_nan=True)
+    kept = drawn >= 0
+    assert np.array_equal(drawn[kept], every[kept]) and (drawn[~kept] == -1).all()
+    assert 0.25 < kept.mean() < 0.35  # the exploration's share
+    # Everything drawn at random: the same fit as on every decision.
+    base = {**TINY, "iterations": 2}
+    first, _ = train_self_play(SelfPlayConfig(exploration=1.0, fit_on="exploring", **base))
+    second, _ = train_self_play(SelfPlayConfig(exploration=1.0, **base))
+    assert np.array_equal(first.weights, second.weights)
+    with pytest.raises(ConfigError, match="fit_on"):
+        SelfPlayConfig(fit_on="greedy")
+    with pytest.raises(ConfigError, match="needs an exploration"):
+        SelfPlayConfig(fit_on="exploring", exploration=0.0)

@@ -28,12 +28,14 @@ SEED = 2026
 # the dealer draws from the key (the random bot's raises spread over eight amounts, the
 # learned bot's softmax at a temperature of 0.1), and the hand histories began to carry
 # each mix as a commentary: every config with either bot plays other hands.
+# demo and rankings, which seat the learned bot, moved again when its weights became
+# those of its self-play recipe (configs/learned.toml).
 DIGESTS = {
     "cash": "2d1366fb1a1326a1595eb65d05eaeb333b5d48447ae6f490e0310a83360f2521",
     "classic": "1df800c79b9712053f62909b0ea4a66e19bd23953b6bb7060934ab0cbbc481fe",
-    "demo": "775d576b7e884a179c51d437cbc845168eb535840d2972f5dd3acbdee70c3d9f",
+    "demo": "915277b8bc267476592147764d44e9df904bf40e30b3ee4a22ad0d29494b404a",
     "quickplay": "ff79c22e5e601a4afc9374e81c57a88f669bc7737124e5a02631e84be98c5342",
-    "rankings": "5cb9a8ae96b992e7a6129b5f76d9d03748e1834fd68c4128c2854e3e03587bc3",
+    "rankings": "0431d10298b286593e7201730cc3d1228a5befe43e15e956bee84f012c6d7828",
     "regular": "af2de2cc17ad6fb7b61adc684332d12d66a363481cd0bcc67cd28f8d13f1f538",
     "short": "826405749321fc0de2e45288d94201a94f9058fc857d20ea16249bc01671cc05",
     "sng-round-robin": "a3f84afdb39107e52f7e3b5b68119a66f2765dad83d47c19789f9885fcddfa88",
