@@ -109,9 +109,10 @@ def discrete_mix(
 ) -> Mix:
     """The mix of one decision from its discrete actions' probabilities: each action with a
     positive probability, in index order, adds it to the engine action it comes to
-    (``to_action``; two raise sizes clipped to the same amount are one action). A
-    probability on an action the mask refuses, or probabilities that are not a
-    distribution, raise :class:`ValueError` naming it."""
+    (``to_action``; two raise sizes clipped to the same amount are one action, its
+    probability their sum, at most 1: a float sum of a distribution's parts can come out a
+    hair above it). A probability on an action the mask refuses, or probabilities that are
+    not a distribution, raise :class:`ValueError` naming it."""
     entries: dict[Action, float] = {}
     for index in np.flatnonzero(probabilities).tolist():
         if not mask[index]:
@@ -120,7 +121,7 @@ def discrete_mix(
                 f" legal now; action_mask is {mask.tolist()}"
             )
         action = to_action(index)
-        entries[action] = entries.get(action, 0.0) + float(probabilities[index])
+        entries[action] = min(entries.get(action, 0.0) + float(probabilities[index]), 1.0)
     return Mix(entries)
 
 
