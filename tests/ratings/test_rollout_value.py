@@ -6,13 +6,17 @@ and copies of one mixing bot scored with it get intervals that cover zero."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from fractions import Fraction
+from typing import ClassVar
 
 import pytest
 
 from bench.rollout_value import Stream, deal_luck, final_net, rollout_nets, rollout_values
-from dp_arena.agents.observation import Observation
-from dp_arena.engine import Action, Betting, Mix, TableRules, deck_for, new_hand
+from dp_arena.agents.observation import DealEnd, DealStart, Observation
+from dp_arena.agents.spec import load_agent
+from dp_arena.engine import Action, ActionKind, Betting, Mix, TableRules, deck_for, new_hand
+from dp_arena.engine.actions import ActionRecord
 from dp_arena.match import MatchConfig, block_scores, play_match
 from dp_arena.ratings.action_luck import ActionLuck, ActionValue, _drawn, decision_values
 from dp_arena.ratings.blocks import summarize_blocks
@@ -159,3 +163,87 @@ def _in_process(name: str) -> object:
 def test_intervals_of_copies_of_one_mixing_bot_cover_zero() -> None:
     fixed, rolled = _coverage(matches=40, deals=20, seed=2)
     assert 0.89 <= fixed < 1 and 0.89 <= rolled < 1
+
+
+class Peeker:
+    """Mixes checking and betting, or folding and calling. Its copies remember every
+    deal's real actions (``memory``, shared by every copy unless ``shared`` is false). A
+    copy asked about a rollout that has followed the real hand so far, a rollout after
+    the action the dealer drew, plays badly: it folds a pair (or a card paired on the
+    board) and calls down anything else, to make the action drawn look worse than the
+    others and its draw look unlucky."""
+
+    seen: ClassVar[dict[tuple[int, int], tuple[tuple[int, str, int | None], ...]]] = {}
+
+    def __init__(self, shared: bool = True) -> None:
+        self.memory = Peeker.seen if shared else {}
+        self.hole: tuple[int, int] | None = None
+
+    def begin_deal(self, start: DealStart) -> None:
+        self.hole = start.hole_cards
+
+    def end_deal(self, end: DealEnd) -> None:
+        assert self.hole is not None
+        self.memory[self.hole] = _actions(end.history)
+
+    def act(self, observation: Observation) -> Action | Mix:
+        so_far = _actions(observation.history)
+        real = self.memory.get(observation.hole_cards)
+        if real is not None and so_far and real[: len(so_far)] == so_far:
+            # A rollout after the action the dealer drew for this bot: play badly.
+            ranks = [card >> 2 for card in observation.hole_cards]
+            paired = ranks[0] == ranks[1] or any(card >> 2 in ranks for card in observation.board)
+            if observation.to_call == 0:
+                return Action.check()
+            return Action.fold() if paired else Action.call()
+        if observation.to_call == 0:
+            if observation.can(ActionKind.RAISE):
+                assert observation.min_raise_to is not None
+                return Mix(
+                    [(Action.check(), 0.5), (Action.raise_to(observation.min_raise_to), 0.5)]
+                )
+            return Action.check()
+        return Mix([(Action.fold(), 0.5), (Action.call(), 0.5)])
+
+
+def _actions(history: Sequence[ActionRecord]) -> tuple[tuple[int, str, int | None], ...]:
+    return tuple((record.seat, record.kind.value, record.raise_to) for record in history)
+
+
+def test_rollout_copies_that_know_the_draw_would_game_the_value() -> None:
+    """Rollout copies that share state with the real copy learn which action was drawn
+    and play apart after the others. With the same rollout numbers as fresh copies, the
+    values move with the draw, the bot's terms are pushed down and its adjusted score
+    up (why shipped rollouts would need copies that start from nothing
+    the real copy learnt and share nothing with it or with each other)."""
+    from dp_arena.agents import InProcessSeat
+
+    Peeker.seen.clear()
+    config = MatchConfig(("peeker", "aggressive"), deals=30, seed=9)
+    result = play_match(
+        config,
+        seat_factory=lambda spec, name: InProcessSeat(
+            Peeker() if spec == "peeker" else load_agent("aggressive"), name
+        ),
+        adjusted=False,
+        clairvoyance=False,
+    )
+    rules = config.rules()
+    gained = Fraction(0)
+    moved = 0
+    for table_index, table in enumerate(result.tables):
+        seat = result.seatings[table_index].index(0)
+        for record in table.deals:
+            deck = deck_for(config.event_key.seed, 0, 0, record.deal)
+            found = []
+            for shared in (True, False):
+                players = [Peeker(shared), load_agent("aggressive")]
+                if seat == 1:
+                    players.reverse()
+                found.append(deal_luck(rules, record, deck, key="k", players=players, rollouts=2))
+            for peeked, fresh in zip(*found, strict=True):
+                if peeked.seat == seat:
+                    moved += peeked.values != fresh.values
+                    gained += fresh.luck[seat] - peeked.luck[seat]
+    assert moved > 20
+    assert gained > 50 * config.big_blind
