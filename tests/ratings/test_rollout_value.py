@@ -1,7 +1,8 @@
 """The benchmark's rollout value of the draws (``bench/rollout_value.py``): every term
 averages exactly zero over its mix, a value never sees the draw it values, a rollout
 against calling stations gives the showdown value worked out by the fixed value's code,
-and copies of one mixing bot scored with it get intervals that cover zero."""
+copies of one mixing bot scored with it get intervals that cover zero, and rollout
+copies that share state with the real copy could game it."""
 
 from __future__ import annotations
 
@@ -212,10 +213,10 @@ def _actions(history: Sequence[ActionRecord]) -> tuple[tuple[int, str, int | Non
 
 def test_rollout_copies_that_know_the_draw_would_game_the_value() -> None:
     """Rollout copies that share state with the real copy learn which action was drawn
-    and play apart after the others. With the same rollout numbers as fresh copies, the
-    values move with the draw, the bot's terms are pushed down and its adjusted score
-    up (why shipped rollouts would need copies that start from nothing
-    the real copy learnt and share nothing with it or with each other)."""
+    and play badly after it. With the same rollout numbers as fresh copies, the values
+    move with the draw, the bot's terms are pushed down and its adjusted score up, by
+    over 50 big blinds in 30 deals (why shipped rollouts would need copies that start
+    from nothing the real copy learnt and share nothing with it or with each other)."""
     from dp_arena.agents import InProcessSeat
 
     Peeker.seen.clear()
