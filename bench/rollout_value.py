@@ -20,7 +20,9 @@ zero over the draw, whatever the rollouts did.
 
 from __future__ import annotations
 
+import bisect
 import copy as copy_module
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
@@ -127,13 +129,9 @@ class Stream:
 
 
 def _draw(mix: Mix, stream: Stream) -> Action:
+    """The action of ``mix`` whose share of the weights holds the stream's next number."""
     number = stream.number(mix.total)
-    running = 0
-    for action, weight in zip(mix.actions, mix.weights, strict=True):
-        running += weight
-        if number < running:
-            return action
-    raise AssertionError("a number below the total is below some running total")
+    return mix.actions[bisect.bisect_right(list(itertools.accumulate(mix.weights)), number)]
 
 
 def rollout_values(
