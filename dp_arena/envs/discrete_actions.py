@@ -145,7 +145,7 @@ class ActionTable:
         action ``indices[i]`` with legal range ``[low[i], high[i]]``, in ``int64``."""
         parts = self._parts.take(indices, axis=0)
         amount = current_bet + parts[:, 0] * (pot + call_amount) // parts[:, 1]
-        amount = np.where(amount < low, low, np.minimum(amount, high))
+        amount = np.minimum(np.maximum(amount, low), high)  # low <= high
         amounts: np.ndarray = np.where(
             parts[:, 2] == 1, low, np.where(parts[:, 3] == 1, high, amount)
         )

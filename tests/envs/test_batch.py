@@ -9,6 +9,7 @@ the batch decks and hand values against ``deck_for`` and ``evaluate``."""
 from __future__ import annotations
 
 import random
+from itertools import combinations_with_replacement
 
 import numpy as np
 import pytest
@@ -276,6 +277,21 @@ def test_the_hand_values_are_evaluate() -> None:
         assert values.shape == cards.shape[:-1]
         flat_cards = cards.reshape(-1, 7).tolist()
         assert values.reshape(-1).tolist() == [evaluate(hand) for hand in flat_cards]
+
+
+@pytest.mark.parametrize("size", [5, 6, 7])
+def test_every_hand_without_a_flush_has_the_evaluators_value(size: int) -> None:
+    # Every multiset of ranks (each at most four times), dealt in suits that repeat every
+    # four cards: never a flush, never a card twice.
+    hands = np.array(
+        [
+            [4 * rank + place % 4 for place, rank in enumerate(ranks)]
+            for ranks in combinations_with_replacement(range(13), size)
+            if max(ranks.count(rank) for rank in ranks) <= 4
+        ]
+    )
+    assert len(hands) == {5: 6175, 6: 18395, 7: 49205}[size]
+    assert hand_values(hands).tolist() == [evaluate(hand) for hand in hands.tolist()]
 
 
 def test_raise_to_array_is_raise_to() -> None:

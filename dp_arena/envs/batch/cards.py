@@ -6,7 +6,8 @@ driven by SHAKE-256 that :mod:`dp_arena.engine.deck` describes), with the swaps 
 deck done together; a deck whose stream rejects a word (about two in 10**16) is taken
 from ``deck_for`` itself. :func:`hand_values` gives the rank numbers of
 :func:`dp_arena.engine.evaluate` (1 best .. 7462 worst) from the evaluator's own lookup
-tables. The tests compare both with the engine's functions.
+tables, its table of hands without a flush laid out anew so that a hand's value is read
+by its ranks without a search. The tests compare both with the engine's functions.
 
 >>> import numpy as np
 >>> from dp_arena.engine import deck_for, evaluate, parse_cards
@@ -20,6 +21,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from itertools import combinations_with_replacement
@@ -38,10 +40,12 @@ __all__ = [
     "decks",
     "draw_odds",
     "hand_values",
+    "ones",
     "strength_counts",
 ]
 
 _WORDS = 51  # one 64-bit word a swap, when no word is rejected
+_INT64 = np.dtype(np.int64)
 # Every bound is at most 52, so a word below 2**64 - 64 is accepted at every position.
 _NEVER_REJECTED = np.uint64((1 << 64) - 64)
 _BOUNDS = np.arange(52, 1, -1, dtype=np.uint64)  # swap k draws among 52 - k cards
@@ -55,10 +59,18 @@ def decks(
     ``(count, top)`` (``int64``, top of the deck first): ``deck_for(seed, 0, session, deal)``,
     its first ``top`` cards."""
     count = len(event_seeds)
-    digests = b"".join(
-        hashlib.shake_256(f"dp-arena/deck/v1:{seed}:0:{session}:{deal}".encode()).digest(8 * _WORDS)
-        for seed, session, deal in zip(event_seeds, sessions, deals, strict=True)
-    )
+    shake = hashlib.shake_256
+    streams = []
+    # The text deck_for hashes, as bytes, its start formatted once for each run of decks
+    # of one session (a plain loop: cheaper per deck).
+    session_of = None
+    start = b""
+    for seed, session, deal in zip(event_seeds, sessions, deals, strict=True):
+        if (seed, session) != session_of:
+            session_of = (seed, session)
+            start = b"dp-arena/deck/v1:%d:0:%d:" % session_of
+        streams.append(shake(start + b"%d" % deal).digest(8 * _WORDS))
+    digests = b"".join(streams)
     words = np.frombuffer(digests, dtype="<u8").reshape(count, _WORDS)
     # Position p of every deck is the contiguous stretch p of ``cards`` (small integers: the
     # swaps move a quarter of the bytes of int64), and ``other`` indexes into it: the places
@@ -84,6 +96,11 @@ def decks(
 
 
 _tables: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+# A rank-count key (five to the power of each card's rank, summed) has one base-5 digit a
+# rank, at most 4 (no carries): its low digits (ranks 0 to 6) and its high digits (ranks 7
+# to 12) index the direct tables of :func:`_direct`.
+_LOW_DIGITS = 5**7
+_direct_tables: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray] | None] = {}
 
 
 def _lookup() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -103,16 +120,78 @@ def _lookup() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarra
     return _tables
 
 
+@functools.cache
+def ones(length: int, dtype: np.dtype) -> np.ndarray:
+    """A read-only vector of ``length`` ones of ``dtype``, made once: what the batch's
+    sums over seats or cards multiply by (as integer products) on every step."""
+    vector = np.ones(length, dtype=dtype)
+    vector.setflags(write=False)
+    return vector
+
+
+def _digit_sums(keys: np.ndarray) -> np.ndarray:
+    """The sum of the base-5 digits of each key (the cards a rank-count key counts)."""
+    sums = np.zeros(keys.shape, dtype=np.int64)
+    rest = keys.copy()
+    while rest.any():
+        rest, digit = np.divmod(rest, 5)
+        sums += digit
+    return sums
+
+
+def _direct(cards: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """The non-flush values of hands of ``cards`` cards read without a search (``None``
+    when the evaluator has no such hands): the rank number of rank-count key ``k`` with
+    high digits ``h = k // 5**7`` and low digits ``l = k % 5**7`` is at
+    ``values[starts[h] + places[l]]``. The low parts are numbered within their number
+    of cards (``places``); each high part has the block of the low parts that complete it
+    to ``cards`` cards (``starts``). Built once per size, from the evaluator's table."""
+    if cards not in _direct_tables:
+        _, _, _, nonflush_keys, nonflush_values = _lookup()
+        low = np.arange(_LOW_DIGITS, dtype=np.int64)
+        low_sums = _digit_sums(low)
+        order = np.argsort(low_sums, kind="stable")
+        block_sizes = np.bincount(low_sums, minlength=cards + 1)
+        block_starts = np.cumsum(block_sizes) - block_sizes
+        places = np.empty(_LOW_DIGITS, dtype=np.int64)
+        places[order] = np.arange(_LOW_DIGITS) - block_starts[low_sums[order]]
+        high_sums = _digit_sums(np.arange(5**6, dtype=np.int64))
+        # A high part with more than ``cards`` cards completes no hand: an empty block.
+        sizes = np.where(high_sums <= cards, block_sizes[np.maximum(cards - high_sums, 0)], 0)
+        starts = np.cumsum(sizes) - sizes
+        chosen = _digit_sums(nonflush_keys) == cards
+        keys = nonflush_keys[chosen]
+        if not keys.size:
+            _direct_tables[cards] = None
+            return None
+        values = np.zeros(int(sizes.sum()), dtype=np.int64)
+        values[starts[keys // _LOW_DIGITS] + places[keys % _LOW_DIGITS]] = nonflush_values[chosen]
+        # Small types, a quarter of the bytes: the tables stay in the processor's caches.
+        _direct_tables[cards] = (
+            starts.astype(np.int32),
+            places.astype(np.uint16),
+            values.astype(np.int16),
+        )
+    return _direct_tables[cards]
+
+
 def hand_values(cards: np.ndarray) -> np.ndarray:
     """The rank number of each hand of seven cards along the last axis (any leading
     shape): ``evaluate`` of each, computed as it computes them."""
     card_keys, flush_suit, flush_values, nonflush_keys, nonflush_values = _lookup()
     # Summed as an integer product: NumPy sums along a short last axis several times slower.
-    key = card_keys[cards] @ np.ones(cards.shape[-1], dtype=np.int64)
+    key = card_keys[cards] @ ones(cards.shape[-1], _INT64)
     suit = flush_suit[key & 0xFFF]
-    values: np.ndarray = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
+    direct = _direct(cards.shape[-1])
+    values: np.ndarray
+    if direct is None:
+        values = nonflush_values[np.searchsorted(nonflush_keys, key >> 12)]
+    else:  # read without a search (a binary search was most of this function's time)
+        starts, places, table = direct
+        high, low = np.divmod(key >> 12, _LOW_DIGITS)
+        values = table.take(starts.take(high) + places.take(low)).astype(np.int64)
     flush = suit >= 0
-    if flush.any():
+    if np.count_nonzero(flush):
         flush_cards = cards[flush]
         in_suit = (flush_cards & 3) == suit[flush][..., None]
         mask = np.where(in_suit, 1 << (flush_cards >> 2), 0).sum(axis=-1)

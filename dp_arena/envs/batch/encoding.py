@@ -41,6 +41,24 @@ _RAISE_SHARES = (np.arange(HISTORY_RAISES_CAP + 1) / HISTORY_RAISES_CAP).astype(
 
 
 @functools.cache
+def _street_entries(length: int) -> np.ndarray:
+    """The street's one-hot entry by street: none once the deal is over (``length``,
+    the spare row of :func:`encode_rows`)."""
+    return np.array([*range(_STREET, _STREET + 4), length])
+
+
+@functools.cache
+def _masks(actions: int) -> np.ndarray:
+    """The action mask over ``actions`` discrete actions by the permission bits of the
+    kinds allowed (fold 8, raise 1): fold when owed, check/call, the raises."""
+    masks = np.ones((16, actions), dtype=np.int8)
+    bits = np.arange(16)
+    masks[:, 0] = (bits & 8) > 0
+    masks[:, 2:] = (bits & 1)[:, None]
+    return masks
+
+
+@functools.cache
 def _relative(seats: int) -> np.ndarray:
     """Relative seat r of an observer at seat s: ``(s + r) % seats``, at [r, s]."""
     seat_range = np.arange(seats)
@@ -79,29 +97,38 @@ def encode_batch(
     bound = seats - 1
     scalars = _POSITION + seats
     values[:, scalars] = row_sums(committed) * scale
-    values[:, scalars + 1] = np.where(to_act, batch.call_amount, 0) * scale
+    values[:, scalars + 1] = batch.call_amount * to_act * scale
     values[:, scalars + 2] = batch.current_bet * scale
-    values[:, scalars + 3] = np.where(raising, batch.min_raise_to, 0) * scale
-    values[:, scalars + 4] = np.where(raising, batch.max_raise_to, 0) * scale
+    values[:, scalars + 3] = batch.min_raise_to * raising * scale
+    values[:, scalars + 4] = batch.max_raise_to * raising * scale
     values[:, scalars + 5] = (batch.cap - row_max(committed)) * scale
     values[:, scalars + 6] = (seats - row_sums(batch.folded.view(np.int8))) / seats
     values[:, scalars + 7] = np.minimum(deal_numbers, deals) / deals
-    values[:, scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
-    # Seats relative to the observer: relative seat r is seat ``seat + r``.
+    values[:, scalars + 8] = np.minimum(np.maximum(session_nets * scale / deals, -bound), bound)
+    # Seats relative to the observer: relative seat r is seat ``seat + r`` (the seats in
+    # their own order for seat 0, not gathered).
     relative = (seat + np.arange(seats)) % seats
+    folded = batch.folded
+    street_bets = batch.street_bets
+    raises = batch.raises
+    action_chips = batch.action_chips
+    if seat:
+        committed = committed.take(relative, axis=1)
+        folded = folded.take(relative, axis=1)
+        street_bets = street_bets.take(relative, axis=1)
+        raises = raises.take(relative, axis=2)
+        action_chips = action_chips.take(relative, axis=2)
     first = scalars + _SCALARS
     per_seat = values[:, first : first + _PER_SEAT * seats].reshape(tables, seats, _PER_SEAT)
-    per_seat[:, :, 0] = committed[:, relative] * scale
-    per_seat[:, :, 1] = batch.available[:, relative] * scale
-    per_seat[:, :, 2] = batch.street_bets[:, relative] * scale
-    per_seat[:, :, 3] = batch.folded[:, relative]
+    per_seat[:, :, 0] = committed * scale
+    per_seat[:, :, 1] = (batch.cap - committed) * scale
+    per_seat[:, :, 2] = street_bets * scale
+    per_seat[:, :, 3] = folded
     # Absent: never at these tables (0).
     history_base = first + _PER_SEAT * seats
     history = values[:, history_base : history_base + 8 * seats].reshape(tables, 4, seats, 2)
-    history[..., 0] = np.minimum(batch.raises[:, :, relative], HISTORY_RAISES_CAP) / (
-        HISTORY_RAISES_CAP
-    )
-    history[..., 1] = batch.action_chips[:, :, relative] * scale
+    history[..., 0] = _RAISE_SHARES.take(raises, mode="clip")
+    history[..., 1] = action_chips * scale
     return values
 
 
@@ -147,13 +174,17 @@ def encode_rows(
     hot[2:7] = np.where(
         _SHOWN_BOARD.take(street, axis=1), batch.board.take(rows, axis=0).T + _BOARD, length
     )
-    hot[7] = np.where(street < 4, street + _STREET, length)
-    hot[8] = _POSITION + (seats - batch.button[rows]) % table_seats
+    hot[7] = _street_entries(length).take(street)
+    hot[8] = (seats - batch.button[rows]) % table_seats
+    hot[8] += _POSITION
     hot *= count
     hot += np.arange(count)
     entries[hot] = 1.0
     to_act = batch.actor[rows] == seats
     raising = to_act & batch.can_raise[rows]
+    # The numbers in chips (scaled at once below): the pot, to call, the current bet, the
+    # raise bounds, the cap graphic.
+    chips = np.empty((6, count), dtype=np.int64)
     # Seats relative to each observer: relative seat r of row i is seats[i] + r, at
     # ``around[r, i]`` in the flat (tables, seats) arrays (seats first: the writes below
     # are then contiguous).
@@ -164,15 +195,19 @@ def encode_rows(
     deals = deals_in_session if deals_in_session > 0 else 1
     bound = table_seats - 1
     scalars = _POSITION + table_seats
-    columns[scalars] = committed.sum(axis=0) * scale
-    columns[scalars + 1] = np.where(to_act, batch.call_amount[rows], 0) * scale
-    columns[scalars + 2] = batch.current_bet[rows] * scale
-    columns[scalars + 3] = np.where(raising, batch.min_raise_to[rows], 0) * scale
-    columns[scalars + 4] = np.where(raising, batch.max_raise_to[rows], 0) * scale
-    columns[scalars + 5] = (batch.cap - committed.max(axis=0)) * scale
-    columns[scalars + 6] = (table_seats - folded.sum(axis=0)) / table_seats
+    np.add.reduce(committed, axis=0, out=chips[0])
+    np.multiply(batch.call_amount[rows], to_act, out=chips[1])
+    chips[2] = batch.current_bet[rows]
+    np.multiply(batch.min_raise_to[rows], raising, out=chips[3])
+    np.multiply(batch.max_raise_to[rows], raising, out=chips[4])
+    np.subtract(batch.cap, np.maximum.reduce(committed, axis=0), out=chips[5])
+    columns[scalars : scalars + 6] = chips * scale
+    columns[scalars + 6] = (table_seats - np.add.reduce(folded, axis=0, dtype=np.int64)) / (
+        table_seats
+    )
     columns[scalars + 7] = np.minimum(deal_numbers, deals) / deals
-    columns[scalars + 8] = np.clip(session_nets * scale / deals, -bound, bound)
+    # Clipped to the bounds (np.clip's own checks cost more than its two ufuncs).
+    columns[scalars + 8] = np.minimum(np.maximum(session_nets * scale / deals, -bound), bound)
     first = scalars + _SCALARS
     per_seat = columns[first : first + _PER_SEAT * table_seats].reshape(
         table_seats, _PER_SEAT, count
@@ -198,7 +233,5 @@ def encode_rows(
 def row_masks(batch: TableBatch, rows: np.ndarray, actions: int) -> np.ndarray:
     """The action masks of the players to act at ``rows`` over ``actions`` discrete
     actions (int8): :func:`batch_masks` of each row's actor."""
-    masks = np.ones((rows.size, actions), dtype=np.int8)
-    masks[:, 0] = batch.owed[rows] > 0
-    masks[:, 2:] = batch.can_raise[rows][:, None]
+    masks: np.ndarray = _masks(actions).take(batch.permissions[rows], axis=0)
     return masks

@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from dp_arena.engine.rules import Betting, TableRules
-from dp_arena.envs.batch.cards import hand_values
+from dp_arena.envs.batch.cards import hand_values, ones
 from dp_arena.errors import IllegalActionError, IllegalReason
 
 __all__ = [
@@ -78,7 +78,7 @@ _FOLD_BIT, _CHECK_BIT, _CALL_BIT = 8, 4, 2
 
 def row_sums(values: np.ndarray) -> np.ndarray:
     """Each row's sum of a ``(rows, seats)`` integer array (exact: an integer product)."""
-    sums: np.ndarray = values @ np.ones(values.shape[1], dtype=values.dtype)
+    sums: np.ndarray = values @ ones(values.shape[1], values.dtype)
     return sums
 
 
@@ -99,25 +99,29 @@ def first_in_turn(eligible: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, 
     """For each row of ``eligible`` (``(rows, seats)``, boolean) and its seats in turn
     (``order``, a row of seat numbers each), the first eligible seat in turn (or the
     first in turn, when none is) and whether there is one."""
-    lines = np.arange(order.shape[0])[:, None] * order.shape[1]
-    in_turn = eligible.reshape(-1)[lines + order]
-    place = in_turn.argmax(axis=1)
-    return order.reshape(-1)[_cells(order, place)], in_turn.reshape(-1)[_cells(order, place)]
+    rows, seats = order.shape
+    lines = np.arange(0, rows * seats, seats)  # each row's first cell in the flat arrays
+    in_turn = eligible.reshape(-1).take(lines[:, None] + order)
+    first = lines + in_turn.argmax(axis=1)  # the first eligible place's cell
+    return order.reshape(-1).take(first), in_turn.reshape(-1).take(first)
 
 
 def _cells(values: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """The flat indices of ``columns[i]`` (one column or a row of them) of row ``i`` of the
     2-D ``values``."""
-    starts = np.arange(values.shape[0]) * values.shape[1]
+    starts = np.arange(0, values.size, values.shape[1])
     cells: np.ndarray = (starts if columns.ndim == 1 else starts[:, None]) + columns
     return cells
 
 
 class TableBatch:
     """``tables`` hands of one table's rules; see the module docstring. The arrays are
-    the state: read them, change them only through :meth:`start` and :meth:`apply`."""
+    the state: read them, change them only through :meth:`start` and :meth:`apply`.
+    With ``preflop`` false, what rule-based players read of the betting before the flop
+    (``preflop_calls``, ``preflop_raiser``) is not kept: a caller whose players do not
+    read it saves the work."""
 
-    def __init__(self, rules: TableRules, tables: int) -> None:
+    def __init__(self, rules: TableRules, tables: int, *, preflop: bool = True) -> None:
         if rules.cap is None:
             raise ValueError("TableBatch needs a capped table (cap is None)")
         seats = rules.seat_count
@@ -150,6 +154,7 @@ class TableBatch:
         self.action_chips = np.zeros((tables, 4, seats), dtype=np.int64)
         # What rule-based players read of the history: the calls before the flop, and the
         # seat of the last raise before the flop (NO_ACTOR when none).
+        self.preflop = preflop
         self.preflop_calls = np.zeros(tables, dtype=np.int64)
         self.preflop_raiser = np.full(tables, NO_ACTOR, dtype=np.int64)
         # The legal actions of each table's player to act (meaningless when none is), and
@@ -170,6 +175,16 @@ class TableBatch:
         self._after = (seat_range[:, None] + seat_range + 1) % seats
         self._left_of = (seat_range - seat_range[:, None] - 1) % seats  # places after s
         self._dealt = np.array([1, 2, 3, 5, 7]) + 2 * seats
+        # By the button: each seat's two hole cards' places in the deck (dealt in turn from
+        # the left of the button, a round a card), the blinds posted (heads-up the button
+        # posts the small blind; every seat has the cap, at least the big blind, so both
+        # are posted in full), and the first to act before the flop.
+        self._hole_places = np.stack((self._left_of, self._left_of + seats), axis=2)
+        small = seat_range if seats == 2 else (seat_range + 1) % seats
+        self._blinds = np.zeros((seats, seats), dtype=np.int64)
+        self._blinds[seat_range, small] = self.small_blind
+        self._blinds[seat_range, (small + 1) % seats] = self.big_blind
+        self._first = (small + 2) % seats
         self._waiting: list[np.ndarray] = []  # rows whose legal actions are to be found
 
     @property
@@ -187,34 +202,26 @@ class TableBatch:
         post the blinds and open the betting, every seat with the cap. With ``update``
         false the legal actions are found only by the next :meth:`update_legal`."""
         seats = self.seat_count
-        # Dealt to in turn from the left of the button: seat s is the deck's place
-        # (s - button - 1) mod seats, in each round of cards.
-        dealt = _cells(decks, self._left_of.take(buttons, axis=0))
-        hole = np.stack((decks.reshape(-1)[dealt], decks.reshape(-1)[dealt + seats]), axis=2)
-        self.hole_cards[rows] = hole
-        board = decks[:, self._dealt]  # burn, flop x3, burn, turn, burn, river
-        self.board[rows] = board
+        places = self._hole_places.take(buttons, axis=0)  # (rows, seats, 2)
+        places += np.arange(0, decks.size, decks.shape[1])[:, None, None]
+        self.hole_cards[rows] = decks.reshape(-1).take(places)
+        self.board[rows] = decks.take(self._dealt, axis=1)  # burn, flop x3, burn, turn, ...
         self.button[rows] = buttons
-        committed = np.zeros((rows.size, seats), dtype=np.int64)
-        # Heads-up the button posts the small blind. Every seat has the cap, at least the
-        # big blind: both blinds are posted in full.
-        small = buttons if seats == 2 else (buttons + 1) % seats
-        big = (small + 1) % seats
-        committed.reshape(-1)[_cells(committed, small)] = self.small_blind
-        committed.reshape(-1)[_cells(committed, big)] = self.big_blind
+        committed = self._blinds.take(buttons, axis=0)
         self.committed[rows] = committed
         self.street_bets[rows] = committed
         self.folded[rows] = False
         self.raises[rows] = 0
         self.action_chips[rows] = 0
-        self.preflop_calls[rows] = 0
-        self.preflop_raiser[rows] = NO_ACTOR
+        if self.preflop:
+            self.preflop_calls[rows] = 0
+            self.preflop_raiser[rows] = NO_ACTOR
         self.log_length[rows] = 0
         self.street[rows] = _PREFLOP
         self.largest_increment[rows] = 0
         self.live[rows] = seats
         self.current_bet[rows] = self.big_blind
-        first = (big + 1) % seats
+        first = self._first.take(buttons)
         if self.cap > self.big_blind:
             # Every seat can still put chips in: the betting opens, left of the big blind.
             self.acted[rows] = False
@@ -231,37 +238,35 @@ class TableBatch:
     # -- acting ----------------------------------------------------------------------
 
     def apply(
-        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, *, update: bool = True
+        self,
+        rows: np.ndarray,
+        kinds: np.ndarray,
+        amounts: np.ndarray,
+        *,
+        update: bool = True,
+        checked: bool = False,
     ) -> None:
         """Apply, at each of ``rows``, action ``kinds`` (``FOLD``, ``CHECK``, ``CALL``,
         ``RAISE``) of its player to act, a raise to ``amounts``; all are checked before
-        any is applied. With ``update`` false the legal actions of the next players are
-        found only by the next :meth:`update_legal` (which a caller that also deals
-        new hands calls once for both)."""
+        any is applied, unless the caller vouches for them (``checked``: the batch's
+        discrete actions, translated from answers it checked against the masks). With
+        ``update`` false the legal actions of the next players are found only by the
+        next :meth:`update_legal` (which a caller that also deals new hands calls once
+        for both)."""
         if self._waiting:
             raise AssertionError("TableBatch.apply: update_legal() was not called")
         seat = self.actor[rows]
         raising = kinds == RAISE
         raisers = raising.nonzero()[0]
-        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
         if raisers.size:
             raised = rows[raisers]
             amount = amounts[raisers]
-            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
-                amount <= self.max_raise_to[raised]
-            )
-        if np.count_nonzero(allowed) != rows.size:
-            index = int((allowed == 0).nonzero()[0][0])
-            raise IllegalActionError(
-                IllegalReason.UNKNOWN_ACTION,
-                f"table {int(rows[index])}: action kind {int(kinds[index])}"
-                f" ({int(amounts[index])}) is not legal now",
-                action=int(kinds[index]),
-            )
+        if not checked:
+            self._check(rows, kinds, amounts, raisers)
         street = self.street[rows]
         current_bet = self.current_bet[rows]
         cells = rows * self.seat_count + seat  # each acting seat in the flat seat arrays
-        chips = np.where(kinds == CALL, self.call_amount[rows], 0)
+        chips = self.call_amount[rows] * (kinds == CALL)
         if raisers.size:
             largest = self.largest_increment[raised]
             increment = amount - current_bet[raisers]
@@ -280,17 +285,42 @@ class TableBatch:
         self.street_bets.reshape(-1)[cells] += chips
         self.acted.reshape(-1)[cells] = True
         history = (rows * 4 + street) * self.seat_count + seat  # in the (tables, 4, seats) arrays
-        self.raises.reshape(-1)[history] += raising
+        if raisers.size:
+            self.raises.reshape(-1)[history[raisers]] += 1
         self.action_chips.reshape(-1)[history] += chips
-        preflop = street == _PREFLOP
-        self.preflop_calls[rows] += preflop & (kinds == CALL)
-        opening = (preflop & raising).nonzero()[0]
-        if opening.size:
-            self.preflop_raiser[rows[opening]] = seat[opening]
-        self._log(rows, kinds, np.where(raising, amounts, 0))
+        if self.preflop:
+            preflop = street == _PREFLOP
+            calling = (preflop & (kinds == CALL)).nonzero()[0]
+            if calling.size:
+                self.preflop_calls[rows[calling]] += 1
+            opening = (preflop & raising).nonzero()[0]
+            if opening.size:
+                self.preflop_raiser[rows[opening]] = seat[opening]
+        self._log(rows, kinds, amounts * raising)
         self._advance(rows, seat, current_bet)
         if update:
             self.update_legal()
+
+    def _check(
+        self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray, raisers: np.ndarray
+    ) -> None:
+        """Refuse the actions (``raisers``: the lines of the raises) unless each is legal
+        at its table; nothing has changed yet."""
+        allowed = (self.permissions[rows] >> (RAISE - kinds)) & 1
+        if raisers.size:
+            raised = rows[raisers]
+            amount = amounts[raisers]
+            allowed[raisers] &= (amount >= self.min_raise_to[raised]) & (
+                amount <= self.max_raise_to[raised]
+            )
+        if np.count_nonzero(allowed) != rows.size:
+            index = int((allowed == 0).nonzero()[0][0])
+            raise IllegalActionError(
+                IllegalReason.UNKNOWN_ACTION,
+                f"table {int(rows[index])}: action kind {int(kinds[index])}"
+                f" ({int(amounts[index])}) is not legal now",
+                action=int(kinds[index]),
+            )
 
     def _log(self, rows: np.ndarray, kinds: np.ndarray, amounts: np.ndarray) -> None:
         length = self.log_length[rows]
@@ -324,21 +354,22 @@ class TableBatch:
         committed = self.committed.take(rows, axis=0)
         current_bet = self.current_bet[rows]
         own = _cells(street_bets, seat)
-        bet = street_bets.reshape(-1)[own]
-        available = self.cap - committed.reshape(-1)[own]
+        bet = street_bets.reshape(-1).take(own)
+        available = self.cap - committed.reshape(-1).take(own)
         largest = self.largest_increment[rows]
         owed = np.maximum(current_bet - bet, 0)
         call_amount = np.minimum(available, owed)
         full_raise = np.maximum(largest, self.big_blind)
-        # Someone else still in could put in more than the current bet.
-        could_call = ~self.folded.take(rows, axis=0) & (
-            street_bets + (self.cap - committed) > current_bet[:, None]
+        # Someone else still in could put in more than the current bet (what a seat can
+        # reach is its street bet plus what it has left: the cap less its deal's total).
+        could_call = (street_bets - committed > (current_bet - self.cap)[:, None]) > (
+            self.folded.take(rows, axis=0)
         )
         could_call.reshape(-1)[own] = False
         can_raise = (
             (call_amount >= largest)
             & (available > owed)
-            & ~(self.acted.reshape(-1)[rows * self.seat_count + seat] & (owed < full_raise))
+            & ~(self.acted.reshape(-1).take(rows * self.seat_count + seat) & (owed < full_raise))
             & row_any(could_call)
         )
         all_in_to = bet + available
@@ -367,12 +398,13 @@ class TableBatch:
         if settled.size:
             playing = ~alone
             rows, last, current_bet = rows[playing], last[playing], current_bet[playing]
-        owes = ~self.acted.take(rows, axis=0) | (
-            self.street_bets.take(rows, axis=0) < current_bet[:, None]
+        # Still able to put chips in (not all-in), and neither folded nor done for the
+        # street (acted, with the current bet matched); ``a > b`` is ``a and not b``.
+        done = self.folded.take(rows, axis=0) | (
+            self.acted.take(rows, axis=0)
+            & (self.street_bets.take(rows, axis=0) >= current_bet[:, None])
         )
-        to_act = (
-            ~self.folded.take(rows, axis=0) & (self.committed.take(rows, axis=0) < self.cap) & owes
-        )
+        to_act = (self.committed.take(rows, axis=0) < self.cap) > done
         following, found = first_in_turn(to_act, self._after.take(last, axis=0))
         if np.count_nonzero(found) < rows.size:
             ended = rows[~found]
@@ -464,26 +496,33 @@ class TableBatch:
         from the left of the button."""
         committed = self.committed.take(rows, axis=0)
         folded = self.folded.take(rows, axis=0)
-        highest = row_max(np.where(folded, -1, committed))
-        lowest = -row_max(np.where(folded, -_WORST, -committed))
-        if np.count_nonzero(highest != lowest):  # a side pot: only with unequal stacks
+        live = self.live[rows]
+        # Each player still in put in at most the most any did: all the same when their
+        # sum is that many times the most (a side pot: only with unequal stacks).
+        in_hand = np.where(folded, 0, committed)
+        if np.count_nonzero(row_sums(in_hand) != row_max(in_hand) * live):
             raise AssertionError("TableBatch: players in the hand put in unequal totals")
         pot = row_sums(committed)
-        # The values of the hands shown, those still in where two or more are (one player
-        # left wins with any hand); a folded hand is below the worst.
-        values = np.where(folded, _WORST, 0)
-        contested = ~folded & (self.live[rows] > 1)[:, None]
+        # The hands shown: those still in where two or more are (one player left wins with
+        # any hand).
+        contested = ~folded & (live > 1)[:, None]
         cells = contested.reshape(-1).nonzero()[0]  # (line, seat) as line x seats + seat
-        if cells.size:
-            shown = rows[cells // self.seat_count]
-            hole_cells = shown * self.seat_count + cells % self.seat_count
-            holes = self.hole_cards.reshape(-1, 2).take(hole_cells, axis=0)
-            values.reshape(-1)[cells] = hand_values(
-                np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
-            )
-        winners = values == -row_max(-values)[:, None]
+        if not cells.size:  # one player left at every table: the pot is theirs
+            self.payoffs[rows] = ~folded * pot[:, None] - committed
+            return
+        # The values of the hands shown; a folded hand is below the worst, and one not
+        # shown (its table's only player left) the best.
+        values = folded * _WORST
+        lines, seats = np.divmod(cells, self.seat_count)
+        shown = rows.take(lines)
+        holes = self.hole_cards.reshape(-1, 2).take(shown * self.seat_count + seats, axis=0)
+        values.reshape(-1)[cells] = hand_values(
+            np.concatenate((holes, self.board.take(shown, axis=0)), axis=1)
+        )
+        best = values.reshape(-1).take(_cells(values, values.argmin(axis=1)))
+        winners = values == best[:, None]
         share, odd_chips = np.divmod(pot, row_sums(winners.view(np.int8)))
-        won = np.where(winners, share[:, None], 0)
+        won = winners * share[:, None]
         odd = odd_chips.nonzero()[0]
         if odd.size:
             turn = self._left_of[self.button[rows[odd]]]

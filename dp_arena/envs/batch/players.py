@@ -77,6 +77,9 @@ class BatchPlayer(Protocol):
     """One opponent of the batch, at one or more seats; see the module docstring."""
 
     leaves: bool
+    # Whether its answers are checked against the masks before they are played (the
+    # batch's engine then does not check them again).
+    checked: bool
 
     def start_sessions(self, tables: BatchTables, rows: np.ndarray) -> None: ...
 
@@ -104,6 +107,7 @@ class Stateless:
     nothing); it leaves a deal the learner folded out of unplayed."""
 
     leaves = True
+    checked = False
 
     def __init__(self, tables: int, seats: int) -> None:
         return None
@@ -190,6 +194,7 @@ class AggressivePlayer:
     """``agents/aggressive.py`` with its defaults (two raises a street, seed 0)."""
 
     leaves = True
+    checked = False
     max_raises = 2
 
     def __init__(self, tables: int, seats: int) -> None:
@@ -248,6 +253,7 @@ class PolicyPlayer:
     and are drawn as a dealer draws them."""
 
     leaves = False  # its observation holds its session net: every deal is played out
+    checked = True  # an answer the masks forbid is a fault, played as check-or-fold
 
     def __init__(self, policy: Policy, name: str) -> None:
         self.policy = policy
@@ -265,23 +271,26 @@ class PolicyPlayer:
     ) -> tuple[np.ndarray, np.ndarray]:
         batch = tables.batch
         action_table = tables.action_table
-        vectors = encode_rows(
-            batch, rows, seats, tables.deal[rows], tables.deals, tables.nets[rows, seats]
-        )
+        nets = tables.nets.reshape(-1).take(rows * tables.seat_count + seats)
+        vectors = encode_rows(batch, rows, seats, tables.deal[rows], tables.deals, nets)
         masks = row_masks(batch, rows, action_table.size)
         if self.distribution is not None:
             return self._draw(tables, rows, seats, self.distribution(vectors, masks), masks)
         answer = np.asarray(self.policy(vectors, masks))
-        if answer.shape != (rows.size,) or not np.issubdtype(answer.dtype, np.integer):
+        if answer.shape != (rows.size,) or answer.dtype.kind not in "iu":  # integers
             raise TypeError(
                 f"policy opponent {self.name}: expected {rows.size} integer actions, got"
                 f" {answer.dtype} of shape {answer.shape}"
             )
-        inside = (answer >= 0) & (answer < action_table.size)
-        legal = np.zeros(rows.size, dtype=bool)
-        legal[inside] = masks[inside.nonzero()[0], answer[inside]] == 1
-        actions = np.where(legal, answer, 1)
-        kinds, amounts = tables.discrete(rows, actions.astype(np.int64))
+        size = action_table.size
+        inside = (answer >= 0) & (answer < size)
+        # Each answer's mask entry (an answer outside the actions reads entry 0: not legal).
+        picked = np.where(inside, answer, 0).astype(np.intp, copy=False)
+        cells = np.arange(0, rows.size * size, size) + picked
+        legal = inside & (masks.reshape(-1).take(cells) == 1)
+        every = np.count_nonzero(legal) == rows.size
+        actions = (answer if every else np.where(legal, answer, 1)).astype(np.int64, copy=False)
+        kinds, amounts = tables.discrete(rows, actions)
         illegal = (~legal).nonzero()[0]
         if illegal.size:
             kinds[illegal] = passive(tables, rows[illegal])

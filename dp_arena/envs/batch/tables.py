@@ -69,6 +69,7 @@ BATCH_OPPONENTS: dict[
 }
 _LEFT_LIMIT = 256  # deals left unsettled at a table before they are played on
 DECK_CHUNK = 64  # decks of a session shuffled at once (a whole session, when it fits)
+_STALE = -(1 << 62)  # a first deal that puts every deal past the slots: to be shuffled
 # Chips in int64: the largest pot times the largest pot-fraction numerator stays below.
 _CHIP_LIMIT = 1 << 62
 _KINDS = {
@@ -118,7 +119,6 @@ class BatchTables:
         self.small_blind = rules.small_blind
         self.action_table = action_table
         self.learner = learner_seat
-        self.batch = TableBatch(rules, count)
         others = [seat for seat in range(seats) if seat != learner_seat]
         # One player per distinct opponent (a spec, or a policy object), whatever seats it
         # holds: it decides for all of them at once.
@@ -135,7 +135,12 @@ class BatchTables:
                     name = getattr(opponent, "__name__", type(opponent).__name__)
                     self.players.append(PolicyPlayer(opponent, name))  # type: ignore[arg-type]
             self.seat_players[seat] = keys.index(key)
+        # The tag bot reads the betting before the flop; no other player does.
+        self.batch = TableBatch(
+            rules, count, preflop=any(isinstance(player, TagPlayer) for player in self.players)
+        )
         self.leaves = all(player.leaves for player in self.players)
+        self.checked = all(player.checked for player in self.players)
         self.event_seeds: list[int | None] = [None] * count
         self.draws = [MixDraws()] * count  # each table's draws of mixed answers
         # The same as text: each decision's adds "{deal}:{decision}" (what random draws by).
@@ -150,7 +155,8 @@ class BatchTables:
         self.done = np.ones(count, dtype=bool)
         self.chunk = min(DECK_CHUNK, deals)
         self.deck_cards = np.zeros((count, self.chunk, 2 * seats + 8), dtype=np.int8)
-        self.deck_first = np.full(count, -1, dtype=np.int64)  # the deal of slot 0
+        # The deal of each table's slot 0 (_STALE: its decks are to be shuffled).
+        self.deck_first = np.full(count, _STALE, dtype=np.int64)
         self.serial = np.zeros(count, dtype=np.int64)  # counts deals, for the replays
         self._replays: dict[int, tuple[int, HandState, int]] = {}
         self.opponents = {
@@ -186,7 +192,7 @@ class BatchTables:
         self.nets[chosen] = 0
         self.pending[chosen] = 0.0
         self.done[chosen] = False
-        self.deck_first[chosen] = -1
+        self.deck_first[chosen] = _STALE
         for row in chosen.tolist():
             self.left[row] = []
         self._start(chosen)
@@ -203,7 +209,7 @@ class BatchTables:
         each session ended."""
         batch = self.batch
         kinds, amounts = self.discrete(rows, actions)
-        batch.apply(rows, kinds, amounts, update=False)
+        batch.apply(rows, kinds, amounts, update=False, checked=True)
         if self.seat_count > 2 and self.leaves:
             folded = rows[kinds == FOLD]
             # Out of a deal that goes on without it, and not the session's last.
@@ -221,10 +227,12 @@ class BatchTables:
         players to act at ``rows``."""
         batch = self.batch
         call_amount = batch.call_amount[rows]
-        kinds = np.where(actions == 0, FOLD, np.where(call_amount > 0, CALL, CHECK))
+        # Check or call (CHECK + 1 is CALL), fold for action 0 (FOLD is 0).
+        kinds = np.add(call_amount > 0, CHECK, dtype=np.int64)
+        kinds *= actions != 0
         amounts = np.zeros(rows.size, dtype=np.int64)
-        raising = actions >= 2
-        if raising.any():
+        raising = (actions >= 2).nonzero()[0]
+        if raising.size:
             raised = rows[raising]
             kinds[raising] = RAISE
             amounts[raising] = self.action_table.raise_to_array(
@@ -346,8 +354,8 @@ class BatchTables:
             return
         deal = self.deal[rows]
         slot = deal - self.deck_first[rows]
-        stale = (self.deck_first[rows] < 0) | (slot >= self.chunk)
-        if stale.any():
+        stale = slot >= self.chunk
+        if np.count_nonzero(stale):
             self._shuffle(rows[stale], deal[stale])
             slot = deal - self.deck_first[rows]
         cards = self.deck_cards.reshape(-1, self.deck_cards.shape[2])
@@ -385,10 +393,10 @@ class BatchTables:
     def _opponents_act(self, rows: np.ndarray, seats: np.ndarray) -> None:
         """Each opponent decides at the tables where one of its seats is to act, then
         every action is applied at once."""
-        players = self.seat_players[seats]
         if len(self.players) == 1:
             kinds, amounts = self.players[0].decide(self, rows, seats)
         else:
+            players = self.seat_players[seats]
             kinds = np.zeros(rows.size, dtype=np.int64)
             amounts = np.zeros(rows.size, dtype=np.int64)
             for index in np.unique(players).tolist():
@@ -396,7 +404,7 @@ class BatchTables:
                 kinds[lines], amounts[lines] = self.players[index].decide(
                     self, rows[lines], seats[lines]
                 )
-        self.batch.apply(rows, kinds, amounts, update=False)
+        self.batch.apply(rows, kinds, amounts, update=False, checked=self.checked)
 
     # -- what the learner sees -------------------------------------------------------
 

@@ -322,8 +322,9 @@ class SingleAgentVectorEnv(gymnasium.vector.VectorEnv[Any, Any, Any]):
 
     def _observations(self) -> Any:
         vectors, self._masks = self.tables.observations()
-        # A table whose session is over: check/call alone (see the module docstring).
-        self._masks[~self._masks.any(axis=1), CALL] = 1
+        # A table whose session is over: check/call alone (see the module docstring); at
+        # the others check/call is always legal already.
+        self._masks[:, CALL] = 1
         if self.flat:
             return vectors
         return {"observation": vectors, "action_mask": self._masks.copy()}
