@@ -13,6 +13,9 @@ to separate them 50 mbb apart relative to board-adjusted, and beside them what a
 value would leave: one minus the share of the pair's variance the draws make (the same
 decks played again with other draws). The goal is at most half.
 
+``python -m bench.bench_rollout FIELD DEALS [options]`` measures one other variant on
+one field (other rollout players, stand-ins, counts, numbers or outcome; ``--help``).
+
 The CPU time of the rollouts is shown as a multiple of the CPU time of playing the
 deals. The learned bot's equity estimate, a pure function of the cards, is memoized in
 the rollouts (not in the play), as a project computing rollouts would.
@@ -20,10 +23,13 @@ the rollouts (not in the play), as a project computing rollouts would.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import itertools
 import statistics
+import sys
 import time
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
@@ -38,10 +44,37 @@ FIELDS: dict[str, int] = {
 }
 
 
-def _field(label: str, deals: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A rollout value to measure: who answers the rollouts' decisions (``players``:
+    ``own``, the table's own bots, with ``standins`` in place of some of them; or one spec
+    in every seat), how many ``rollouts`` of every action, with ``stratified`` numbers or
+    not, and the ``outcome`` (``board``: the rollout's net less the luck of its streets;
+    ``final``: its net)."""
+
+    players: str = "own"
+    standins: tuple[tuple[str, str], ...] = ()
+    rollouts: int = ROLLOUTS
+    stratified: bool = True
+    outcome: str = "board"
+
+    def players_of(self, specs: tuple[str, ...], agents: tuple[int, ...]) -> list[Any]:
+        """The rollout players of a table's seats (``agents``: the agent in each seat)."""
+        from dp_arena.agents.spec import load_agent
+
+        if self.players != "own":
+            return [load_agent(_spec(self.players)) for _ in agents]
+        standins = dict(self.standins)
+        return [load_agent(_spec(standins.get(specs[agent], specs[agent]))) for agent in agents]
+
+
+def _spec(name: str) -> str:
+    return luck_bench.MIXED_TAG if name == "mixed-tag" else name
+
+
+def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, Any]:
     import dp_arena.learn.features as learned_features
-    from bench.rollout_value import rollout_nets
-    from dp_arena.agents.spec import load_agent
+    from bench.rollout_value import OUTCOMES, rollout_nets
     from dp_arena.match import block_scores
     from dp_arena.ratings.action_luck import board_action_nets
     from dp_arena.ratings.board_luck import corrected_nets, forget_deals
@@ -72,8 +105,10 @@ def _field(label: str, deals: int) -> dict[str, Any]:
             rules,
             result.tables,
             event_seed=config.event_key.seed,
-            players_of=lambda table: [load_agent(specs[agent]) for agent in result.seatings[table]],
-            rollouts=ROLLOUTS,
+            players_of=lambda table: variant.players_of(specs, result.seatings[table]),
+            rollouts=variant.rollouts,
+            outcome=OUTCOMES[variant.outcome],
+            stratified=variant.stratified,
         )
         rolling = time.process_time() - started
     finally:
@@ -143,3 +178,53 @@ def run() -> dict[str, object]:
         f" {len(ratios)} pairs of neighbours, {min(ratios):.2f} to {max(ratios):.2f}"
     )
     return figures
+
+
+def main(argv: list[str]) -> int:
+    """Measure one rollout value on one field: ``python -m bench.bench_rollout --help``."""
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_rollout", description=main.__doc__)
+    parser.add_argument(
+        "field", help="the start of a field's label, e.g. 6-max or 'heads-up: learned'"
+    )
+    parser.add_argument("deals", type=int)
+    parser.add_argument("--seed", type=int, default=luck_bench.SEED)
+    parser.add_argument("--players", default="own", help="own, or one spec for every seat")
+    parser.add_argument(
+        "--standin",
+        action="append",
+        default=[],
+        metavar="SPEC=SPEC",
+        help="in the table's own bots, play the second in place of the first (equity=tag)",
+    )
+    parser.add_argument("--rollouts", type=int, default=ROLLOUTS)
+    parser.add_argument("--independent", action="store_true", help="numbers not stratified")
+    parser.add_argument("--outcome", choices=("board", "final"), default="board")
+    options = parser.parse_args(argv)
+    labels = [label for label in luck_bench.FIELDS if label.startswith(options.field)]
+    if len(labels) != 1:
+        parser.error(f"field {options.field!r} names {len(labels)} of {list(luck_bench.FIELDS)}")
+    if any("=" not in pair for pair in options.standin):
+        parser.error("--standin takes SPEC=SPEC, e.g. equity=tag")
+    luck_bench.SEED = options.seed
+    variant = Variant(
+        players=options.players,
+        standins=tuple(
+            (pair.partition("=")[0], pair.partition("=")[2]) for pair in options.standin
+        ),
+        rollouts=options.rollouts,
+        stratified=not options.independent,
+        outcome=options.outcome,
+    )
+    found = _field(labels[0], options.deals, variant)
+    print(f"{labels[0]}, {options.deals} deals, seed {options.seed}, {variant}")
+    print(f"  rollouts cost {found['cost_x_play']:g} x playing the deals")
+    for pair in found["pairs"]:
+        print(
+            f"  {pair['pair']}: fixed {pair['fixed']:.2f}, rollout {pair['rollout']:.2f},"
+            f" perfect {pair['perfect']:.2f} x board"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
