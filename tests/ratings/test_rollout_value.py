@@ -1,0 +1,250 @@
+"""The benchmark's rollout value of the draws (``bench/rollout_value.py``): every term
+averages exactly zero over its mix, a value never sees the draw it values, a rollout
+against calling stations gives the showdown value worked out by the fixed value's code,
+copies of one mixing bot scored with it get intervals that cover zero, and rollout
+copies that share state with the real copy could game it."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import ClassVar
+
+import pytest
+
+from bench.rollout_value import Stream, deal_luck, final_net, rollout_nets, rollout_values
+from dp_arena.agents.observation import DealEnd, DealStart, Observation
+from dp_arena.agents.spec import load_agent
+from dp_arena.engine import Action, ActionKind, Betting, Mix, TableRules, deck_for, new_hand
+from dp_arena.engine.actions import ActionRecord
+from dp_arena.match import MatchConfig, block_scores, play_match
+from dp_arena.ratings.action_luck import ActionLuck, ActionValue, _drawn, decision_values
+from dp_arena.ratings.blocks import summarize_blocks
+from tests.ratings.test_calibration import MixingBot
+
+
+class CallingStation:
+    def act(self, observation: Observation) -> Action:
+        return Action.check() if observation.to_call == 0 else Action.call()
+
+
+@pytest.fixture(scope="module")
+def played() -> tuple[MatchConfig, tuple[object, ...]]:
+    config = MatchConfig(("random", "learned", f"{__file__}:CallingStation"), deals=12, seed=5)
+    result = play_match(config, trusted=True, adjusted=False, clairvoyance=False)
+    return config, result.tables
+
+
+def _players(count: int) -> list[MixingBot]:
+    return [MixingBot() for _ in range(count)]
+
+
+def test_each_term_averages_exactly_zero_over_its_mix(played: tuple[MatchConfig, tuple]) -> None:
+    """Whichever action of the mix had been drawn, the terms weighted by the mix's
+    probabilities add up to exactly zero for every seat (the values are exact)."""
+    config, tables = played
+    rules = config.rules()
+    checked = 0
+    for table_index, table in enumerate(tables):
+        for record in table.deals:
+            deck = deck_for(config.event_key.seed, 0, 0, record.deal)
+            lucks = deal_luck(
+                rules,
+                record,
+                deck,
+                key=f"test:{table_index}:{record.deal}",
+                players=_players(3),
+                rollouts=2,
+            )
+            assert len(lucks) == len(record.mixes)
+            for luck in lucks:
+                total = [Fraction(0)] * rules.seat_count
+                for action, chance in luck.mix.items():
+                    if_drawn = ActionLuck(luck.decision, luck.seat, luck.mix, action, luck.values)
+                    for seat, term in enumerate(if_drawn.luck):
+                        total[seat] += chance * term
+                assert total == [0] * rules.seat_count
+                checked += 1
+    assert checked > 20
+
+
+def test_a_value_never_sees_the_draw_it_values(played: tuple[MatchConfig, tuple]) -> None:
+    """The values at a decision are those of the hand just before it, computed alone
+    (the same whatever came after), and computing them leaves that hand as it was."""
+    config, tables = played
+    rules = config.rules()
+    table = tables[0]
+    record = next(deal for deal in table.deals if deal.mixes)
+    deck = deck_for(config.event_key.seed, 0, 0, record.deal)
+    lucks = deal_luck(rules, record, deck, key="k", players=_players(3), rollouts=3)
+    decision, text = record.mixes[0]
+    state = new_hand(rules, deck, button=record.button, absent=record.absent)
+    for action_text in record.actions[:decision]:
+        state.apply(_drawn(action_text))
+    before = (tuple(state.committed), tuple(state.history), state.actor)
+    alone = rollout_values(state, Mix.parse(text), _players(3), 3, f"k:{decision}")
+    assert (tuple(state.committed), tuple(state.history), state.actor) == before
+    assert lucks[0].values == alone
+    assert rollout_values(state, Mix.parse(text), _players(3), 3, f"k:{decision}") == alone
+
+
+def test_against_calling_stations_a_call_is_worth_its_showdown_now() -> None:
+    """Calling stations check a called hand down, so a rollout's net less the luck of the
+    streets that came is the showdown value with the chips in after the call, as the
+    fixed value computes it; a fold is worth the blind lost; and with the final net as the
+    outcome, the value is the net the real board gives."""
+    rules = TableRules(seat_count=2, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+    deck = deck_for(3, 0, 0, 0)
+    state = new_hand(rules, deck, button=0)
+    mix = Mix([(Action.fold(), 0.5), (Action.call(), 0.5)])
+    stations = [CallingStation(), CallingStation()]
+    values = rollout_values(state, mix, stations, 2, "hand")
+    showdown = decision_values(state, mix.actions, ActionValue())
+    assert values[0] == (-10, 10)
+    assert values[1] == showdown[1]
+    final = rollout_values(state, mix, stations, 1, "hand", final_net)
+    checked_down = new_hand(rules, deck, button=0)
+    for action in (Action.call(), *[Action.check()] * 7):
+        checked_down.apply(action)
+    assert final[1] == checked_down.payoffs
+
+
+def test_stratified_numbers_are_one_to_a_stratum_and_shared_by_every_action() -> None:
+    """Rollout k reads the same numbers whichever action it follows, and the j-th numbers
+    of the K rollouts fall one in each K-th of the range."""
+    rollouts, total = 8, 8000
+    numbers = [[Stream("d", k, rollouts, True).number(total) for _ in range(1)] for k in range(8)]
+    again = [Stream("d", k, rollouts, True).number(total) for k in range(8)]
+    assert [row[0] for row in numbers] == again
+    for j in range(5):
+        streams = [Stream("d", k, rollouts, True) for k in range(rollouts)]
+        drawn = [[stream.number(total) for _ in range(j + 1)][-1] for stream in streams]
+        assert sorted(number * rollouts // total for number in drawn) == list(range(rollouts))
+
+
+def _coverage(matches: int, deals: int, seed: int) -> tuple[float, float]:
+    """The share of the fixed-value and of the rollout-value intervals covering zero
+    for three copies of the mixing bot (interchangeable: every true score is zero)."""
+    rng = random.Random(seed)
+    fixed = rolled = total = 0
+    for _ in range(matches):
+        config = MatchConfig(
+            tuple(f"copy-{i}" for i in range(3)), deals=deals, seed=rng.getrandbits(32)
+        )
+        result = play_match(
+            config,
+            seat_factory=lambda _, name: _in_process(name),
+            clairvoyance=False,
+        )
+        nets = rollout_nets(
+            config.rules(),
+            result.tables,
+            event_seed=config.event_key.seed,
+            players_of=lambda _: _players(3),
+            rollouts=1,
+        )
+        scores = block_scores(result.tables, result.seatings, config.big_blind, nets)
+        for agent, score in enumerate(result.scores):
+            summary = summarize_blocks([float(value) for value in scores[agent]])
+            assert score.adjusted is not None and score.adjusted.low is not None
+            assert summary.low is not None and summary.high is not None
+            total += 1
+            fixed += score.adjusted.low <= 0 <= score.adjusted.high  # type: ignore[operator]
+            rolled += summary.low <= 0 <= summary.high
+    return fixed / total, rolled / total
+
+
+def _in_process(name: str) -> object:
+    from dp_arena.agents import InProcessSeat
+
+    return InProcessSeat(MixingBot(), name)
+
+
+def test_intervals_of_copies_of_one_mixing_bot_cover_zero() -> None:
+    fixed, rolled = _coverage(matches=40, deals=20, seed=2)
+    assert 0.89 <= fixed < 1 and 0.89 <= rolled < 1
+
+
+class Peeker:
+    """Mixes checking and betting, or folding and calling. Its copies remember every
+    deal's real actions (``memory``, shared by every copy unless ``shared`` is false). A
+    copy asked about a rollout that has followed the real hand so far, a rollout after
+    the action the dealer drew, plays badly: it folds a pair (or a card paired on the
+    board) and calls down anything else, to make the action drawn look worse than the
+    others and its draw look unlucky."""
+
+    seen: ClassVar[dict[tuple[int, int], tuple[tuple[int, str, int | None], ...]]] = {}
+
+    def __init__(self, shared: bool = True) -> None:
+        self.memory = Peeker.seen if shared else {}
+        self.hole: tuple[int, int] | None = None
+
+    def begin_deal(self, start: DealStart) -> None:
+        self.hole = start.hole_cards
+
+    def end_deal(self, end: DealEnd) -> None:
+        assert self.hole is not None
+        self.memory[self.hole] = _actions(end.history)
+
+    def act(self, observation: Observation) -> Action | Mix:
+        so_far = _actions(observation.history)
+        real = self.memory.get(observation.hole_cards)
+        if real is not None and so_far and real[: len(so_far)] == so_far:
+            # A rollout after the action the dealer drew for this bot: play badly.
+            ranks = [card >> 2 for card in observation.hole_cards]
+            paired = ranks[0] == ranks[1] or any(card >> 2 in ranks for card in observation.board)
+            if observation.to_call == 0:
+                return Action.check()
+            return Action.fold() if paired else Action.call()
+        if observation.to_call == 0:
+            if observation.can(ActionKind.RAISE):
+                assert observation.min_raise_to is not None
+                return Mix(
+                    [(Action.check(), 0.5), (Action.raise_to(observation.min_raise_to), 0.5)]
+                )
+            return Action.check()
+        return Mix([(Action.fold(), 0.5), (Action.call(), 0.5)])
+
+
+def _actions(history: Sequence[ActionRecord]) -> tuple[tuple[int, str, int | None], ...]:
+    return tuple((record.seat, record.kind.value, record.raise_to) for record in history)
+
+
+def test_rollout_copies_that_know_the_draw_would_game_the_value() -> None:
+    """Rollout copies that share state with the real copy learn which action was drawn
+    and play badly after it. With the same rollout numbers as fresh copies, the values
+    move with the draw, the bot's terms are pushed down and its adjusted score up, by
+    over 50 big blinds in 30 deals (why shipped rollouts would need copies that start
+    from nothing the real copy learnt and share nothing with it or with each other)."""
+    from dp_arena.agents import InProcessSeat
+
+    Peeker.seen.clear()
+    config = MatchConfig(("peeker", "aggressive"), deals=30, seed=9)
+    result = play_match(
+        config,
+        seat_factory=lambda spec, name: InProcessSeat(
+            Peeker() if spec == "peeker" else load_agent("aggressive"), name
+        ),
+        adjusted=False,
+        clairvoyance=False,
+    )
+    rules = config.rules()
+    gained = Fraction(0)
+    moved = 0
+    for table_index, table in enumerate(result.tables):
+        seat = result.seatings[table_index].index(0)
+        for record in table.deals:
+            deck = deck_for(config.event_key.seed, 0, 0, record.deal)
+            found = []
+            for shared in (True, False):
+                players = [Peeker(shared), load_agent("aggressive")]
+                if seat == 1:
+                    players.reverse()
+                found.append(deal_luck(rules, record, deck, key="k", players=players, rollouts=2))
+            for peeked, fresh in zip(*found, strict=True):
+                if peeked.seat == seat:
+                    moved += peeked.values != fresh.values
+                    gained += fresh.luck[seat] - peeked.luck[seat]
+    assert moved > 20
+    assert gained > 50 * config.big_blind
