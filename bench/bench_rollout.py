@@ -50,7 +50,8 @@ class Variant:
     ``own``, the table's own bots, with ``standins`` in place of some of them; or one spec
     in every seat), how many ``rollouts`` of every action, with ``stratified`` numbers or
     not, and the ``outcome`` (``board``: the rollout's net less the luck of its streets;
-    ``final``: its net)."""
+    ``draws``: that less the luck of the draws from the rollout players' mixes, valued by
+    the fixed value; ``final``: its net)."""
 
     players: str = "own"
     standins: tuple[tuple[str, str], ...] = ()
@@ -74,7 +75,7 @@ def _spec(name: str) -> str:
 
 def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, Any]:
     import dp_arena.learn.features as learned_features
-    from bench.rollout_value import OUTCOMES, rollout_nets
+    from bench.rollout_value import OUTCOMES, Rollout, rollout_nets
     from dp_arena.match import block_scores
     from dp_arena.ratings.action_luck import board_action_nets
     from dp_arena.ratings.board_luck import corrected_nets, forget_deals
@@ -100,6 +101,16 @@ def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, An
     plain_equity = learned_features.equity
     learned_features.equity = functools.lru_cache(maxsize=1 << 16)(plain_equity)
     try:
+        outcome = OUTCOMES[variant.outcome]
+        scoring = 0.0
+
+        def timed(played: Rollout) -> tuple[Fraction, ...]:
+            nonlocal scoring
+            begun = time.process_time()
+            found = outcome(played)
+            scoring += time.process_time() - begun
+            return found
+
         started = time.process_time()
         nets = rollout_nets(
             rules,
@@ -107,7 +118,7 @@ def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, An
             event_seed=config.event_key.seed,
             players_of=lambda table: variant.players_of(specs, result.seatings[table]),
             rollouts=variant.rollouts,
-            outcome=OUTCOMES[variant.outcome],
+            outcome=timed,
             stratified=variant.stratified,
         )
         rolling = time.process_time() - started
@@ -148,7 +159,12 @@ def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, An
                 "perfect": round(1 - share, 2),
             }
         )
-    return {"deals": deals, "cost_x_play": round(rolling / playing, 1), "pairs": pairs}
+    return {
+        "deals": deals,
+        "cost_x_play": round(rolling / playing, 1),
+        "outcome_x_play": round(scoring / playing, 1),
+        "pairs": pairs,
+    }
 
 
 def run() -> dict[str, object]:
@@ -184,7 +200,9 @@ def main(argv: list[str]) -> int:
     """Measure one rollout value on one field: ``python -m bench.bench_rollout --help``."""
     parser = argparse.ArgumentParser(prog="python -m bench.bench_rollout", description=main.__doc__)
     parser.add_argument(
-        "field", help="the start of a field's label, e.g. 6-max or 'heads-up: learned'"
+        "field",
+        help="the start of a field's label, e.g. 6-max or 'heads-up: learned' (heads-up:"
+        " each of the three)",
     )
     parser.add_argument("deals", type=int)
     parser.add_argument("--seed", type=int, default=luck_bench.SEED)
@@ -198,11 +216,18 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--rollouts", type=int, default=ROLLOUTS)
     parser.add_argument("--independent", action="store_true", help="numbers not stratified")
-    parser.add_argument("--outcome", choices=("board", "final"), default="board")
+    parser.add_argument(
+        "--outcome",
+        choices=("board", "draws", "final"),
+        default=Variant().outcome,
+        help="a rollout's net less the luck of its streets (board), less that of its draws"
+        " from the rollout players' mixes too, valued by the fixed value (draws), or its"
+        " final net (final)",
+    )
     options = parser.parse_args(argv)
     labels = [label for label in luck_bench.FIELDS if label.startswith(options.field)]
-    if len(labels) != 1:
-        parser.error(f"field {options.field!r} names {len(labels)} of {list(luck_bench.FIELDS)}")
+    if not labels:
+        parser.error(f"field {options.field!r} names none of {list(luck_bench.FIELDS)}")
     if any("=" not in pair for pair in options.standin):
         parser.error("--standin takes SPEC=SPEC, e.g. equity=tag")
     luck_bench.SEED = options.seed
@@ -215,14 +240,18 @@ def main(argv: list[str]) -> int:
         stratified=not options.independent,
         outcome=options.outcome,
     )
-    found = _field(labels[0], options.deals, variant)
-    print(f"{labels[0]}, {options.deals} deals, seed {options.seed}, {variant}")
-    print(f"  rollouts cost {found['cost_x_play']:g} x playing the deals")
-    for pair in found["pairs"]:
+    for label in labels:
+        found = _field(label, options.deals, variant)
+        print(f"{label}, {options.deals} deals, seed {options.seed}, {variant}")
         print(
-            f"  {pair['pair']}: fixed {pair['fixed']:.2f}, rollout {pair['rollout']:.2f},"
-            f" perfect {pair['perfect']:.2f} x board"
+            f"  rollouts cost {found['cost_x_play']:g} x playing the deals (their outcomes"
+            f" {found['outcome_x_play']:g} x)"
         )
+        for pair in found["pairs"]:
+            print(
+                f"  {pair['pair']}: fixed {pair['fixed']:.2f}, rollout {pair['rollout']:.2f},"
+                f" perfect {pair['perfect']:.2f} x board"
+            )
     return 0
 
 

@@ -35,7 +35,7 @@ from dp_arena.engine.actions import Action
 from dp_arena.engine.cards import Card
 from dp_arena.engine.mixes import Mix
 from dp_arena.engine.state import HAND_STATE_FIELDS
-from dp_arena.ratings.action_luck import ActionLuck, _drawn, _less
+from dp_arena.ratings.action_luck import ActionLuck, _drawn, _less, decision_values
 from dp_arena.ratings.board_luck import _expected, corrected_nets
 from dp_arena.results import DealRecord, TableSessionResult
 
@@ -61,15 +61,17 @@ def clone(state: HandState) -> HandState:
 
 
 class Rollout:
-    """One rollout played to the end: the finished ``state``, and for every street whose
+    """One rollout played to the end: the finished ``state``; for every street whose
     cards came during it with two or more players in, who was in and the chips committed
-    then (``streets``)."""
+    then (``streets``); and every action it drew from a rollout player's mix of two or
+    more actions, with the hand just before it and the mix (``draws``)."""
 
-    __slots__ = ("state", "streets")
+    __slots__ = ("draws", "state", "streets")
 
     def __init__(self, state: HandState) -> None:
         self.state = state
         self.streets: list[tuple[Street, tuple[int, ...], tuple[int, ...]]] = []
+        self.draws: list[tuple[HandState, Mix, Action]] = []
 
 
 def rollout(state: HandState, first: Action, players: Players, stream: Stream) -> Rollout:
@@ -82,7 +84,13 @@ def rollout(state: HandState, first: Action, players: Players, stream: Stream) -
     while True:
         legal = state.legal_actions()
         if isinstance(answer, Mix):
-            answer = _draw(answer, stream) if answer.refusal(legal) is None else legal.passive()
+            if answer.refusal(legal) is not None:
+                answer = legal.passive()
+            else:
+                drawn = _draw(answer, stream)
+                if len(answer.actions) > 1:
+                    played.draws.append((clone(state), answer, drawn))
+                answer = drawn
         state.apply(legal.or_passive(answer))
         if state.street > reached:
             now = min(state.street, Street.RIVER)
@@ -200,7 +208,33 @@ def board_net(played: Rollout) -> tuple[Fraction, ...]:
     return tuple(nets)
 
 
-OUTCOMES: dict[str, Outcome] = {"final": final_net, "board": board_net}
+def draw_net(played: Rollout) -> tuple[Fraction, ...]:
+    """A rollout's :func:`board_net` less the luck of every action it drew from a rollout
+    player's mix, valued as the adjusted score values the dealer's draws (the fixed value
+    of :mod:`dp_arena.ratings.action_luck`): the adjusted net the score would give the
+    rollout's hand, but for the luck of the streets before it.
+
+    Each such term has a mean of exactly zero over its draw whatever came before it in
+    the rollout (a rollout's number is uniform, and a mix's actions are drawn with its
+    probabilities), so the rollout's mean outcome is the same as :func:`board_net`'s,
+    with the part of its spread that the fixed value sees in the rollout players' draws
+    taken out (a control variate). A rollout whose players answer with single actions
+    has no such terms."""
+    lucks = [
+        ActionLuck(
+            len(before.history), _actor(before), mix, drawn, decision_values(before, mix.actions)
+        )
+        for before, mix, drawn in played.draws
+    ]
+    return _less(list(board_net(played)), lucks)
+
+
+def _actor(state: HandState) -> int:
+    assert state.actor is not None
+    return state.actor
+
+
+OUTCOMES: dict[str, Outcome] = {"final": final_net, "board": board_net, "draws": draw_net}
 
 
 def deal_luck(

@@ -13,13 +13,30 @@ from typing import ClassVar
 
 import pytest
 
-from bench.rollout_value import Stream, deal_luck, final_net, rollout_nets, rollout_values
+from bench.rollout_value import (
+    Outcome,
+    Stream,
+    board_net,
+    deal_luck,
+    draw_net,
+    final_net,
+    rollout,
+    rollout_nets,
+    rollout_values,
+)
 from dp_arena.agents.observation import DealEnd, DealStart, Observation
 from dp_arena.agents.spec import load_agent
+from dp_arena.agents.table import deal_record
 from dp_arena.engine import Action, ActionKind, Betting, Mix, TableRules, deck_for, new_hand
 from dp_arena.engine.actions import ActionRecord
 from dp_arena.match import MatchConfig, block_scores, play_match
-from dp_arena.ratings.action_luck import ActionLuck, ActionValue, _drawn, decision_values
+from dp_arena.ratings.action_luck import (
+    ActionLuck,
+    ActionValue,
+    _drawn,
+    board_action_nets,
+    decision_values,
+)
 from dp_arena.ratings.blocks import summarize_blocks
 from tests.ratings.test_calibration import MixingBot
 
@@ -40,9 +57,13 @@ def _players(count: int) -> list[MixingBot]:
     return [MixingBot() for _ in range(count)]
 
 
-def test_each_term_averages_exactly_zero_over_its_mix(played: tuple[MatchConfig, tuple]) -> None:
+@pytest.mark.parametrize("outcome", [board_net, draw_net])
+def test_each_term_averages_exactly_zero_over_its_mix(
+    played: tuple[MatchConfig, tuple], outcome: Outcome
+) -> None:
     """Whichever action of the mix had been drawn, the terms weighted by the mix's
-    probabilities add up to exactly zero for every seat (the values are exact)."""
+    probabilities add up to exactly zero for every seat (the values are exact), with
+    either outcome of a rollout."""
     config, tables = played
     rules = config.rules()
     checked = 0
@@ -56,6 +77,7 @@ def test_each_term_averages_exactly_zero_over_its_mix(played: tuple[MatchConfig,
                 key=f"test:{table_index}:{record.deal}",
                 players=_players(3),
                 rollouts=2,
+                outcome=outcome,
             )
             assert len(lucks) == len(record.mixes)
             for luck in lucks:
@@ -108,6 +130,42 @@ def test_against_calling_stations_a_call_is_worth_its_showdown_now() -> None:
     for action in (Action.call(), *[Action.check()] * 7):
         checked_down.apply(action)
     assert final[1] == checked_down.payoffs
+
+
+def test_a_rollout_whose_players_never_mix_has_the_board_outcome() -> None:
+    """Bots that answer with single actions make no draws in a rollout: less the luck of
+    its draws, a rollout's outcome is its net less the luck of its streets."""
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+    players = [load_agent("tag"), load_agent("aggressive"), CallingStation()]
+    compared = 0
+    for deal in range(12):
+        state = new_hand(rules, deck_for(4, 0, 0, deal), button=deal % 3)
+        for first in (Action.fold(), Action.call(), Action.raise_to(60)):
+            played = rollout(state, first, players, Stream(f"{deal}", 0, 1, False))
+            assert played.draws == []
+            assert draw_net(played) == board_net(played)
+            compared += len(played.streets) > 0
+    assert compared > 10
+
+
+def test_less_its_draws_a_rollout_from_the_first_action_is_scored_as_the_adjusted_score_would() -> (
+    None
+):
+    """A rollout from a hand's first decision, with the luck of its draws taken out, gives
+    every seat the net the adjusted score gives the hand it played (the board's luck and
+    the fixed value's luck of every draw taken out), worked out from its record."""
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20, betting=Betting.NO_LIMIT)
+    checked = draws = 0
+    for deal in range(20):
+        state = new_hand(rules, deck_for(6, 0, 0, deal), button=deal % 3)
+        for k in range(2):
+            played = rollout(state, Action.call(), _players(3), Stream(f"{deal}", k, 2, True))
+            mixes = [(len(before.history), mix) for before, mix, _ in played.draws]
+            record = deal_record(played.state, deal, ("a", "b", "c"), mixes)
+            assert draw_net(played) == board_action_nets(rules, record)
+            checked += 1
+            draws += len(mixes)
+    assert checked == 40 and draws > 40
 
 
 def test_stratified_numbers_are_one_to_a_stratum_and_shared_by_every_action() -> None:
