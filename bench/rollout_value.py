@@ -220,18 +220,45 @@ def draw_net(played: Rollout) -> tuple[Fraction, ...]:
     with the part of its spread that the fixed value sees in the rollout players' draws
     taken out (a control variate). A rollout whose players answer with single actions
     has no such terms."""
-    lucks = [
-        ActionLuck(
-            len(before.history), _actor(before), mix, drawn, decision_values(before, mix.actions)
-        )
-        for before, mix, drawn in played.draws
-    ]
-    return _less(list(board_net(played)), lucks)
+    nets = list(board_net(played))
+    for before, mix, drawn in played.draws:
+        for seat, term in enumerate(fixed_luck(before, mix, drawn)):
+            nets[seat] -= term
+    return tuple(nets)
 
 
-def _actor(state: HandState) -> int:
-    assert state.actor is not None
-    return state.actor
+def fixed_luck(state: HandState, mix: Mix, drawn: Action) -> tuple[Fraction, ...]:
+    """Every seat's luck of ``drawn``, drawn from ``mix`` by the player to act in
+    ``state``, valued by the fixed value. Remembered for the hands most recently asked
+    about: the rollouts of every action at a decision, and of the decisions after it,
+    reach the same hands, and a value depends on nothing of a hand but what its key
+    holds."""
+    key = (
+        state.button,
+        state.actor,
+        state.hole_cards,
+        state.board[: state.street.board_size],
+        tuple(state.folded),
+        tuple(state.committed),
+        tuple(state.street_bets),
+        tuple(state.available),
+        state.current_bet,
+        mix,
+        drawn,
+    )
+    luck = _LUCKS.pop(key, None)
+    if luck is None:
+        assert state.actor is not None
+        values = decision_values(state, mix.actions)
+        luck = ActionLuck(len(state.history), state.actor, mix, drawn, values).luck
+        if len(_LUCKS) >= _REMEMBERED:
+            del _LUCKS[next(iter(_LUCKS))]
+    _LUCKS[key] = luck  # last in the dict's order: the most recently asked
+    return luck
+
+
+_REMEMBERED = 1 << 15
+_LUCKS: dict[tuple[object, ...], tuple[Fraction, ...]] = {}
 
 
 OUTCOMES: dict[str, Outcome] = {"final": final_net, "board": board_net, "draws": draw_net}
