@@ -229,10 +229,11 @@ def draw_net(played: Rollout) -> tuple[Fraction, ...]:
 
 def fixed_luck(state: HandState, mix: Mix, drawn: Action) -> tuple[Fraction, ...]:
     """Every seat's luck of ``drawn``, drawn from ``mix`` by the player to act in
-    ``state``, valued by the fixed value. Remembered for the hands most recently asked
-    about: the rollouts of every action at a decision, and of the decisions after it,
-    reach the same hands, and a value depends on nothing of a hand but what its key
-    holds."""
+    ``state``, valued by the fixed value: its value less the mix's mean. The values are
+    remembered for the hands most recently asked about (the rollouts of every action at
+    a decision, and of the decisions after it, reach the same hands, where a player
+    answers with the same mix and the rollouts draw different actions from it); a value
+    depends on nothing of a hand but what its key holds."""
     key = (
         state.button,
         state.actor,
@@ -244,21 +245,23 @@ def fixed_luck(state: HandState, mix: Mix, drawn: Action) -> tuple[Fraction, ...
         tuple(state.available),
         state.current_bet,
         mix,
-        drawn,
     )
-    luck = _LUCKS.pop(key, None)
-    if luck is None:
+    found = _VALUES.pop(key, None)
+    if found is None:
         assert state.actor is not None
-        values = decision_values(state, mix.actions)
-        luck = ActionLuck(len(state.history), state.actor, mix, drawn, values).luck
-        if len(_LUCKS) >= _REMEMBERED:
-            del _LUCKS[next(iter(_LUCKS))]
-    _LUCKS[key] = luck  # last in the dict's order: the most recently asked
-    return luck
+        luck = ActionLuck(0, state.actor, mix, drawn, decision_values(state, mix.actions))
+        found = dict(zip(mix.actions, luck.values, strict=True)), luck.expected
+        if len(_VALUES) >= _REMEMBERED:
+            del _VALUES[next(iter(_VALUES))]
+    _VALUES[key] = found  # last in the dict's order: the most recently asked
+    values, expected = found
+    return tuple(value - mean for value, mean in zip(values[drawn], expected, strict=True))
 
 
 _REMEMBERED = 1 << 15
-_LUCKS: dict[tuple[object, ...], tuple[Fraction, ...]] = {}
+_VALUES: dict[
+    tuple[object, ...], tuple[dict[Action, tuple[Fraction, ...]], tuple[Fraction, ...]]
+] = {}
 
 
 OUTCOMES: dict[str, Outcome] = {"final": final_net, "board": board_net, "draws": draw_net}
