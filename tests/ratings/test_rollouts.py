@@ -28,8 +28,8 @@ from dp_arena.ratings.action_luck import (
 )
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.equity import recorded_hand
-from dp_arena.rollouts import RolloutPlace, Stream, decision_rollout_values, table_values
 from dp_arena.results import DealRecord, TableSessionResult
+from dp_arena.rollouts import RolloutPlace, Stream, decision_rollout_values, table_values
 from tests.ratings.test_calibration import MixingBot
 
 SEED = 5
