@@ -6,7 +6,9 @@ in the deal record and used by the adjusted score in place of the fixed blend.""
 
 from __future__ import annotations
 
+import functools
 import json
+import random
 from fractions import Fraction
 from typing import Any
 
@@ -18,7 +20,7 @@ from dp_arena.agents.seat import Seat
 from dp_arena.agents.spec import load_agent
 from dp_arena.engine import Action, Mix, TableRules, deck_for, new_hand
 from dp_arena.errors import HandHistoryError
-from dp_arena.match import MatchConfig, play_match
+from dp_arena.match import MatchConfig, block_scores, play_match
 from dp_arena.ratings.action_luck import (
     ActionLuck,
     action_luck,
@@ -26,6 +28,7 @@ from dp_arena.ratings.action_luck import (
     recorded_action,
     stored_values,
 )
+from dp_arena.ratings.blocks import summarize_blocks
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.equity import recorded_hand
 from dp_arena.results import DealRecord, TableSessionResult
@@ -287,3 +290,49 @@ def test_a_fold_is_worth_what_it_leaves_and_nothing_is_changed_in_the_hand() -> 
     )
     assert values[0] == (Fraction(-10), Fraction(10)) and sum(values[1]) == 0
     assert (tuple(state.committed), tuple(state.history), state.actor) == before
+
+
+def _coverage(matches: int, deals: int, seed: int) -> float:
+    """The share of the rollout-value intervals covering zero for three copies of the
+    mixing bot (interchangeable: every true score is zero), each table's draws valued by
+    fresh copies."""
+    rng = random.Random(seed)
+    covered = total = 0
+    for _ in range(matches):
+        config = MatchConfig(
+            tuple(f"copy-{i}" for i in range(3)), deals=deals, seed=rng.getrandbits(32)
+        )
+        result = play_match(
+            config,
+            seat_factory=lambda _, name: InProcessSeat(MixingBot(), name),
+            adjusted=False,
+            clairvoyance=False,
+        )
+        event_seed = config.event_key.seed
+        rules = config.rules()
+        tables = [
+            table_values(
+                rules,
+                table,
+                functools.partial(deck_for, event_seed, 0, 0),
+                [InProcessSeat(MixingBot(), "copy") for _ in range(3)],
+                rollouts=2,
+                place=RolloutPlace(event_seed, table=index),
+            )
+            for index, table in enumerate(result.tables)
+        ]
+        nets = [[board_action_nets(rules, record) for record in table.deals] for table in tables]
+        scores = block_scores(tables, result.seatings, config.big_blind, nets)
+        for agent in range(3):
+            summary = summarize_blocks([float(value) for value in scores[agent]])
+            assert summary.low is not None and summary.high is not None
+            total += 1
+            covered += summary.low <= 0 <= summary.high
+    return covered / total
+
+
+def test_intervals_of_copies_of_one_mixing_bot_scored_by_rollouts_cover_zero() -> None:
+    """Calibration: 120 intervals of interchangeable bots, about 95% should cover zero
+    (a binomial's 99.9% range at 120 is 0.87 to 1; every interval covering would mean
+    intervals too wide)."""
+    assert 0.87 <= _coverage(matches=40, deals=20, seed=2) < 1
