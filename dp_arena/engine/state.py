@@ -34,6 +34,7 @@ A heads-up hand, played to the end:
 
 from __future__ import annotations
 
+import copy as copy_module
 from collections.abc import Collection, Sequence
 
 from dp_arena.engine import betting, showdown
@@ -207,7 +208,10 @@ class HandState:
     def copy(self) -> HandState:
         """A copy of the hand in progress that shares nothing mutable with it, made
         attribute by attribute (``copy.copy`` replays the whole hand; this is what
-        something playing many continuations of one hand wants)."""
+        something playing many continuations of one hand wants). The compiled build
+        makes no hand without ``__init__``, so it copies by replaying."""
+        if _COMPILED:
+            return copy_module.copy(self)
         twin = HandState.__new__(HandState)
         twin.rules = self.rules
         twin.button = self.button
@@ -274,3 +278,8 @@ def _rebuild(
     for kind, amount in actions:
         state.apply(Action(ActionKind(kind), amount))
     return state
+
+
+# A compiled build of the class has no ``__slots__`` and makes no instance without
+# ``__init__`` (:meth:`HandState.copy`).
+_COMPILED = not hasattr(HandState, "__slots__")
