@@ -33,9 +33,9 @@ from dp_arena.match import MatchConfig, block_scores, play_match
 from dp_arena.ratings.action_luck import (
     ActionLuck,
     ActionValue,
-    _drawn,
     board_action_nets,
     decision_values,
+    recorded_action,
 )
 from dp_arena.ratings.blocks import summarize_blocks
 from tests.ratings.test_calibration import MixingBot
@@ -103,7 +103,7 @@ def test_a_value_never_sees_the_draw_it_values(played: tuple[MatchConfig, tuple]
     decision, text = record.mixes[0]
     state = new_hand(rules, deck, button=record.button, absent=record.absent)
     for action_text in record.actions[:decision]:
-        state.apply(_drawn(action_text))
+        state.apply(recorded_action(action_text))
     before = (tuple(state.committed), tuple(state.history), state.actor)
     alone = rollout_values(state, Mix.parse(text), _players(3), 3, f"k:{decision}")
     assert (tuple(state.committed), tuple(state.history), state.actor) == before
