@@ -8,7 +8,10 @@ valued by rollouts: :data:`ROLLOUTS` rollouts after each action of every mix, th
 table's own bots answering every later decision (fresh copies, in-process built-ins;
 the equity bot itself, re-seeded for every rollout), the rollout players' mixes drawn
 from stratified numbers shared by every action, each rollout's outcome its net less the
-luck of the streets that came during it. For every pair of neighbours, the deals needed
+luck of the streets that came during it and less the luck of the draws it made from the
+rollout players' mixes, valued by the fixed value (a control variate: each of those
+terms has a mean of zero, and they take out of the outcome what the fixed value sees of
+the rollouts' own draws). For every pair of neighbours, the deals needed
 to separate them 50 mbb apart relative to board-adjusted, and beside them what a perfect
 value would leave: one minus the share of the pair's variance the draws make (the same
 decks played again with other draws). The goal is at most half.
@@ -49,15 +52,15 @@ class Variant:
     """A rollout value to measure: who answers the rollouts' decisions (``players``:
     ``own``, the table's own bots, with ``standins`` in place of some of them; or one spec
     in every seat), how many ``rollouts`` of every action, with ``stratified`` numbers or
-    not, and the ``outcome`` (``board``: the rollout's net less the luck of its streets;
-    ``draws``: that less the luck of the draws from the rollout players' mixes, valued by
-    the fixed value; ``final``: its net)."""
+    not, and the ``outcome`` (``draws``: the rollout's net less the luck of its streets and
+    of its draws from the rollout players' mixes, valued by the fixed value; ``board``:
+    less the luck of its streets only; ``final``: its net)."""
 
     players: str = "own"
     standins: tuple[tuple[str, str], ...] = ()
     rollouts: int = ROLLOUTS
     stratified: bool = True
-    outcome: str = "board"
+    outcome: str = "draws"
 
     def players_of(self, specs: tuple[str, ...], agents: tuple[int, ...]) -> list[Any]:
         """The rollout players of a table's seats (``agents``: the agent in each seat)."""
@@ -173,7 +176,8 @@ def run() -> dict[str, object]:
     show(
         f"deals needed to separate neighbours {luck_bench.MARGIN:g} mbb apart, relative to"
         f" board-adjusted: the fixed value, a rollout value ({ROLLOUTS} rollouts of every"
-        " action, the table's own bots), and what a perfect value would leave"
+        " action, the table's own bots, each rollout's outcome less the luck of its streets"
+        " and of its draws), and what a perfect value would leave"
     )
     ratios = []
     for label, deals in FIELDS.items():

@@ -3,7 +3,9 @@ adjusted score (``docs/rankings.md`` gives the figures).
 
 At every decision the dealer drew from a mix, every action ``a`` of the mix is valued by
 playing the hand on after it ``K`` times (**rollouts**) and averaging every seat's
-outcome: the final net of the rollout, or its net with the board's luck taken out. A
+outcome: the final net of the rollout, its net with the board's luck taken out, or that
+less the luck of the rollout's own draws from its players' mixes as the fixed value
+sees it (a control variate, :func:`draw_net`). A
 rollout uses the deal's real cards (the harness knows the deck; the cards to come are
 independent of the draw), and its later decisions are answered by **rollout players**:
 fresh copies of the table's own bots (in-process built-ins, a stand-in for a costly one)
