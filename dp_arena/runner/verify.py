@@ -84,7 +84,16 @@ from dp_arena.tournament.documents import plain
 from dp_arena.tournament.formats import get_format
 from dp_arena.units import TableUnit
 
-__all__ = ["Check", "Verification", "check_draws", "check_unit", "verify_run"]
+__all__ = [
+    "Check",
+    "Verification",
+    "check_draws",
+    "check_unit",
+    "open_finished_store",
+    "read_finished_results",
+    "revealed_key",
+    "verify_run",
+]
 
 
 def verify_run(
@@ -100,10 +109,10 @@ def verify_run(
     table-session again, ``"winners"`` those of the prize winners, with ``on_progress``
     told after each); :class:`RunError` when it is not a finished run that can be checked
     at all (no results, no revealed key, no store)."""
-    results = _read_results(run_dir)
-    key = _revealed_key(run_dir, results)
+    results = read_finished_results(run_dir)
+    key = revealed_key(run_dir, results)
     verification = Verification(run_dir, key)
-    store = _open_store(run_dir)
+    store = open_finished_store(run_dir)
     try:
         meta = store.meta()
         _check_commitment(verification, run_dir, results, meta, key, commitment)
@@ -134,14 +143,18 @@ def verify_run(
     return verification
 
 
-def _read_results(run_dir: Path) -> dict[str, Any]:
+def read_finished_results(run_dir: Path, purpose: str = "verified") -> dict[str, Any]:
+    """``results.json`` of the finished run in ``run_dir``; :class:`RunError` naming the
+    file when there is none (only a finished run can be ``purpose``)."""
     layout = RunDir(run_dir)
     if not layout.is_finished():
-        raise RunError(f"{run_dir} has no {layout.RESULTS}: only a finished run can be verified")
+        raise RunError(
+            f"{run_dir} has no {layout.RESULTS}: only a finished run can be {purpose}"
+        )
     return layout.read_results()
 
 
-def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
+def revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
     event = results["event"]
     try:
         return EventKey.from_hex(str(event["key"]), public=event.get("predictable") is True)
@@ -152,9 +165,10 @@ def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
         ) from None
 
 
-def _open_store(run_dir: Path) -> RunStore:
+def open_finished_store(run_dir: Path, purpose: str = "verify") -> RunStore:
+    """The checkpoint store of a finished run, read-only."""
     if not RunStore.path_in(run_dir).is_file():
-        raise RunError(f"{run_dir} has no store ({RunStore.path_in(run_dir).name}) to verify")
+        raise RunError(f"{run_dir} has no store ({RunStore.path_in(run_dir).name}) to {purpose}")
     return RunStore.read(run_dir)  # read-only: verifying never takes the run's lock
 
 

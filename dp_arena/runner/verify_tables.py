@@ -14,7 +14,7 @@ from dp_arena.engine import deck_for
 from dp_arena.engine.cards import format_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.engine.mixes import Mix, MixDraws
-from dp_arena.errors import DPArenaError, HandHistoryError
+from dp_arena.errors import DPArenaError, HandHistoryError, RunError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult, place_text
 from dp_arena.rundir import RunDir, RunStore
@@ -38,6 +38,7 @@ __all__ = [
     "check_replay",
     "check_sessions",
     "check_unit",
+    "stored_units",
 ]
 
 CLASSIC = "classic"
@@ -216,6 +217,25 @@ def check_sessions(
     )
     if recomputed:
         check_clairvoyance(verification, read_json(RunDir(run_dir).results), recomputed[0])
+    return executor.asked
+
+
+def stored_units(config: EventConfig, store: RunStore) -> list[TableUnit]:
+    """The table units of the run whose keyed ``config`` and ``store`` are given, in the
+    order the event driver asks for them (fed the stored table-sessions: a later session
+    of an eliminating event is seated from the earlier ones' results)."""
+    executor = _AnsweredSessions(store.get)
+    with tempfile.TemporaryDirectory(prefix="dp-arena-units-") as scratch:
+        try:
+            run_event(
+                config,
+                Path(scratch) / "run",
+                executor=executor,
+                histories=False,
+                code=stored_code(store),
+            )
+        except _Missing as missing:
+            raise RunError(f"{store.path}: {missing}") from None
     return executor.asked
 
 
