@@ -20,11 +20,12 @@ the file (and the table-session), never a value.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +35,14 @@ from dp_arena.rundir.layout import RunDir
 from dp_arena.rundir.lock import RunLock
 from dp_arena.rundir.store import UnitPlace, _Transaction
 
-__all__ = ["ROLLOUTS_VERSION", "DealValues", "RolloutStore", "with_values"]
+__all__ = [
+    "ROLLOUTS_VERSION",
+    "DealValues",
+    "RolloutStore",
+    "RolloutValues",
+    "read_values",
+    "with_values",
+]
 
 ROLLOUTS_VERSION = "1"
 
@@ -186,6 +194,40 @@ class RolloutStore:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+@dataclass(frozen=True, slots=True)
+class RolloutValues:
+    """A finished sidecar's values: ``rollouts`` per action, and every table-session's
+    deals' values by (session, section, table)."""
+
+    rollouts: int
+    tables: Mapping[tuple[int, int, int], tuple[DealValues, ...]]
+
+
+def read_values(run_dir: Path) -> RolloutValues | None:
+    """The values of ``run_dir``'s sidecar, when it holds every table-session's (``None``
+    when there is none, or when the command that makes it has not finished: an unfinished
+    sidecar is not used); :class:`RunError` naming the file when it is damaged or belongs
+    to another ``results.json``."""
+    layout = RunDir(run_dir)
+    if not layout.rollouts.is_file():
+        return None
+    with RolloutStore.read(run_dir) as store:
+        meta = store.meta()
+        if meta.get("complete") != "yes":
+            return None
+        digest = hashlib.sha256(layout.results.read_bytes()).hexdigest()
+        if meta.get("results_sha256") != digest:
+            raise RunError(
+                f"{store.path}: its values belong to another results.json (its SHA-256"
+                f" differs); value this run again with `dp-arena rollouts {run_dir} --force`"
+            )
+        rollouts = meta.get("rollouts", "")
+        if not rollouts.isdigit() or int(rollouts) < 1:
+            raise RunError(f"{store.path}: meta 'rollouts' is {rollouts!r}, not a count")
+        tables = {place: values for place, _, values in store.values()}
+    return RolloutValues(int(rollouts), tables)
 
 
 def with_values(

@@ -171,9 +171,7 @@ def _value(
     with tempfile.TemporaryDirectory(prefix="dp-arena-rollouts-") as logs:
         # The copies' logs are nobody's record: they go to a folder dropped at the end.
         waiting = [
-            dataclasses.replace(unit, log_dir=logs)
-            for unit in units
-            if unit_id(unit) not in valued
+            dataclasses.replace(unit, log_dir=logs) for unit in units if unit_id(unit) not in valued
         ]
         progress.kept = progress.done = len(units) - len(waiting)
         if waiting:
