@@ -26,7 +26,6 @@ the sidecar, and checks the sidecar's shape when it is there.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import tempfile
@@ -35,20 +34,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from dp_arena.engine import deck_for
-from dp_arena.engine.mixes import Mix
 from dp_arena.errors import ConfigError, RunError
-from dp_arena.results import TableSessionResult, place_text
-from dp_arena.rollouts import ROLLOUT_VERSION, RolloutPlace, table_values
+from dp_arena.results import TableSessionResult
+from dp_arena.rollouts import ROLLOUT_VERSION
 from dp_arena.rundir import RunDir, RunLock
 from dp_arena.rundir.rollouts import RolloutStore
 from dp_arena.runner.fingerprint import code_version, config_from_json, unit_id
 from dp_arena.runner.replay import code_problems
 from dp_arena.runner.verify import open_finished_store, read_finished_results, revealed_key
+from dp_arena.runner.verify_rollouts import rollouts_of, unit_values
 from dp_arena.runner.verify_tables import CLASSIC, stored_units
-from dp_arena.sandbox import close_seats
 from dp_arena.tournament.config import with_key
-from dp_arena.units import TableUnit, open_unit_seats, prepare_units
+from dp_arena.units import TableUnit, prepare_units
 
 __all__ = ["RolloutProgress", "event_rollouts", "rollout_meta"]
 
@@ -141,13 +138,14 @@ def _sidecar(run_dir: Path, wanted: dict[str, str], lock: RunLock, *, force: boo
         lock.release()
         raise
     found = sidecar.meta()
+    version = found.get("code_version", "?")[:12]
     differs = [name for name in wanted if found.get(name) != wanted[name]]
     if differs:
         sidecar.close()
         what = {
             "rollouts": f"--rollouts {found.get('rollouts')}",
             "rollout_version": f"rollout scheme {found.get('rollout_version')}",
-            "code_version": f"another dp-arena (code version {found.get('code_version', '?')[:12]})",
+            "code_version": f"another dp-arena (code version {version})",
             "results_sha256": "another results.json (its SHA-256 differs)",
         }
         raise RunError(
@@ -187,31 +185,3 @@ def _value(
                 on_progress(progress)
     sidecar.set_meta("complete", "yes")
     return progress
-
-
-def unit_values(unit: TableUnit, result: TableSessionResult, rollouts: int) -> TableSessionResult:
-    """``result`` of ``unit`` with its draws valued by ``rollouts`` rollouts, played by
-    fresh copies of its bots opened as the run opened them and closed after."""
-    seats = open_unit_seats(unit)
-    try:
-        return table_values(
-            unit.rules,
-            result,
-            functools.partial(deck_for, unit.event_seed, unit.section, unit.session),
-            seats,
-            rollouts=rollouts,
-            place=RolloutPlace(unit.event_seed, unit.section, unit.session, unit.table),
-        )
-    except ValueError as error:
-        where = place_text(unit.session, unit.section, unit.table)
-        raise RunError(f"{where}: cannot be valued by rollouts: {error}") from None
-    finally:
-        close_seats(seats)
-
-
-def rollouts_of(result: TableSessionResult, rollouts: int) -> int:
-    """The rollouts that value every draw of ``result``: ``rollouts`` per action of each
-    mix."""
-    return rollouts * sum(
-        len(Mix.parse(text).actions) for record in result.deals for _, text in record.mixes
-    )

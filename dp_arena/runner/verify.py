@@ -35,12 +35,18 @@ a line of the report:
     table-sessions and the revealed key, is the one ``results.json`` publishes; the
     report names every bot it flags. (A run written before the test existed has none to
     check, and says so.)
-``replay``, ``replayed results`` (with ``replay``)
+``rollouts`` (when the run directory holds ``rollouts.sqlite``)
+    The rollout values ``dp-arena rollouts`` made after the event belong to this
+    ``results.json``, name their rollouts, scheme and code version, value every stored
+    table-session, and hold one value per seat for each action of every mix drawn from,
+    at those decisions only (:mod:`dp_arena.runner.verify_rollouts`).
+``replay``, ``replayed results`` (with ``replay``), ``rollouts replayed`` (with ``--replay``)
     Every table-session, or those of the prize winners, played again by its bots one at
     a time in reverse order, each bot asked every decision with the view it had
     (:mod:`dp_arena.runner.replay`), answers as recorded; the event driver fed the
     replayed table-sessions (or, where a bot differs, the bots' own free play) writes the
-    same files. A bot whose code no longer hashes to the run's record is refused.
+    same files; the rollouts, played again by fresh copies of the bots, give every value
+    kept. A bot whose code no longer hashes to the run's record is refused.
 
 A classic freezeout is played hand by hand in the coordinating process, not as table
 units, so only ``commitment``, ``digest``, ``plan`` and ``histories`` apply to it; its standings are
@@ -71,6 +77,7 @@ from dp_arena.runner.fingerprint import config_from_json
 from dp_arena.runner.replay import Replay
 from dp_arena.runner.verification import Check, Verification
 from dp_arena.runner.verify_documents import first_difference
+from dp_arena.runner.verify_rollouts import check_rollouts, replay_rollouts
 from dp_arena.runner.verify_tables import (
     CLASSIC,
     check_draws,
@@ -126,6 +133,7 @@ def verify_run(
         if config.format != CLASSIC:
             units = check_sessions(verification, run_dir, config, store, meta)
         _check_histories(verification, run_dir, results, key, classic=config.format == CLASSIC)
+        rolled = check_rollouts(verification, run_dir, units, store.get)
         if replay is not None:
             check_replay(
                 verification,
@@ -138,6 +146,8 @@ def verify_run(
                 winners_only=replay == "winners",
                 on_progress=on_progress,
             )
+            if rolled and replay == "all" and not verification.refused:
+                replay_rollouts(verification, run_dir, units, store.get)
     finally:
         store.close()
     return verification
@@ -148,9 +158,7 @@ def read_finished_results(run_dir: Path, purpose: str = "verified") -> dict[str,
     file when there is none (only a finished run can be ``purpose``)."""
     layout = RunDir(run_dir)
     if not layout.is_finished():
-        raise RunError(
-            f"{run_dir} has no {layout.RESULTS}: only a finished run can be {purpose}"
-        )
+        raise RunError(f"{run_dir} has no {layout.RESULTS}: only a finished run can be {purpose}")
     return layout.read_results()
 
 
