@@ -58,10 +58,10 @@ class AdjustedScore:
     def described(self, events: Sequence[EventRecord]) -> AdjustedScore:
         """Itself, its label and sentence naming the rollouts whose values ``events``' deal
         records hold, when it has action terms and some do (else itself, unchanged)."""
-        rolled = [event for event in events if event.rollouts is not None]
+        rolled = [event.rollouts for event in events if event.rollouts is not None]
         if "action" not in self.terms or not rolled:
             return self
-        counts = ", ".join(str(count) for count in sorted({event.rollouts for event in rolled}))
+        counts = ", ".join(str(count) for count in sorted(set(rolled)))
         some = len(rolled) < len(events)
         where = f" in {len(rolled)} of {len(events)} events" if some else ""
         about = (
