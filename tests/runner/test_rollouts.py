@@ -11,7 +11,10 @@ import functools
 import hashlib
 import json
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 from typing import Any
@@ -142,6 +145,44 @@ def test_a_command_stopped_mid_way_goes_on_to_the_same_sidecar(
     assert load_run(run_dir).rollouts is None
     again = event_rollouts(run_dir, rollouts=ROLLOUTS)
     assert again.kept == 2 and again.done == again.total > 2
+    assert _sidecar_rows(run_dir) == _sidecar_rows(valued)
+
+
+# Kill the command inside the transaction of its third table-session, before its COMMIT.
+_KILLED = """
+import os, signal, sys
+from pathlib import Path
+from dp_arena.rundir import rollouts, store
+from dp_arena.runner.rollouts import event_rollouts
+puts = {"count": 0}
+original_put, original_exit = rollouts.RolloutStore.put, store._Transaction.__exit__
+def put(self, *args):
+    puts["count"] += 1
+    return original_put(self, *args)
+def exit_transaction(self, exc_type, *rest):
+    if puts["count"] == 3 and exc_type is None:
+        os.kill(os.getpid(), signal.SIGKILL)
+    return original_exit(self, exc_type, *rest)
+rollouts.RolloutStore.put = put
+store._Transaction.__exit__ = exit_transaction
+event_rollouts(Path(sys.argv[1]), rollouts=int(sys.argv[2]))
+"""
+
+
+def test_a_command_killed_in_a_commit_goes_on_to_the_same_sidecar(
+    finished: Path, valued: Path, tmp_path: Path
+) -> None:
+    run_dir = Path(shutil.copytree(finished, tmp_path / "run"))
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED, str(run_dir), str(ROLLOUTS)],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr.decode()[-2000:]
+    assert len(_sidecar_rows(run_dir)) == 2
+    again = event_rollouts(run_dir, rollouts=ROLLOUTS)
+    assert again.kept == 2
     assert _sidecar_rows(run_dir) == _sidecar_rows(valued)
 
 
