@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,9 +30,10 @@ from typing import Any
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.rundir.database import Database
 from dp_arena.rundir.layout import RunDir
 from dp_arena.rundir.lock import RunLock
-from dp_arena.rundir.store import UnitPlace, _Transaction
+from dp_arena.rundir.store import UnitPlace
 
 __all__ = [
     "ROLLOUTS_VERSION",
@@ -65,21 +65,20 @@ CREATE TABLE IF NOT EXISTS "values" (
 );
 """
 _COLUMNS = {
-    "meta": {"key", "value"},
-    "values": {"unit_id", "session", "section", "table_index", "deals", "data"},
+    "meta": frozenset({"key", "value"}),
+    "values": frozenset({"unit_id", "session", "section", "table_index", "deals", "data"}),
 }
 
 
-class RolloutStore:
+class RolloutStore(Database):
     """The rollout sidecar of one run directory: :meth:`create` or :meth:`open` it to
     write (holding the directory's lock), :meth:`read` it to read."""
 
-    def __init__(
-        self, path: Path, connection: sqlite3.Connection, lock: RunLock | None = None
-    ) -> None:
-        self.path = path
-        self._connection = connection
-        self._lock = lock
+    NOUN = "rollout sidecar"
+    SCHEMA = _SCHEMA
+    COLUMNS = _COLUMNS
+    VERSION_KEY = "rollouts_version"
+    VERSION = ROLLOUTS_VERSION
 
     @classmethod
     def create(cls, run_dir: Path, meta: Mapping[str, str], lock: RunLock) -> RolloutStore:
@@ -88,7 +87,7 @@ class RolloutStore:
         path = RunDir(run_dir).rollouts
         for old in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
             old.unlink(missing_ok=True)
-        store = cls(path, _connect(path, writable=True, create=True), lock)
+        store = cls(path, cls._connect(path, create=True), lock)
         with store._transaction():
             store._connection.executemany(
                 "INSERT INTO meta (key, value) VALUES (?, ?)",
@@ -100,7 +99,7 @@ class RolloutStore:
     def open(cls, run_dir: Path, lock: RunLock) -> RolloutStore:
         """The existing sidecar of ``run_dir``, to go on writing it."""
         path = RunDir(run_dir).rollouts
-        return cls(path, _connect(path, writable=True), lock)._checked()
+        return cls(path, cls._connect(path), lock)._checked()
 
     @classmethod
     def read(cls, run_dir: Path) -> RolloutStore:
@@ -108,46 +107,7 @@ class RolloutStore:
         path = RunDir(run_dir).rollouts
         if not path.is_file():
             raise RunError(f"{run_dir} has no rollout values ({RunDir.ROLLOUTS})")
-        return cls(path, _connect(path, writable=False))._checked()
-
-    def _checked(self) -> RolloutStore:
-        try:
-            version = self.meta().get("rollouts_version")
-        except BaseException:
-            self.close()
-            raise
-        if version != ROLLOUTS_VERSION:
-            self.close()
-            raise RunError(
-                f"{self.path}: rollout values format {version!r} is not the supported"
-                f" {ROLLOUTS_VERSION!r}"
-            )
-        return self
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._connection, self.path)
-
-    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
-        try:
-            return self._connection.execute(sql, parameters).fetchall()
-        except sqlite3.Error as error:
-            raise RunError(f"{self.path}: the rollout values cannot be read: {error}") from None
-
-    def meta(self) -> dict[str, str]:
-        rows = self._rows("SELECT key, value FROM meta")
-        if not all(isinstance(key, str) and isinstance(value, str) for key, value in rows):
-            raise RunError(f"{self.path}: the meta table is damaged")
-        return dict(rows)
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._transaction():
-            self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def _execute(self, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
-        try:
-            return self._connection.execute(sql, parameters)
-        except sqlite3.Error as error:
-            raise RunError(f"{self.path}: cannot write the rollout values: {error}") from None
+        return cls(path, cls._connect(path, writable=False))._checked()
 
     def put(self, unit_id: str, unit: UnitPlace, result: TableSessionResult) -> None:
         """Keep the values of every deal of ``result`` (a valued table-session) in one
@@ -181,19 +141,6 @@ class RolloutStore:
             if len(found) != deals:
                 raise RunError(f"{where}: {len(found)} deals of values, {deals} listed")
             yield (session, section, table), str(identifier), found
-
-    def close(self) -> None:
-        try:
-            self._connection.close()
-        finally:
-            if self._lock is not None:
-                self._lock.release()
-
-    def __enter__(self) -> RolloutStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,38 +219,3 @@ def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"a value is {value!r:.40}, not a fraction's text")
     return value
-
-
-def _connect(path: Path, *, writable: bool, create: bool = False) -> sqlite3.Connection:
-    try:
-        if writable:
-            connection = sqlite3.connect(path, isolation_level=None, timeout=30.0)
-        else:
-            uri = f"{path.resolve().as_uri()}?mode=ro"
-            connection = sqlite3.connect(uri, uri=True, timeout=30.0)
-    except sqlite3.Error as error:
-        raise RunError(f"{path}: cannot open the rollout values: {error}") from None
-    try:
-        if writable:
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
-        if create:
-            connection.executescript(_SCHEMA)
-        missing = _schema_problem(connection)
-    except sqlite3.Error as error:
-        connection.close()
-        raise RunError(f"{path}: cannot open the rollout values: {error}") from None
-    if missing is not None:
-        connection.close()
-        raise RunError(f"{path}: not dp-arena rollout values: {missing}")
-    return connection
-
-
-def _schema_problem(connection: sqlite3.Connection) -> str | None:
-    for table, columns in _COLUMNS.items():
-        found = {row[1] for row in connection.execute(f'PRAGMA table_info("{table}")')}
-        if not found:
-            return f"the table {table!r} is missing"
-        if columns - found:
-            return f"the table {table!r} lacks {', '.join(sorted(columns - found))}"
-    return None

@@ -40,7 +40,7 @@ from dp_arena.rollouts import ROLLOUT_VERSION
 from dp_arena.rundir import RunDir, RunLock
 from dp_arena.rundir.rollouts import RolloutStore
 from dp_arena.runner.fingerprint import code_version, config_from_json, unit_id
-from dp_arena.runner.replay import code_problems
+from dp_arena.runner.replay import run_code_problems
 from dp_arena.runner.verify import open_finished_store, read_finished_results, revealed_key
 from dp_arena.runner.verify_rollouts import rollouts_of, unit_values
 from dp_arena.runner.verify_tables import CLASSIC, stored_units
@@ -104,12 +104,7 @@ def event_rollouts(
                 f"{run_dir}: a classic freezeout is played hand by hand, not in table-sessions:"
                 " it has no table-sessions to value by rollouts"
             )
-        refused = code_problems(
-            config.entrants,
-            json.loads(meta.get("bots", "{}")),
-            absent=(player for player, _ in config.absent),
-            run_dir=run_dir,
-        )
+        refused = run_code_problems(config, meta, run_dir)
         if refused:
             raise RunError(
                 f"{run_dir}: the rollouts would not be played by the event's bots: "

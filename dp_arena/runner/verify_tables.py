@@ -4,7 +4,6 @@ the table-sessions played again (``replay``, ``replayed results``)."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ from dp_arena.results import TableSessionResult, place_text
 from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
-from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
+from dp_arena.runner.replay import FreePlay, Replay, replay_units, run_code_problems
 from dp_arena.runner.verification import Verification
 from dp_arena.runner.verify_documents import (
     check_clairvoyance,
@@ -323,12 +322,7 @@ def check_replay(
             " table-sessions: it cannot be replayed one table-session at a time"
         )
         return
-    refused = code_problems(
-        config.entrants,
-        json.loads(meta.get("bots", "{}")),
-        absent=(player for player, _ in config.absent),
-        run_dir=run_dir,
-    )
+    refused = run_code_problems(config, meta, run_dir)
     if refused:
         verification.refuse(*refused)
         return

@@ -152,10 +152,10 @@ def test_a_command_stopped_mid_way_goes_on_to_the_same_sidecar(
 _KILLED = """
 import os, signal, sys
 from pathlib import Path
-from dp_arena.rundir import rollouts, store
+from dp_arena.rundir import database, rollouts
 from dp_arena.runner.rollouts import event_rollouts
 puts = {"count": 0}
-original_put, original_exit = rollouts.RolloutStore.put, store._Transaction.__exit__
+original_put, original_exit = rollouts.RolloutStore.put, database._Transaction.__exit__
 def put(self, *args):
     puts["count"] += 1
     return original_put(self, *args)
@@ -164,7 +164,7 @@ def exit_transaction(self, exc_type, *rest):
         os.kill(os.getpid(), signal.SIGKILL)
     return original_exit(self, exc_type, *rest)
 rollouts.RolloutStore.put = put
-store._Transaction.__exit__ = exit_transaction
+database._Transaction.__exit__ = exit_transaction
 event_rollouts(Path(sys.argv[1]), rollouts=int(sys.argv[2]))
 """
 
