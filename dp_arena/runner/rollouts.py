@@ -122,8 +122,9 @@ def event_rollouts(
 
 
 def _sidecar(run_dir: Path, wanted: dict[str, str], lock: RunLock, *, force: bool) -> RolloutStore:
-    """The sidecar to write: the one there when it was made as ``wanted`` says, else (with
-    ``force``, or when there is none) a new one."""
+    """The sidecar to write: the one there when it was made as ``wanted`` says (or by
+    other code, when it is finished), else (with ``force``, or when there is none) a new
+    one."""
     path = RunDir(run_dir).rollouts
     try:
         if not path.exists() or force:
@@ -135,6 +136,8 @@ def _sidecar(run_dir: Path, wanted: dict[str, str], lock: RunLock, *, force: boo
     found = sidecar.meta()
     version = found.get("code_version", "?")[:12]
     differs = [name for name in wanted if found.get(name) != wanted[name]]
+    if differs == ["code_version"] and found.get("complete") == "yes":
+        differs = []  # every value is there: nothing for this code to add
     if differs:
         sidecar.close()
         what = {

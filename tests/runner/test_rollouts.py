@@ -360,3 +360,20 @@ def test_the_sidecar_digest_names_its_results(valued: Path) -> None:
         meta["results_sha256"] == hashlib.sha256((valued / "results.json").read_bytes()).hexdigest()
     )
     assert meta["rollouts"] == "2" and meta["complete"] == "yes" and meta["code_version"]
+
+
+def test_an_unfinished_sidecar_of_other_code_is_refused_a_finished_one_kept(
+    finished: Path, copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_dir = Path(shutil.copytree(finished, tmp_path / "unfinished"))
+
+    def stop(progress: RolloutProgress) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        event_rollouts(run_dir, rollouts=ROLLOUTS, on_progress=stop)
+    monkeypatch.setattr("dp_arena.runner.rollouts.code_version", lambda: "2" * 64)
+    with pytest.raises(RunError, match="another dp-arena"):
+        event_rollouts(run_dir, rollouts=ROLLOUTS)
+    done = event_rollouts(copy, rollouts=ROLLOUTS)
+    assert done.kept == done.total and done.rollouts == 0
