@@ -463,9 +463,7 @@ def roll_out(
                 )
             place = RolloutPlace(seed, unit.section, unit.session, unit.table)
             rolled.append(
-                table_values(
-                    rules, table, deck_of, seats, rollouts=config.rollouts, place=place
-                )
+                table_values(rules, table, deck_of, seats, rollouts=config.rollouts, place=place)
             )
         finally:
             close_seats(seats)

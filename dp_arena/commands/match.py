@@ -244,7 +244,10 @@ def _terms(config: MatchConfig) -> str:
 def _valued_by(config: MatchConfig) -> str:
     if not config.rollouts:
         return ""
-    return f" (valued by {config.rollouts} rollouts of each of its actions by fresh copies of the bots)"
+    return (
+        f" (valued by {config.rollouts} rollouts of each of its actions, played by fresh"
+        " copies of the bots)"
+    )
 
 
 def clairvoyance_cell(test: Clairvoyance | None) -> str:

@@ -71,9 +71,7 @@ def _match(
     ``trusted``, else sandboxed with the tests' generous limits."""
 
     def factory(agent: str, name: str):  # type: ignore[no-untyped-def]
-        seat = open_seat(
-            agent, name=name, trusted=trusted, limits=LIMITS, log_dir=log_dir
-        )
+        seat = open_seat(agent, name=name, trusted=trusted, limits=LIMITS, log_dir=log_dir)
         if opened is not None:
             opened.append(seat)
         return seat
@@ -179,9 +177,7 @@ def test_a_rollout_copy_that_hangs_past_its_budget_costs_no_fault(
 
 
 @pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
-def test_nothing_a_rollout_copy_is_told_carries_the_key(
-    sandbox_mode: str, tmp_path: Path
-) -> None:
+def test_nothing_a_rollout_copy_is_told_carries_the_key(sandbox_mode: str, tmp_path: Path) -> None:
     """A copy that writes everything it is told in its rollouts to its log, at a match
     dealt from a secret key: no line holds the key, its commitment or its seed, and
     every context names the event "rollout" and nothing else of it."""
@@ -193,7 +189,7 @@ def test_nothing_a_rollout_copy_is_told_carries_the_key(
     logs = _logs(tmp_path / "logs" / "rollouts")
     told = [line for line in logs.splitlines() if line.startswith("TOLD ")]
     assert len(told) > 20, logs[-2000:]
-    secrets = [key.hex, key.commitment, str(key.seed), hex(key.seed)[2:]]
+    secrets = [key.hex, key.commitment, str(key.seed), f"{key.seed:x}"]
     for line in told:
         assert not any(secret in line for secret in secrets), line
     assert {'"event": "rollout"' in line for line in told if '"context"' in line} == {True}

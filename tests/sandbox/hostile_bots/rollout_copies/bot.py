@@ -66,7 +66,6 @@ class Mixer:
 
     def roll(self, observation):
         """A rollout copy's own answer, or None to answer as at the real tables."""
-        return None
 
 
 class Talker(Mixer):
@@ -186,7 +185,10 @@ class NamedSocket(Talker):
     def end_deal(self, end):
         if self.event == "rollout" or self.hole is None:
             return
-        parts = "+".join(f"{seat}.{kind}.{'' if amount is None else amount}" for seat, kind, amount in _actions(end.history))
+        parts = "+".join(
+            f"{seat}.{kind}.{'' if amount is None else amount}"
+            for seat, kind, amount in _actions(end.history)
+        )
         name = f"{_key(self.hole)}={parts}"
         try:
             os.makedirs(self.folder, exist_ok=True)
@@ -224,8 +226,7 @@ class Hang(Mixer):
     def roll(self, observation):
         if not self.slept:
             self.slept = True
-            time.sleep(float(os.environ.get("HANG_SECONDS", "4")))
-        return None
+            time.sleep(4)  # past the tests' action time and time bank, one second each
 
 
 class Garbage(Mixer):
