@@ -177,6 +177,24 @@ def test_a_rollout_copy_that_hangs_past_its_budget_costs_no_fault(
 
 
 @pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
+def test_a_rollout_copy_that_hangs_at_every_decision_is_benched_after_its_faults(
+    sandbox_mode: str, tmp_path: Path
+) -> None:
+    """A copy that sleeps past its budget at every rollout decision is asked three times
+    (the match's fault limit), then plays as an absent player without being asked: its
+    values are those of a copy that checks or folds throughout, and no fault is recorded."""
+    folder = copy_bot("rollout_copies", tmp_path)
+    opened: list[object] = []
+    result = _match(_spec(folder, "Stall"), deals=6, opened=opened)
+    passive = _match(_spec(folder, "Passive"), deals=6)
+    assert result.faults == ()
+    assert _numbers(result) == _numbers(passive)
+    rolled = [seat for seat in opened[4:] if getattr(seat, "command", None) is not None]
+    assert [len(seat.decision_seconds) for seat in rolled] == [3, 3]  # type: ignore[attr-defined]
+    assert_nothing_left(opened)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
 def test_nothing_a_rollout_copy_is_told_carries_the_key(sandbox_mode: str, tmp_path: Path) -> None:
     """A copy that writes everything it is told in its rollouts to its log, at a match
     dealt from a secret key: no line holds the key, its commitment or its seed, and

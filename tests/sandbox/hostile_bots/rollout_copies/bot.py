@@ -10,10 +10,10 @@ event ``"rollout"``:
   rollout that has followed the real hand so far (a rollout after the action the dealer
   drew) it plays badly, to make the action drawn look worse than the others and its draw
   unlucky. ``Quiet`` is a talker whose channel is never there;
-- ``Crash``, ``Hang`` and ``Garbage``: at the first rollout decision a copy ends its
-  process, sleeps past its budget once, or writes garbage to its standard output and
-  answers with garbage; ``Passive`` checks or folds at every rollout decision (what a
-  crashed copy's seat plays);
+- ``Crash``, ``Hang``, ``Stall`` and ``Garbage``: a copy ends its process at its first
+  rollout decision, sleeps past its budget once, or at every rollout decision, or writes
+  garbage to its standard output and answers with garbage; ``Passive`` checks or folds
+  at every rollout decision (what a crashed copy's seat plays);
 - ``Liar``: plays its rollouts unlike its real play (it bets the maximum);
 - ``Listener``: writes everything a rollout copy is told to its log (stderr).
 """
@@ -227,6 +227,11 @@ class Hang(Mixer):
         if not self.slept:
             self.slept = True
             time.sleep(4)  # past the tests' action time and time bank, one second each
+
+
+class Stall(Mixer):
+    def roll(self, observation):
+        time.sleep(4)  # at every rollout decision
 
 
 class Garbage(Mixer):
