@@ -4,6 +4,9 @@ Every class mixes alike at the real tables (``Mixer``: check or bet the minimum,
 call, half and half) and differs only in what its copies do when the context names the
 event ``"rollout"``:
 
+A copy knows it is a rollout copy from the event its session's context names
+(``"rollout"``).
+
 - the talkers (``TmpFile``, ``HomeFile``, ``DevShm``, ``SysVShm``, ``NamedSocket``): each
   real copy writes every deal's real actions, keyed by its hole cards, into a channel
   that outlives it; a rollout copy reads the channel when its session begins, and in a
