@@ -28,7 +28,7 @@ import numpy as np
 
 from dp_arena.engine import ActionKind, HandState, Street
 from dp_arena.engine.mixes import Mix
-from dp_arena.ratings.action_luck import ActionValue, _drawn, decision_values
+from dp_arena.ratings.action_luck import ActionValue, decision_values, recorded_action
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.results import DealRecord
@@ -97,7 +97,7 @@ def deal_features(rules: Any, record: DealRecord) -> tuple[np.ndarray, np.ndarra
         mix = Mix.parse(text)
         features = action_features(state, mix)
         chances = np.array(mix.weights, dtype=float) / mix.total
-        drawn = mix.actions.index(_drawn(record.actions[index]))
+        drawn = mix.actions.index(recorded_action(record.actions[index]))
         differences[...] += features[drawn] - np.tensordot(chances, features, axes=1)
 
     replay(rules, **recorded_hand(record), before_action=before)

@@ -35,8 +35,8 @@ from dp_arena.engine.actions import Action
 from dp_arena.engine.cards import Card
 from dp_arena.engine.mixes import Mix
 from dp_arena.engine.state import HAND_STATE_FIELDS
-from dp_arena.ratings.action_luck import ActionLuck, _drawn, _less
-from dp_arena.ratings.board_luck import _expected, corrected_nets
+from dp_arena.ratings.action_luck import ActionLuck, recorded_action, without_luck
+from dp_arena.ratings.board_luck import corrected_nets, expected_sums
 from dp_arena.results import DealRecord, TableSessionResult
 
 # The players answering a rollout's decisions: one agent per seat (``act(observation)``).
@@ -189,10 +189,12 @@ def board_net(played: Rollout) -> tuple[Fraction, ...]:
         positions = tuple(dealt.index(seat) for seat in live)
         before = state.board[: Street(street - 1).board_size]
         after = state.board[: street.board_size]
-        before_sums, before_total = _expected(
+        before_sums, before_total = expected_sums(
             committed, live, positions, holes, before, state.button
         )
-        after_sums, after_total = _expected(committed, live, positions, holes, after, state.button)
+        after_sums, after_total = expected_sums(
+            committed, live, positions, holes, after, state.button
+        )
         for seat in range(len(nets)):
             nets[seat] += Fraction(before_sums[seat], before_total) - Fraction(
                 after_sums[seat], after_total
@@ -222,7 +224,7 @@ def deal_luck(
     state = new_hand(rules, deck, button=record.button, absent=record.absent)
     lucks = []
     for index, text in enumerate(record.actions):
-        drawn = _drawn(text)
+        drawn = recorded_action(text)
         if index in mixes:
             mix = Mix.parse(mixes[index])
             seat = state.actor
@@ -265,6 +267,6 @@ def rollout_nets(
                 outcome=outcome,
                 stratified=stratified,
             )
-            rows.append(_less(list(corrected_nets(rules, record)), lucks))
+            rows.append(without_luck(list(corrected_nets(rules, record)), lucks))
         found.append(rows)
     return found

@@ -70,6 +70,14 @@ class DealRecord(JsonRecord):
     # when there are none, as in every deal of bots that answer with single actions.
     mixes: tuple[tuple[int, str], ...] = field(default=(), metadata={OMIT_EMPTY: True})
 
+    # Every seat's value after each action of a mix, where the decision was valued by
+    # rollouts (:mod:`dp_arena.rollouts`): (index of the action, per action of the
+    # mix in its order the values of every seat as exact fractions' text, e.g. "-31/8");
+    # left out of the JSON when there are none.
+    values: tuple[tuple[int, tuple[tuple[str, ...], ...]], ...] = field(
+        default=(), metadata={OMIT_EMPTY: True}
+    )
+
     def mix_at(self, decision: int) -> str | None:
         """The text of the mix the action at ``decision`` was drawn from, or ``None``."""
         for index, text in self.mixes:

@@ -56,8 +56,11 @@ ALLOWED: dict[str, frozenset[str]] = {
     "envs": frozenset({"agents", "engine", "errors", "lazy", "results"}),
     # The unit of work: table units, seats opened for them, executors, histories.
     "units": frozenset({"sandbox", "registry", "agents", "engine", "errors", "names", "results"}),
+    # The rollout value of the draws: the ratings' terms, valued by playing seats.
+    "rollouts": frozenset({"agents", "engine", "errors", "ratings", "results"}),
     "match": frozenset(
         {
+            "rollouts",
             "units",
             "sandbox",
             "ratings",

@@ -34,6 +34,7 @@ A heads-up hand, played to the end:
 
 from __future__ import annotations
 
+import copy as copy_module
 from collections.abc import Collection, Sequence
 
 from dp_arena.engine import betting, showdown
@@ -204,6 +205,39 @@ class HandState:
         """Validate and apply the decision of the player to act."""
         return betting.apply_action(self, action)
 
+    def copy(self) -> HandState:
+        """A copy of the hand in progress that shares nothing mutable with it, made
+        attribute by attribute (``copy.copy`` replays the whole hand; this is what
+        something playing many continuations of one hand wants). The compiled build
+        makes no hand without ``__init__``, so it copies by replaying."""
+        if _COMPILED:
+            return copy_module.copy(self)
+        twin = HandState.__new__(HandState)
+        twin.rules = self.rules
+        twin.button = self.button
+        twin.starting_stacks = self.starting_stacks
+        twin.hole_cards = self.hole_cards
+        twin.board = self.board
+        twin.absent = self.absent
+        twin.small_blind_seat = self.small_blind_seat
+        twin.big_blind_seat = self.big_blind_seat
+        twin.available = list(self.available)
+        twin.committed = list(self.committed)
+        twin.street_bets = list(self.street_bets)
+        twin.folded = list(self.folded)
+        twin.acted = list(self.acted)
+        twin.street = self.street
+        twin.actor = self.actor
+        twin.current_bet = self.current_bet
+        twin.big_blind_unmatched = self.big_blind_unmatched
+        twin.largest_increment = self.largest_increment
+        twin.history = list(self.history)
+        twin.payoffs = self.payoffs
+        twin.pots = self.pots
+        twin.showdown_values = dict(self.showdown_values)
+        twin._legal = self._legal
+        return twin
+
     def __reduce__(self) -> tuple[object, ...]:
         """Copies and pickles as its deal and its actions, replayed on rebuilding (the
         engine is deterministic), so a compiled build copies as the pure one does."""
@@ -244,3 +278,8 @@ def _rebuild(
     for kind, amount in actions:
         state.apply(Action(ActionKind(kind), amount))
     return state
+
+
+# A compiled build of the class has no ``__slots__`` and makes no instance without
+# ``__init__`` (:meth:`HandState.copy`).
+_COMPILED = not hasattr(HandState, "__slots__")

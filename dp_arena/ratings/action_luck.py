@@ -66,7 +66,7 @@ from fractions import Fraction
 from dp_arena.engine import Action, ActionKind, HandState, TableRules
 from dp_arena.engine.mixes import Mix
 from dp_arena.errors import HandHistoryError
-from dp_arena.ratings.board_luck import _corrected, _expected, _streets, corrected_nets
+from dp_arena.ratings.board_luck import _corrected, _streets, corrected_nets, expected_sums
 from dp_arena.ratings.equity import recorded_hand, replay
 from dp_arena.results import DealRecord
 
@@ -78,6 +78,9 @@ __all__ = [
     "action_luck_nets",
     "board_action_nets",
     "decision_values",
+    "recorded_action",
+    "stored_values",
+    "without_luck",
 ]
 
 
@@ -182,10 +185,15 @@ class _Collector:
     values each decision drawn from a mix while the hand stands just before it."""
 
     def __init__(
-        self, actions: Sequence[str], mixes: Sequence[tuple[int, str]], value: ActionValue
+        self,
+        actions: Sequence[str],
+        mixes: Sequence[tuple[int, str]],
+        value: ActionValue,
+        stored: dict[int, tuple[tuple[Fraction, ...], ...]] | None = None,
     ) -> None:
         self.actions = actions
         self.value = value
+        self.stored = stored or {}
         self.wanted: dict[int, Mix] = {}
         for decision, text in mixes:
             try:
@@ -203,20 +211,30 @@ class _Collector:
         refused = mix.refusal(state.legal_actions())
         if refused is not None:
             raise HandHistoryError(f"action {index}: {refused}")
-        drawn = _drawn(self.actions[index])
+        drawn = recorded_action(self.actions[index])
         if drawn not in mix.actions:
             raise HandHistoryError(f"action {index}: {drawn} is not in its mix {mix}")
-        values = decision_values(state, mix.actions, self.value)
+        values = self.stored.get(index)
+        if values is None:
+            values = decision_values(state, mix.actions, self.value)
+        elif len(values) != len(mix.actions) or any(len(row) != state.seat_count for row in values):
+            raise HandHistoryError(
+                f"action {index}: its values are not one per seat for each action of {mix}"
+            )
         self.lucks.append(ActionLuck(index, seat, mix, drawn, values))
 
     def found(self) -> tuple[ActionLuck, ...]:
         if len(self.lucks) != len(self.wanted):
             missing = sorted(set(self.wanted) - {luck.decision for luck in self.lucks})
             raise HandHistoryError(f"mixes of actions the deal does not have: {missing}")
+        if not set(self.stored) <= set(self.wanted):
+            extra = sorted(set(self.stored) - set(self.wanted))
+            raise HandHistoryError(f"values stored for actions drawn from no mix: {extra}")
         return tuple(self.lucks)
 
 
-def _drawn(text: str) -> Action:
+def recorded_action(text: str) -> Action:
+    """The action of a deal record's text (``"3:raise 120"``, ``"0:fold"``)."""
     words = text.partition(":")[2].split()
     if words[0] == "raise":
         return Action.raise_to(int(words[1]))
@@ -228,8 +246,25 @@ def action_luck_nets(
 ) -> tuple[Fraction, ...]:
     """Every seat's net with the luck of its deal's sampled actions taken out."""
     nets = [Fraction(net) for net in record.nets]
-    lucks = action_luck(rules, **recorded_hand(record), mixes=record.mixes, value=value)
-    return _less(nets, lucks)
+    if not record.mixes:
+        return tuple(nets)
+    collect = _Collector(record.actions, record.mixes, value, stored_values(record))
+    replay(rules, **recorded_hand(record), before_action=collect)
+    return without_luck(nets, collect.found())
+
+
+def stored_values(record: DealRecord) -> dict[int, tuple[tuple[Fraction, ...], ...]]:
+    """The values of its decisions a record keeps (by the index of the action), as
+    fractions: where the run valued them by rollouts (:mod:`dp_arena.rollouts`)."""
+    try:
+        return {
+            decision: tuple(tuple(Fraction(text) for text in row) for row in rows)
+            for decision, rows in record.values
+        }
+    except (ValueError, ZeroDivisionError) as error:
+        raise HandHistoryError(
+            f"deal {record.deal}: a stored value is no fraction: {error}"
+        ) from None
 
 
 def board_action_nets(
@@ -240,7 +275,7 @@ def board_action_nets(
     the hand for both)."""
     if not record.mixes:
         return corrected_nets(rules, record)
-    collect = _Collector(record.actions, record.mixes, value)
+    collect = _Collector(record.actions, record.mixes, value, stored_values(record))
     hand = recorded_hand(record)
     state, streets = _streets(
         rules,
@@ -251,10 +286,11 @@ def board_action_nets(
         hand["absent"],
         before_action=collect,
     )
-    return _less(list(_corrected(state, streets)), collect.found())
+    return without_luck(list(_corrected(state, streets)), collect.found())
 
 
-def _less(nets: list[Fraction], lucks: Sequence[ActionLuck]) -> tuple[Fraction, ...]:
+def without_luck(nets: list[Fraction], lucks: Sequence[ActionLuck]) -> tuple[Fraction, ...]:
+    """``nets`` less every seat's luck of each of ``lucks`` (``nets`` is changed)."""
     for luck in lucks:
         for seat, term in enumerate(luck.luck):
             nets[seat] -= term
@@ -286,7 +322,7 @@ def decision_values(
             positions = tuple(dealt.index(s) for s in live)
         except ValueError:
             raise HandHistoryError("a seat is in the hand but its hole cards are unknown") from None
-        sums, total = _expected(
+        sums, total = expected_sums(
             tuple(committed), tuple(live), positions, holes, known, state.button
         )
         return tuple(Fraction(chips, total) for chips in sums)

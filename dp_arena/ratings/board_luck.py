@@ -84,6 +84,7 @@ __all__ = [
     "board_luck",
     "board_luck_nets",
     "corrected_nets",
+    "expected_sums",
     "forget_deals",
     "showdown_share",
     "showdown_shares",
@@ -224,8 +225,8 @@ def _streets(
         streets.append(
             (
                 (street, live, committed),
-                _expected(committed, live, positions, holes, tuple(before), state.button),
-                _expected(committed, live, positions, holes, tuple(after), state.button),
+                expected_sums(committed, live, positions, holes, tuple(before), state.button),
+                expected_sums(committed, live, positions, holes, tuple(after), state.button),
             )
         )
     return state, streets
@@ -234,7 +235,7 @@ def _streets(
 # The tables of a deal that put in the same chips ask the same question, and so does a
 # street checked through: its expectation after the cards is the next one's before.
 @functools.lru_cache(maxsize=1 << 12)
-def _expected(
+def expected_sums(
     committed: tuple[int, ...],
     live: tuple[int, ...],
     positions: tuple[int, ...],
@@ -280,7 +281,7 @@ def _expected(
 def forget_deals() -> None:
     """Empty every cache of expectations of particular deals (they serve the mirrored
     tables of a deal; a process going on to other deals needs none of them again)."""
-    for cached in (_expected, showdown_share, showdown_shares, _winners, _duels):
+    for cached in (expected_sums, showdown_share, showdown_shares, _winners, _duels):
         cached.cache_clear()
     forget_boards()
 

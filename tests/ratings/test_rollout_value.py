@@ -19,7 +19,7 @@ from dp_arena.agents.spec import load_agent
 from dp_arena.engine import Action, ActionKind, Betting, Mix, TableRules, deck_for, new_hand
 from dp_arena.engine.actions import ActionRecord
 from dp_arena.match import MatchConfig, block_scores, play_match
-from dp_arena.ratings.action_luck import ActionLuck, ActionValue, _drawn, decision_values
+from dp_arena.ratings.action_luck import ActionLuck, ActionValue, decision_values, recorded_action
 from dp_arena.ratings.blocks import summarize_blocks
 from tests.ratings.test_calibration import MixingBot
 
@@ -81,7 +81,7 @@ def test_a_value_never_sees_the_draw_it_values(played: tuple[MatchConfig, tuple]
     decision, text = record.mixes[0]
     state = new_hand(rules, deck, button=record.button, absent=record.absent)
     for action_text in record.actions[:decision]:
-        state.apply(_drawn(action_text))
+        state.apply(recorded_action(action_text))
     before = (tuple(state.committed), tuple(state.history), state.actor)
     alone = rollout_values(state, Mix.parse(text), _players(3), 3, f"k:{decision}")
     assert (tuple(state.committed), tuple(state.history), state.actor) == before
