@@ -38,6 +38,7 @@ server's ladder runs the same units in a process of its own or on Ray.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +51,6 @@ from dp_arena.agents.observation import DealEnd, DealStart, Observation
 from dp_arena.agents.seat import SeatFault, WrappedSeat
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
 from dp_arena.engine.actions import Action
-from dp_arena.engine.cards import Card
 from dp_arena.engine.mixes import Mix
 from dp_arena.engine.rules import as_betting
 from dp_arena.errors import ConfigError
@@ -60,6 +60,7 @@ from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
+from dp_arena.rollouts import RolloutPlace, table_values
 from dp_arena.sandbox import close_seats
 from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, run_unit
 from dp_arena.units.specs import betting_problem, check_spec
@@ -106,7 +107,7 @@ class MatchConfig:
     cap: int = 1000
     key: EventKey | None = field(default=None, repr=False)  # None: made in __post_init__
     # 0: the adjusted score values the dealer's draws with the fixed blend; K: with K
-    # rollouts by fresh copies of the bots (dp_arena.ratings.rollouts).
+    # rollouts by fresh copies of the bots (dp_arena.rollouts).
     rollouts: int = 0
 
     def __post_init__(self) -> None:
@@ -436,46 +437,47 @@ def roll_out(
 ) -> tuple[TableSessionResult, ...]:
     """The played ``tables`` (one per unit, every one played to its end) with every
     decision the dealer drew valued by ``config.rollouts`` rollouts
-    (:func:`dp_arena.ratings.rollouts.table_values`), played table by table by seats
+    (:func:`dp_arena.rollouts.table_values`), played table by table by seats
     ``open_seat`` opens afresh for each table and closes after it: never the seats that
     played, nor those of another table. A rollout copy is dealt cards the real hands
     never showed, so no rollout may start before every mirrored table has played the
     deal; what a copy does is a fault of no match. ``on_progress(deals_valued,
     deals_total)`` is told as each deal of each table is valued."""
-    from dp_arena.ratings.rollouts import RolloutPlace, table_values
-
     rules = config.rules()
     seed = config.event_key.seed
     total = sum(len(table.deals) for table in tables)
     valued = 0
+
+    def deal_valued(deal: int) -> None:
+        nonlocal valued
+        valued += 1
+        if on_progress is not None:
+            on_progress(valued, total)
+
     rolled = []
     for unit, table in zip(units, tables, strict=True):
-        done = valued
-
-        def deck_of(deal: int, unit: TableUnit = unit) -> tuple[Card, ...]:
-            nonlocal valued
-            valued += 1
-            if on_progress is not None:
-                on_progress(min(valued, total), total)
-            return deck_for(seed, unit.section, unit.session, deal)
-
-        seats: list[Seat] = []
+        opened: list[Seat] = []
         try:
+            seats: list[Seat] = []
             for assignment in unit.seats:
-                seats.append(
-                    AbsentSeat(assignment.player)
-                    if assignment.absent
-                    else BenchedAfterFaults(open_seat(assignment), unit.max_faults)
-                )
-            place = RolloutPlace(seed, unit.section, unit.session, unit.table)
+                if assignment.absent:
+                    seats.append(AbsentSeat(assignment.player))
+                    continue
+                opened.append(open_seat(assignment))
+                seats.append(BenchedAfterFaults(opened[-1], unit.max_faults))
             rolled.append(
-                table_values(rules, table, deck_of, seats, rollouts=config.rollouts, place=place)
+                table_values(
+                    rules,
+                    table,
+                    functools.partial(deck_for, seed, unit.section, unit.session),
+                    seats,
+                    rollouts=config.rollouts,
+                    place=RolloutPlace(seed, unit.section, unit.session, unit.table),
+                    on_deal=deal_valued,
+                )
             )
         finally:
-            close_seats(seats)
-        valued = done + len(table.deals)
-    if on_progress is not None and total:
-        on_progress(total, total)
+            close_seats(opened)
     return tuple(rolled)
 
 

@@ -1,7 +1,8 @@
 """``dp-arena match --rollouts K``: the config's field, fresh rollout seats opened after
 every table has played, the values and scores the same for the same key on any seat
 (in-process or sandboxed), no gain for a bot that plays its rollouts unlike its real
-play, intervals of copies of one mixing bot covering zero, and the command's output."""
+play, and the command's output. (The intervals of copies of one mixing bot scored by
+rollouts: ``tests/ratings/test_rollouts.py``.)"""
 
 from __future__ import annotations
 
@@ -12,14 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from dp_arena.agents import InProcessSeat, Seat, SessionContext
+from dp_arena.agents import Seat, SessionContext
 from dp_arena.agents.observation import DealEnd
 from dp_arena.agents.seat import WrappedSeat
 from dp_arena.cli import main
 from dp_arena.errors import ConfigError
 from dp_arena.match import MAX_ROLLOUTS, MatchConfig, MatchResult, play_match
 from dp_arena.sandbox import open_seat
-from tests.ratings.test_calibration import MixingBot
 
 REPO = Path(__file__).resolve().parents[2]
 HOSTILE = REPO / "tests" / "sandbox" / "hostile_bots" / "rollout_copies" / "bot.py"
@@ -157,37 +157,17 @@ def test_built_ins_give_the_same_values_in_process_and_sandboxed() -> None:
 # -- nothing to gain ----------------------------------------------------------------------
 
 
-def _in_process(spec: str, name: str) -> Seat:
-    if spec.startswith("copy-"):
-        return InProcessSeat(MixingBot(), name)
-    return open_seat(spec, name=name, trusted=True)
-
-
 def _seeds(count: int, seed: int) -> Iterator[int]:
     rng = random.Random(seed)
     return (rng.getrandbits(32) for _ in range(count))
-
-
-def test_intervals_of_copies_of_one_mixing_bot_cover_zero() -> None:
-    """Three copies of one mixing bot, whose true scores are all zero: the rollout-adjusted
-    intervals cover zero about 95% of the time."""
-    covered = total = 0
-    for seed in _seeds(30, 2):
-        config = MatchConfig(tuple(f"copy-{i}" for i in range(3)), deals=20, seed=seed, rollouts=2)
-        result = play_match(config, seat_factory=_in_process, clairvoyance=False)
-        for score in result.scores:
-            adjusted = score.adjusted
-            assert adjusted is not None and adjusted.low is not None and adjusted.high is not None
-            total += 1
-            covered += adjusted.low <= 0 <= adjusted.high
-    assert 0.89 <= covered / total < 1
 
 
 def test_a_bot_that_plays_its_rollouts_unlike_its_real_play_gains_nothing() -> None:
     """The liar reports one mix and plays its rollouts otherwise (it bets the maximum in
     them). Its real play is the honest mixer's, so its raw score is the mixer's; the mean
     of what its rollouts moved its adjusted score over many matches is within noise of
-    zero, where a bot whose rollout copies know the draw gains many times that."""
+    zero. (A bot whose rollout copies know the draw does gain:
+    ``tests/sandbox/test_rollout_copies.py``.)"""
     honest_spec, liar_spec = f"{HOSTILE}:Mixer", f"{HOSTILE}:Liar"
     moved = []
     for seed in _seeds(24, 4):

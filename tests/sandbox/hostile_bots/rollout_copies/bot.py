@@ -174,14 +174,16 @@ class NamedSocket(Talker):
     socket's file stays after its process ends."""
 
     folder = f"/tmp/{NAME}-sockets"
+    letters = {"fold": "f", "check": "x", "call": "c", "raise": "r"}
 
     def read(self):
+        kinds = {letter: kind for kind, letter in self.letters.items()}
         heard = {}
         for name in os.listdir(self.folder):
             key, _, actions = name.partition("=")
             heard[key] = [
-                [int(seat), kind, None if amount == "" else int(amount)]
-                for seat, kind, amount in (part.split(".") for part in actions.split("+"))
+                [int(part[0]), kinds[part[1]], int(part[2:]) if part[2:] else None]
+                for part in actions.split("+")
             ]
         return heard
 
@@ -189,7 +191,7 @@ class NamedSocket(Talker):
         if self.event == "rollout" or self.hole is None:
             return
         parts = "+".join(
-            f"{seat}.{kind}.{'' if amount is None else amount}"
+            f"{seat}{self.letters[kind]}{'' if amount is None else amount}"
             for seat, kind, amount in _actions(end.history)
         )
         name = f"{_key(self.hole)}={parts}"
@@ -198,8 +200,8 @@ class NamedSocket(Talker):
             here = os.getcwd()
             os.chdir(self.folder)  # a relative name: a socket's path is short
             try:
-                if len(name) < 100:
-                    socket.socket(socket.AF_UNIX, socket.SOCK_STREAM).bind(name)
+                with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as bound:
+                    bound.bind(name)
             finally:
                 os.chdir(here)
         except OSError as error:
