@@ -34,6 +34,7 @@ NAME = "dp-arena-rollout-talk"
 SHM_KEY = 0x5253
 SHM_SIZE = 1 << 20
 IPC_CREAT = 0o1000
+LETTERS = {"fold": "f", "check": "x", "call": "c", "raise": "r"}  # a socket name is short
 
 
 def _actions(history):
@@ -174,10 +175,9 @@ class NamedSocket(Talker):
     socket's file stays after its process ends."""
 
     folder = f"/tmp/{NAME}-sockets"
-    letters = {"fold": "f", "check": "x", "call": "c", "raise": "r"}
 
     def read(self):
-        kinds = {letter: kind for kind, letter in self.letters.items()}
+        kinds = {letter: kind for kind, letter in LETTERS.items()}
         heard = {}
         for name in os.listdir(self.folder):
             key, _, actions = name.partition("=")
@@ -191,7 +191,7 @@ class NamedSocket(Talker):
         if self.event == "rollout" or self.hole is None:
             return
         parts = "+".join(
-            f"{seat}{self.letters[kind]}{'' if amount is None else amount}"
+            f"{seat}{LETTERS[kind]}{'' if amount is None else amount}"
             for seat, kind, amount in _actions(end.history)
         )
         name = f"{_key(self.hole)}={parts}"
