@@ -57,8 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             " ones, once every table has played. The luck-adjusted score then needs about a"
             " fifth to a half of the deals that the board's luck alone needs where bots"
             " randomise, against a third to all of them with the fixed blend; it costs tens"
-            " of times the match's own CPU (30 to 110 times at K = 8 with built-in bots,"
-            " more sandboxed). Default 0: the fixed blend, no rollouts"
+            " of times the match's own CPU (about 25 times at K = 8, heads-up or six-handed)."
+            " Default 0: the fixed blend, no rollouts"
         ),
     )
     arguments.add_json_argument(parser, "the result")
