@@ -203,19 +203,3 @@ def test_command_prints_the_rollouts_in_json_and_in_the_table(
     assert "luck-adjusted, board+action (rollouts 2):" in capsys.readouterr().out
     assert main(arguments) == 0
     assert "rollouts" not in capsys.readouterr().out
-
-
-def test_command_progress_shows_the_rollouts() -> None:
-    import io
-
-    from dp_arena.commands.match import Progress
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
-    stream = Terminal()
-    progress = Progress(stream)
-    progress.rollouts(2, 4)
-    progress.rollouts(4, 4)
-    assert stream.getvalue().endswith("\rmatch: rollouts, 4/4 hands valued (100%)\x1b[K")
