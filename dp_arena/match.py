@@ -402,21 +402,19 @@ def play_match(
 
     tables = tuple(run_unit(unit, on_deal=progress, open_seat=open_seat) for unit in units)
     if config.rollouts:
-        rollout_factory = seat_factory or (
+        # The same factory; by default the copies' logs apart from the real copies'.
+        rollout_logs = None if log_dir is None else log_dir / "rollouts"
+        copy_factory = seat_factory or (
             lambda spec, name: open_agent_seat(
-                spec,
-                name=name,
-                trusted=trusted,
-                log_dir=None if log_dir is None else log_dir / "rollouts",
+                spec, name=name, trusted=trusted, log_dir=rollout_logs
             )
         )
-        tables = roll_out(
-            config,
-            units,
-            tables,
-            lambda seat: rollout_factory(seat.spec or "", seat.player),
-            on_progress=on_rollouts,
-        )
+
+        def open_copy(seat: SeatAssignment) -> Seat:
+            assert seat.spec is not None
+            return copy_factory(seat.spec, seat.player)
+
+        tables = roll_out(config, units, tables, open_copy, on_progress=on_rollouts)
     return score_match(
         config,
         names,
