@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from dp_arena.engine import deck_for
 from dp_arena.match import MatchConfig, MatchResult, play_match
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.sandbox import open_seat
@@ -213,11 +214,22 @@ def test_nothing_a_rollout_copy_is_told_carries_the_key(sandbox_mode: str, tmp_p
 
 
 @pytest.mark.parametrize("sandbox_mode", ["bubblewrap"], indirect=True)
-def test_a_rollout_copy_searching_for_the_seed_finds_none(
+def test_a_rollout_copy_searching_for_the_seed_finds_it_only_when_it_is_public(
     sandbox_mode: str, tmp_path: Path
 ) -> None:
+    """The predictor (``hostile_bots/predictor``) as a rollout copy: from a public seed
+    among those it tries it finds the decks, as it does at the real tables; from a secret
+    key no seed it tries explains the deals (a rollout deals the same cards again and
+    again, so a seed that explains one deal's hole cards by chance may look right until
+    the next deal: whatever it names is not the key)."""
     bot = copy_bot("predictor", tmp_path)
-    config = MatchConfig((f"{bot / 'bot.py'}:Bot", "random"), deals=8, rollouts=2)
-    play_match(config, log_dir=tmp_path / "logs", clairvoyance=False)
-    logs = _logs(tmp_path / "logs" / "rollouts")
-    assert "no seed: 0 candidates" in logs and "PREDICTED" not in logs, logs[-2000:]
+    public = MatchConfig((f"{bot / 'bot.py'}:Bot", "random"), deals=8, seed=987, rollouts=2)
+    play_match(public, log_dir=tmp_path / "public", clairvoyance=False)
+    assert "with seed 987" in _logs(tmp_path / "public" / "rollouts")
+    secret = MatchConfig((f"{bot / 'bot.py'}:Bot", "random"), deals=8, rollouts=2)
+    play_match(secret, log_dir=tmp_path / "secret", clairvoyance=False)
+    logs = _logs(tmp_path / "secret" / "rollouts")
+    assert "no seed: 0 candidates" in logs, logs[-2000:]
+    seed = secret.event_key.seed
+    for deal, named in re.findall(r"PREDICTED deal (\d+) with seed (\d+)", logs):
+        assert deck_for(int(named), 0, 0, int(deal)) != deck_for(seed, 0, 0, int(deal))
