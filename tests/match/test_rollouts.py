@@ -6,9 +6,9 @@ rollouts: ``tests/ratings/test_rollouts.py``.)"""
 
 from __future__ import annotations
 
+import functools
 import json
-import random
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,9 +16,14 @@ import pytest
 from dp_arena.agents import Seat, SessionContext
 from dp_arena.agents.observation import DealEnd
 from dp_arena.agents.seat import WrappedSeat
+from dp_arena.agents.table import deal_record
 from dp_arena.cli import main
+from dp_arena.engine import Action, HandState, Mix, TableRules, deck_for, new_hand
 from dp_arena.errors import ConfigError
 from dp_arena.match import MAX_ROLLOUTS, MatchConfig, MatchResult, play_match
+from dp_arena.ratings.action_luck import recorded_action
+from dp_arena.results import DealRecord
+from dp_arena.rollouts import RolloutPlace, table_values
 from dp_arena.sandbox import open_seat
 
 REPO = Path(__file__).resolve().parents[2]
@@ -157,29 +162,84 @@ def test_built_ins_give_the_same_values_in_process_and_sandboxed() -> None:
 # -- nothing to gain ----------------------------------------------------------------------
 
 
-def _seeds(count: int, seed: int) -> Iterator[int]:
-    rng = random.Random(seed)
-    return (rng.getrandbits(32) for _ in range(count))
+def _as_if_drawn(
+    rules: TableRules, record: DealRecord, decision: int, action: Action
+) -> tuple[DealRecord, HandState]:
+    """``record`` had the dealer drawn ``action`` at ``decision``: the same hand up to it,
+    then ``action``, then every seat passive to the end, with the mixes up to it."""
+    state = new_hand(rules, deck_for(SEED, 0, 0, record.deal), button=record.button)
+    for text in record.actions[:decision]:
+        state.apply(recorded_action(text))
+    state.apply(action)
+    while state.actor is not None:
+        state.apply(state.legal_actions().passive())
+    mixes = [(index, Mix.parse(text)) for index, text in record.mixes if index <= decision]
+    return deal_record(state, record.deal, record.players, mixes), state
 
 
-def test_a_bot_that_plays_its_rollouts_unlike_its_real_play_gains_nothing() -> None:
+SEED = 8
+TALK = Path("/tmp/dp-arena-rollout-talk.json")  # the TmpFile talker's channel
+
+
+def _heard(state: HandState, seat: int) -> None:
+    """Tell the talker's channel that its real copy in ``seat`` heard ``state``'s hand:
+    what it would have heard had the dealer drawn otherwise."""
+    hole = state.hole_cards[seat]
+    assert hole is not None
+    told = json.loads(TALK.read_text())
+    told[",".join(str(card) for card in sorted(hole))] = [
+        [record.seat, record.kind.value, record.raise_to] for record in state.history
+    ]
+    TALK.write_text(json.dumps(told))
+
+
+@pytest.mark.parametrize("bot", ["Liar", "TmpFile"])
+def test_a_bot_that_plays_its_rollouts_unlike_its_real_play_gains_nothing(bot: str) -> None:
     """The liar reports one mix and plays its rollouts otherwise (it bets the maximum in
-    them). Its real play is the honest mixer's, so its raw score is the mixer's; the mean
-    of what its rollouts moved its adjusted score over many matches is within noise of
-    zero. (A bot whose rollout copies know the draw does gain:
-    ``tests/sandbox/test_rollout_copies.py``.)"""
-    honest_spec, liar_spec = f"{HOSTILE}:Mixer", f"{HOSTILE}:Liar"
-    moved = []
-    for seed in _seeds(24, 4):
-        honest = _match(honest_spec, "aggressive", deals=12, seed=seed)
-        liar = _match(liar_spec, "aggressive", deals=12, seed=seed)
-        assert liar.scores[0].summary == honest.scores[0].summary
-        adjusted = liar.scores[0].adjusted
-        assert adjusted is not None
-        moved.append(adjusted.mean - liar.scores[0].summary.mean)
-    mean = sum(moved) / len(moved)
-    spread = (sum((value - mean) ** 2 for value in moved) / (len(moved) - 1)) ** 0.5
-    assert abs(mean) < 3 * spread / len(moved) ** 0.5, (mean, spread)
+    them). Its values at every one of its decisions are exactly the same whichever action
+    of its mix the dealer had drawn (valued again by fresh copies from a record where
+    another action was drawn), so each of its terms has a mean of exactly zero over the
+    mix: it cannot move its expected score. The talker, in-process, whose rollout copies
+    hear from its real copies what was drawn (its channel rewritten as if the other
+    action had been), values its decisions otherwise for every other draw: the check
+    sees a bot that could gain."""
+    TALK.unlink(missing_ok=True)
+    config = MatchConfig((f"{HOSTILE}:{bot}", "aggressive"), deals=6, seed=SEED, rollouts=2)
+    try:
+        result = play_match(config, trusted=True, clairvoyance=False)
+        rules = config.rules()
+        same = moved = 0
+        for index, table in enumerate(result.tables):
+            specs = [config.specs[agent] for agent in result.seatings[index]]
+            for record in table.deals:
+                for decision, values in record.values:
+                    mix = Mix.parse(record.mix_at(decision) or "")
+                    drawn = recorded_action(record.actions[decision])
+                    for action in mix.actions:
+                        if action == drawn:
+                            continue
+                        other, state = _as_if_drawn(rules, record, decision, action)
+                        if bot == "TmpFile":
+                            _heard(state, specs.index(config.specs[0]))
+                        copies = [open_seat(spec, name=spec, trusted=True) for spec in specs]
+                        again = table_values(
+                            rules,
+                            replace(table, deals=(other,)),
+                            functools.partial(deck_for, SEED, 0, 0),
+                            copies,
+                            rollouts=2,
+                            place=RolloutPlace(SEED, table=index),
+                        )
+                        if dict(again.deals[0].values)[decision] == values:
+                            same += 1
+                        else:
+                            moved += 1
+    finally:
+        TALK.unlink(missing_ok=True)
+    if bot == "Liar":
+        assert same > 10 and moved == 0
+    else:
+        assert moved > 10
 
 
 # -- the command --------------------------------------------------------------------------
