@@ -46,7 +46,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dp_arena.agents import AbsentSeat, FaultPolicy, Seat, SessionContext, parse_spec
+from dp_arena.agents import FaultPolicy, Seat, SessionContext, parse_spec
 from dp_arena.agents.observation import DealEnd, DealStart, Observation
 from dp_arena.agents.seat import SeatFault, WrappedSeat
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
@@ -62,7 +62,7 @@ from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
 from dp_arena.rollouts import RolloutPlace, table_values
 from dp_arena.sandbox import close_seats
-from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, run_unit
+from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, open_unit_seats, run_unit
 from dp_arena.units.specs import betting_problem, check_spec
 
 __all__ = [
@@ -454,21 +454,14 @@ def roll_out(
 
     rolled = []
     for unit, table in zip(units, tables, strict=True):
-        opened: list[Seat] = []
+        opened = open_unit_seats(unit, opener=open_seat)
         try:
-            seats: list[Seat] = []
-            for assignment in unit.seats:
-                if assignment.absent:
-                    seats.append(AbsentSeat(assignment.player))
-                    continue
-                opened.append(open_seat(assignment))
-                seats.append(BenchedAfterFaults(opened[-1], unit.max_faults))
             rolled.append(
                 table_values(
                     rules,
                     table,
                     functools.partial(deck_for, seed, unit.section, unit.session),
-                    seats,
+                    [BenchedAfterFaults(seat, unit.max_faults) for seat in opened],
                     rollouts=config.rollouts,
                     place=RolloutPlace(seed, unit.section, unit.session, unit.table),
                     on_deal=deal_valued,
