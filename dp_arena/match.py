@@ -46,12 +46,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from dp_arena.agents import FaultPolicy, Seat, SessionContext, parse_spec
-from dp_arena.agents.observation import DealEnd, DealStart, Observation
-from dp_arena.agents.seat import SeatFault, WrappedSeat
+from dp_arena.agents import FaultPolicy, Seat, parse_spec
 from dp_arena.engine import Betting, HandState, TableRules, deck_for
-from dp_arena.engine.actions import Action
-from dp_arena.engine.mixes import Mix
 from dp_arena.engine.rules import as_betting
 from dp_arena.errors import ConfigError
 from dp_arena.keys import EventKey
@@ -461,52 +457,16 @@ def roll_out(
                     rules,
                     table,
                     functools.partial(deck_for, seed, unit.section, unit.session),
-                    [BenchedAfterFaults(seat, unit.max_faults) for seat in opened],
+                    opened,
                     rollouts=config.rollouts,
                     place=RolloutPlace(seed, unit.section, unit.session, unit.table),
                     on_deal=deal_valued,
+                    max_faults=unit.max_faults,
                 )
             )
         finally:
             close_seats(opened)
     return tuple(rolled)
-
-
-class BenchedAfterFaults(WrappedSeat):
-    """A rollout copy that plays as an absent player once it has made ``max_faults``
-    faults or crashed, as a faulty seat at a table does, without being asked again: a
-    copy that hangs at every decision costs its timeout a few times, not at every
-    decision of every rollout. Its faults are counted here and recorded nowhere."""
-
-    def __init__(self, inner: Seat, max_faults: int) -> None:
-        super().__init__(inner)
-        self.faults_left = max_faults
-
-    @property
-    def active(self) -> bool:
-        return self.faults_left > 0 and self.inner.active
-
-    def _counted(self, fault: SeatFault | None) -> SeatFault | None:
-        if fault is not None:
-            self.faults_left -= 1
-        return fault
-
-    def begin_session(self, context: SessionContext) -> SeatFault | None:
-        return self._counted(self.inner.begin_session(context)) if self.active else None
-
-    def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self._counted(self.inner.begin_deal(start)) if self.active else None
-
-    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
-        if not self.active:
-            return observation.legal().passive()
-        answer = self.inner.decide(observation)
-        if isinstance(answer, SeatFault):
-            self.faults_left -= 1
-        return answer
-
-    def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self._counted(self.inner.end_deal(end)) if self.active else None
 
 
 def match_units(

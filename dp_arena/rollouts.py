@@ -73,8 +73,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from dp_arena.agents.observation import DealEnd, DealStart, SessionContext
-from dp_arena.agents.seat import Seat, SeatFault
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import Seat, SeatFault, WrappedSeat
 from dp_arena.agents.table import observe
 from dp_arena.engine import HandState, Street, TableRules, new_hand
 from dp_arena.engine.actions import Action
@@ -86,6 +86,7 @@ from dp_arena.results import DealRecord, TableSessionResult
 __all__ = [
     "ROLLOUT_EVENT",
     "ROLLOUT_VERSION",
+    "BenchedAfterFaults",
     "RolloutPlace",
     "Stream",
     "decision_rollout_values",
@@ -213,6 +214,43 @@ class _FixedLuck:
         self.values[key] = found  # last in the dict's order: the most recently asked
         values, expected = found
         return tuple(value - mean for value, mean in zip(values[drawn], expected, strict=True))
+
+
+class BenchedAfterFaults(WrappedSeat):
+    """A rollout copy that plays as an absent player once it has made ``max_faults``
+    faults or crashed, as a faulty seat at a table does, without being asked again: a
+    copy that hangs at every decision costs its timeout a few times, not at every
+    decision of every rollout. Its faults are counted here and recorded nowhere."""
+
+    def __init__(self, inner: Seat, max_faults: int) -> None:
+        super().__init__(inner)
+        self.faults_left = max_faults
+
+    @property
+    def active(self) -> bool:
+        return self.faults_left > 0 and self.inner.active
+
+    def _counted(self, fault: SeatFault | None) -> SeatFault | None:
+        if fault is not None:
+            self.faults_left -= 1
+        return fault
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._counted(self.inner.begin_session(context)) if self.active else None
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._counted(self.inner.begin_deal(start)) if self.active else None
+
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
+        if not self.active:
+            return observation.legal().passive()
+        answer = self.inner.decide(observation)
+        if isinstance(answer, SeatFault):
+            self.faults_left -= 1
+        return answer
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._counted(self.inner.end_deal(end)) if self.active else None
 
 
 class _Copies:
@@ -363,6 +401,7 @@ def table_values(
     place: RolloutPlace,
     context: SessionContext | None = None,
     on_deal: Callable[[int], None] | None = None,
+    max_faults: int = 3,
 ) -> TableSessionResult:
     """``result`` (a table-session played, its records with their mixes) with every
     decision drawn from a mix valued by rollouts, in its deal's record (``values``).
@@ -371,10 +410,12 @@ def table_values(
     by the caller (and closed by it), never the seats that played; the copies are told
     ``begin_session`` here, with ``context`` (default: the event ``"rollout"`` at the
     place's section, session and table; a copy is not told its standing in the session).
-    Deals are valued in the order played, and
+    A copy plays passively, without being asked again, once it has made ``max_faults``
+    faults (:class:`BenchedAfterFaults`). Deals are valued in the order played, and
     ``on_deal(deal)`` is told after each."""
     if len(seats) != rules.seat_count:
         raise ValueError(f"one rollout copy per seat ({rules.seat_count}), not {len(seats)}")
+    seats = [BenchedAfterFaults(seat, max_faults) for seat in seats]
     base = context or SessionContext(
         event=ROLLOUT_EVENT,
         section=place.section,

@@ -42,6 +42,7 @@ def unit_values(unit: TableUnit, result: TableSessionResult, rollouts: int) -> T
             seats,
             rollouts=rollouts,
             place=RolloutPlace(unit.event_seed, unit.section, unit.session, unit.table),
+            max_faults=unit.max_faults,
         )
     except ValueError as error:
         where = place_text(unit.session, unit.section, unit.table)
