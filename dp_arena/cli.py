@@ -34,6 +34,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "verify",
         "check a finished run against its revealed key and results digest; --replay plays it again",
     ),
+    "rollouts": (
+        "rollouts",
+        "value a finished event's mixed-strategy draws by rollouts, for the adjusted score",
+    ),
     "leaderboard": ("leaderboard", "publish leaderboards from run directories"),
     "luck": ("luck", "measure how much luck duplicate removes compared to a classic freezeout"),
     "train": ("train", "train the built-in learning bot"),

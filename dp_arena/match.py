@@ -38,6 +38,7 @@ server's ladder runs the same units in a process of its own or on Ray.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +56,9 @@ from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
-from dp_arena.units import SeatAssignment, TableUnit, run_unit
+from dp_arena.rollouts import RolloutPlace, table_values
+from dp_arena.sandbox import close_seats
+from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, open_unit_seats, run_unit
 from dp_arena.units.specs import betting_problem, check_spec
 
 __all__ = [
@@ -71,11 +74,14 @@ __all__ = [
     "match_units",
     "open_agent_seat",
     "play_match",
+    "roll_out",
     "seatings",
 ]
 
 DEFAULT_POLICY = FaultPolicy()
 MATCH_EVENT = "match"  # what the bots' context names the event: nothing about the key
+# Rollouts per action of a drawn mix: each one costs a few times the match's own play.
+MAX_ROLLOUTS = 64
 
 # (spec, seat name) -> a seat; the default is open_agent_seat.
 SeatFactory = Callable[[str, str], Seat]
@@ -96,6 +102,9 @@ class MatchConfig:
     big_blind: int = 20
     cap: int = 1000
     key: EventKey | None = field(default=None, repr=False)  # None: made in __post_init__
+    # 0: the adjusted score values the dealer's draws with the fixed blend; K: with K
+    # rollouts by fresh copies of the bots (dp_arena.rollouts).
+    rollouts: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.specs, tuple):
@@ -109,6 +118,7 @@ class MatchConfig:
             if type(value) is not int or value < (1 if name == "deals" else 0):
                 least = "a positive" if name == "deals" else "a non-negative"
                 raise ConfigError(f"{name} must be {least} integer, not {value!r}", field=name)
+        _check_rollouts(self.rollouts)
         if self.key is None:
             key = EventKey.secret() if self.seed is None else EventKey.from_seed(self.seed)
             object.__setattr__(self, "key", key)
@@ -132,6 +142,12 @@ class MatchConfig:
         assert self.key is not None
         return self.key
 
+    @property
+    def adjusted_terms(self) -> str:
+        """What the adjusted score takes out, as results name it: ``"board+action"``,
+        and with rollouts how many value each action (``"board+action (rollouts 8)"``)."""
+        return f"board+action (rollouts {self.rollouts})" if self.rollouts else "board+action"
+
     def rules(self) -> TableRules:
         return TableRules(
             seat_count=len(self.specs),
@@ -139,6 +155,17 @@ class MatchConfig:
             big_blind=self.big_blind,
             betting=self.betting,
             cap=self.cap,
+        )
+
+
+def _check_rollouts(rollouts: object) -> None:
+    if type(rollouts) is not int or not (rollouts == 0 or 2 <= rollouts <= MAX_ROLLOUTS):
+        # One rollout per action adds more noise to a value than the value takes out of
+        # the scores: it does worse than the fixed blend.
+        raise ConfigError(
+            f"rollouts must be 0 (the fixed blend) or 2 to {MAX_ROLLOUTS}, not {rollouts!r}:"
+            " one rollout adds more noise than it takes out",
+            field="rollouts",
         )
 
 
@@ -211,8 +238,9 @@ class MatchResult:
                 **config.event_key.reveal(),
                 "unit": "mbb/deal",
                 "confidence": 0.95,
-                # The terms taken out: the board's luck and the dealer's draws'.
-                "adjusted": "board+action" if self.adjusted_block_scores else None,
+                # The terms taken out: the board's luck and the dealer's draws', these
+                # valued by the fixed blend or by rollouts.
+                "adjusted": config.adjusted_terms if self.adjusted_block_scores else None,
                 "clairvoyance_flag_below": FLAG_BELOW,
             },
             "agents": [score.to_json() for score in self.scores],
@@ -337,13 +365,19 @@ def play_match(
     on_progress: Callable[[int, int], None] | None = None,
     adjusted: bool = True,
     clairvoyance: bool = True,
+    on_rollouts: Callable[[int, int], None] | None = None,
 ) -> MatchResult:
     """Play the match and score it (with ``adjusted``, the luck-adjusted score too; with
     ``clairvoyance``, the clairvoyance test).
     Seats come from ``seat_factory(spec, name)`` (default :func:`open_agent_seat` with
     ``trusted`` and ``log_dir``), a fresh one for every table copy of every agent.
     ``on_progress(deals_played, deals_total)`` is told after every deal at every
-    table."""
+    table.
+
+    With ``config.rollouts``, once every table has played, each table's draws are valued
+    by rollouts (:func:`roll_out`): fresh seats from the same factory, sandboxed bots'
+    logs under ``log_dir/rollouts``; ``on_rollouts(deals_valued, deals_total)`` is told
+    as each deal of each table is valued."""
     names = agent_names(config.specs)
     factory = seat_factory or (
         lambda spec, name: open_agent_seat(spec, name=name, trusted=trusted, log_dir=log_dir)
@@ -363,6 +397,20 @@ def play_match(
         return factory(seat.spec, seat.player)
 
     tables = tuple(run_unit(unit, on_deal=progress, open_seat=open_seat) for unit in units)
+    if config.rollouts:
+        # The same factory; by default the copies' logs apart from the real copies'.
+        rollout_logs = None if log_dir is None else log_dir / "rollouts"
+        copy_factory = seat_factory or (
+            lambda spec, name: open_agent_seat(
+                spec, name=name, trusted=trusted, log_dir=rollout_logs
+            )
+        )
+
+        def open_copy(seat: SeatAssignment) -> Seat:
+            assert seat.spec is not None
+            return copy_factory(seat.spec, seat.player)
+
+        tables = roll_out(config, units, tables, open_copy, on_progress=on_rollouts)
     return score_match(
         config,
         names,
@@ -371,6 +419,54 @@ def play_match(
         adjusted=adjusted,
         clairvoyance=clairvoyance,
     )
+
+
+def roll_out(
+    config: MatchConfig,
+    units: Sequence[TableUnit],
+    tables: Sequence[TableSessionResult],
+    open_seat: SeatOpener,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[TableSessionResult, ...]:
+    """The played ``tables`` (one per unit, every one played to its end) with every
+    decision the dealer drew valued by ``config.rollouts`` rollouts
+    (:func:`dp_arena.rollouts.table_values`), played table by table by seats
+    ``open_seat`` opens afresh for each table and closes after it: never the seats that
+    played, nor those of another table. A rollout copy is dealt cards the real hands
+    never showed, so no rollout may start before every mirrored table has played the
+    deal; what a copy does is a fault of no match. ``on_progress(deals_valued,
+    deals_total)`` is told as each deal of each table is valued."""
+    rules = config.rules()
+    seed = config.event_key.seed
+    total = sum(len(table.deals) for table in tables)
+    valued = 0
+
+    def deal_valued(deal: int) -> None:
+        nonlocal valued
+        valued += 1
+        if on_progress is not None:
+            on_progress(valued, total)
+
+    rolled = []
+    for unit, table in zip(units, tables, strict=True):
+        opened = open_unit_seats(unit, opener=open_seat)
+        try:
+            rolled.append(
+                table_values(
+                    rules,
+                    table,
+                    functools.partial(deck_for, seed, unit.section, unit.session),
+                    opened,
+                    rollouts=config.rollouts,
+                    place=RolloutPlace(seed, unit.section, unit.session, unit.table),
+                    on_deal=deal_valued,
+                    max_faults=unit.max_faults,
+                )
+            )
+        finally:
+            close_seats(opened)
+    return tuple(rolled)
 
 
 def match_units(

@@ -27,7 +27,13 @@ players do about it. The **rollout value** plays it:
   v(b)`` compares like with like.
 - The outcome of a rollout is its net less the luck of the board cards dealt during it
   (the board-luck correction applied to the rollout), as the scores it corrects have the
-  board's luck taken out already. ``v(a)`` is every seat's mean outcome over the ``K``.
+  board's luck taken out already, and less the luck of every action the rollout drew
+  from a copy's mix, valued by the fixed blend as the adjusted score values the dealer's
+  draws: the adjusted net the score would give the rollout's hand, but for the luck of
+  the streets before it. Those draw terms are control variates: each averages exactly
+  zero over its draw whatever came before it, so they leave ``v(a)``'s expectation as it
+  was and take out of each rollout the noise the fixed blend sees in its own draws.
+  ``v(a)`` is every seat's mean outcome over the ``K``.
 
 Why a copy cannot bias its own score: the deals of a table-session are valued in the
 order they were played, and the decisions of a deal in the order they were made, so when a
@@ -67,25 +73,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from dp_arena.agents.observation import DealEnd, DealStart, SessionContext
-from dp_arena.agents.seat import Seat, SeatFault
+from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
+from dp_arena.agents.seat import Seat, SeatFault, WrappedSeat
 from dp_arena.agents.table import observe
 from dp_arena.engine import HandState, Street, TableRules, new_hand
 from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
-from dp_arena.ratings.action_luck import recorded_action
+from dp_arena.ratings.action_luck import ActionLuck, decision_values, recorded_action
 from dp_arena.ratings.board_luck import expected_sums
 from dp_arena.results import DealRecord, TableSessionResult
 
 __all__ = [
     "ROLLOUT_EVENT",
+    "ROLLOUT_VERSION",
+    "BenchedAfterFaults",
     "RolloutPlace",
     "Stream",
     "decision_rollout_values",
     "table_values",
 ]
 
-ROLLOUT_VERSION = 1
+ROLLOUT_VERSION = 2
 # What a rollout copy's context names the event, with the rollout's number ("rollout:3"):
 # nothing about the key. A bot that seeds itself from a deal's start answers alike in
 # rollout k of every action, and differently from one k to the next.
@@ -156,14 +164,93 @@ class Stream:
 
 
 class _Rollout:
-    """One rollout being played: the hand, and for every street whose cards came during
-    it with two or more players in, who was in and the chips committed then."""
+    """One rollout being played: the hand; for every street whose cards came during it
+    with two or more players in, who was in and the chips committed then; and every
+    action it drew from a copy's mix of two or more actions, with the hand just before
+    it and the mix (``draws``)."""
 
-    __slots__ = ("state", "streets")
+    __slots__ = ("draws", "state", "streets")
 
     def __init__(self, state: HandState) -> None:
         self.state = state
         self.streets: list[tuple[Street, tuple[int, ...], tuple[int, ...]]] = []
+        self.draws: list[tuple[HandState, Mix, Action]] = []
+
+
+class _FixedLuck:
+    """The fixed blend's luck of a draw (:mod:`dp_arena.ratings.action_luck`), its values
+    remembered for the hands most recently asked about: the rollouts of every action at
+    a decision, and of the decisions after it, reach the same hands, where a copy answers
+    with the same mix and the rollouts draw different actions from it. A value depends
+    on nothing of a hand but what its key holds."""
+
+    REMEMBERED = 1 << 14
+
+    def __init__(self) -> None:
+        self.values: dict[
+            tuple[object, ...], tuple[dict[Action, tuple[Fraction, ...]], tuple[Fraction, ...]]
+        ] = {}
+
+    def __call__(self, state: HandState, mix: Mix, drawn: Action) -> tuple[Fraction, ...]:
+        key = (
+            state.button,
+            state.actor,
+            state.hole_cards,
+            state.board[: state.street.board_size],
+            tuple(state.folded),
+            tuple(state.committed),
+            tuple(state.street_bets),
+            tuple(state.available),
+            state.current_bet,
+            mix,
+        )
+        found = self.values.pop(key, None)
+        if found is None:
+            assert state.actor is not None
+            luck = ActionLuck(0, state.actor, mix, drawn, decision_values(state, mix.actions))
+            found = dict(zip(mix.actions, luck.values, strict=True)), luck.expected
+            if len(self.values) >= self.REMEMBERED:
+                del self.values[next(iter(self.values))]
+        self.values[key] = found  # last in the dict's order: the most recently asked
+        values, expected = found
+        return tuple(value - mean for value, mean in zip(values[drawn], expected, strict=True))
+
+
+class BenchedAfterFaults(WrappedSeat):
+    """A rollout copy that plays as an absent player once it has made ``max_faults``
+    faults or crashed, as a faulty seat at a table does, without being asked again: a
+    copy that hangs at every decision costs its timeout a few times, not at every
+    decision of every rollout. Its faults are counted here and recorded nowhere."""
+
+    def __init__(self, inner: Seat, max_faults: int) -> None:
+        super().__init__(inner)
+        self.faults_left = max_faults
+
+    @property
+    def active(self) -> bool:
+        return self.faults_left > 0 and self.inner.active
+
+    def _counted(self, fault: SeatFault | None) -> SeatFault | None:
+        if fault is not None:
+            self.faults_left -= 1
+        return fault
+
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._counted(self.inner.begin_session(context)) if self.active else None
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._counted(self.inner.begin_deal(start)) if self.active else None
+
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
+        if not self.active:
+            return observation.legal().passive()
+        answer = self.inner.decide(observation)
+        if isinstance(answer, SeatFault):
+            self.faults_left -= 1
+        return answer
+
+    def end_deal(self, end: DealEnd) -> SeatFault | None:
+        return self._counted(self.inner.end_deal(end)) if self.active else None
 
 
 class _Copies:
@@ -205,7 +292,13 @@ def _play_on(
     while True:
         legal = state.legal_actions()
         if isinstance(answer, Mix):
-            answer = stream.draw(answer) if answer.refusal(legal) is None else legal.passive()
+            if answer.refusal(legal) is not None:
+                answer = legal.passive()
+            else:
+                drawn = stream.draw(answer)
+                if len(answer.actions) > 1:
+                    played.draws.append((state.copy(), answer, drawn))
+                answer = drawn
         state.apply(answer)
         if state.street > reached:
             now = min(state.street, Street.RIVER)
@@ -236,10 +329,10 @@ def _tell_end(state: HandState, copies: _Copies, context: SessionContext) -> Non
             )
 
 
-def _outcome(played: _Rollout) -> tuple[Fraction, ...]:
+def _outcome(played: _Rollout, fixed_luck: _FixedLuck) -> tuple[Fraction, ...]:
     """A rollout's net less the luck of the streets that came during it (the streets
     before it are the same for every action of a mix, and their luck cancels from every
-    term)."""
+    term) and less the fixed blend's luck of every action it drew from a copy's mix."""
     state = played.state
     assert state.payoffs is not None
     nets = [Fraction(net) for net in state.payoffs]
@@ -259,6 +352,9 @@ def _outcome(played: _Rollout) -> tuple[Fraction, ...]:
             nets[seat] += Fraction(before_sums[seat], before_total) - Fraction(
                 after_sums[seat], after_total
             )
+    for hand, mix, drawn in played.draws:
+        for seat, term in enumerate(fixed_luck(hand, mix, drawn)):
+            nets[seat] -= term
     return tuple(nets)
 
 
@@ -270,6 +366,7 @@ def decision_rollout_values(
     rollouts: int,
     prefix: str,
     context: SessionContext,
+    fixed_luck: _FixedLuck | None = None,
 ) -> tuple[tuple[Fraction, ...], ...]:
     """Every seat's mean rollout outcome after each action of ``mix`` (its actor to act
     in ``state``, which is left as it is): ``rollouts`` rollouts each, rollout ``k`` of
@@ -278,6 +375,7 @@ def decision_rollout_values(
     if rollouts < 1:
         raise ValueError(f"rollouts must be at least 1, not {rollouts}")
     players = _Copies(copies)
+    fixed_luck = fixed_luck or _FixedLuck()
     orders: dict[int, list[int]] = {}
     contexts = [replace(context, event=f"{ROLLOUT_EVENT}:{k}") for k in range(rollouts)]
     values = []
@@ -286,7 +384,7 @@ def decision_rollout_values(
         for k in range(rollouts):
             stream = Stream(prefix, k, rollouts, orders)
             for seat, net in enumerate(
-                _outcome(_play_on(state, action, players, stream, contexts[k]))
+                _outcome(_play_on(state, action, players, stream, contexts[k]), fixed_luck)
             ):
                 total[seat] += net
         values.append(tuple(net / rollouts for net in total))
@@ -303,6 +401,7 @@ def table_values(
     place: RolloutPlace,
     context: SessionContext | None = None,
     on_deal: Callable[[int], None] | None = None,
+    max_faults: int = 3,
 ) -> TableSessionResult:
     """``result`` (a table-session played, its records with their mixes) with every
     decision drawn from a mix valued by rollouts, in its deal's record (``values``).
@@ -311,10 +410,12 @@ def table_values(
     by the caller (and closed by it), never the seats that played; the copies are told
     ``begin_session`` here, with ``context`` (default: the event ``"rollout"`` at the
     place's section, session and table; a copy is not told its standing in the session).
-    Deals are valued in the order played, and
+    A copy plays passively, without being asked again, once it has made ``max_faults``
+    faults (:class:`BenchedAfterFaults`). Deals are valued in the order played, and
     ``on_deal(deal)`` is told after each."""
     if len(seats) != rules.seat_count:
         raise ValueError(f"one rollout copy per seat ({rules.seat_count}), not {len(seats)}")
+    seats = [BenchedAfterFaults(seat, max_faults) for seat in seats]
     base = context or SessionContext(
         event=ROLLOUT_EVENT,
         section=place.section,
@@ -350,6 +451,7 @@ def _deal_values(
         return ()
     mixes = dict(record.mixes)
     state = new_hand(rules, deck, button=record.button, absent=record.absent)
+    fixed_luck = _FixedLuck()  # the deal's decisions reach the same hands
     found = []
     for index, text in enumerate(record.actions):
         mix_text = mixes.get(index)
@@ -361,6 +463,7 @@ def _deal_values(
                 rollouts=rollouts,
                 prefix=place.prefix(record.deal, index),
                 context=context,
+                fixed_luck=fixed_luck,
             )
             found.append((index, tuple(tuple(str(value) for value in row) for row in values)))
         state.apply(recorded_action(text))

@@ -136,6 +136,7 @@ ALLOWED: dict[str, frozenset[str]] = {
         {
             "files",
             "lazy",
+            "rollouts",
             "tournament",
             "units",
             "sandbox",

@@ -13,12 +13,19 @@ and the all-in equity adjustment, its special case for hands that went all in. E
 names the **terms** it takes out (``board``, ``action``, ``all-in``): a run in which no
 bot answered with a mixed strategy has no action terms, and there ``board+action`` and
 ``board-luck`` are the same numbers.
+
+The action terms value each action of a mix by a fixed blend of the chips in and the
+cards, unless the run's deal records hold values of their own: those that ``dp-arena
+rollouts`` played after the event (``rollouts.sqlite``). :meth:`AdjustedScore.described`
+then names the rollouts in the label and the sentence, and says so when only some of the
+events have them: the events are ranked together all the same, as each term averages
+zero whichever value it uses; only the noise taken out differs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from dp_arena.ratings.action_luck import board_action_nets
 from dp_arena.ratings.board_luck import corrected_nets
@@ -47,6 +54,29 @@ class AdjustedScore:
         if event.has_adjusted:
             return None
         return f"run {event.label} has no checkpoint store (store.sqlite) with its deal records"
+
+    def described(self, events: Sequence[EventRecord]) -> AdjustedScore:
+        """Itself, its label and sentence naming the rollouts whose values ``events``' deal
+        records hold, when it has action terms and some do (else itself, unchanged)."""
+        rolled = [event.rollouts for event in events if event.rollouts is not None]
+        if "action" not in self.terms or not rolled:
+            return self
+        counts = ", ".join(str(count) for count in sorted(set(rolled)))
+        some = len(rolled) < len(events)
+        where = f" in {len(rolled)} of {len(events)} events" if some else ""
+        about = (
+            f" Each action's value comes from rollouts{where} ({counts} per action of every"
+            " mix, played after the event by fresh copies of the table's bots with the"
+            " deal's cards)"
+            + (
+                "; in the other events from a fixed blend of the chips in and the cards."
+                if some
+                else "."
+            )
+        )
+        return replace(
+            self, label=f"{self.label} (rollouts {counts}{where})", about=self.about + about
+        )
 
     def scores(self, blocks: Iterable[DealBlock], competitor: Callable[[str], str]) -> ScoreMatrix:
         """The per-block adjusted scores (the blocks were read with :attr:`nets`)."""

@@ -108,6 +108,17 @@ def load_runs(
     return order_events(events)
 
 
+def _rollouts(events: Sequence[EventRecord], adjusted: AdjustedScore | None) -> dict[str, Any]:
+    """``{"rollouts": {run: rollouts per action, or None}}`` when the adjusted score's
+    action terms used rollout values in some event; nothing otherwise (the document of a
+    leaderboard without them is as it always was)."""
+    if adjusted is None or "action" not in adjusted.terms:
+        return {}
+    if all(event.rollouts is None for event in events):
+        return {}
+    return {"rollouts": {event.label: event.rollouts for event in events}}
+
+
 def _progress_of(
     progress: Callable[[str, int, int], None], label: str
 ) -> Callable[[int, int], None]:
@@ -145,7 +156,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
     ranking = rank_with_uncertainty(
         matrix, seed=options.seed, resamples=options.resamples, confidence=options.confidence
     )
-    adjusted = options.adjusted
+    adjusted = options.adjusted if options.adjusted is None else options.adjusted.described(events)
     reason = options.not_adjusted if adjusted is None else None
     if adjusted is not None:
         reason = next(filter(None, (adjusted.missing(event) for event in events)), None)
@@ -177,6 +188,7 @@ def build_leaderboard(events: Sequence[EventRecord], options: LeaderboardOptions
                 "about": None if adjusted is None else adjusted.about,
                 "applied": adjusted_ranking is not None,
                 "reason": reason,
+                **_rollouts(events, adjusted),
             },
             "rating": {
                 "model": "openskill PlackettLuce",

@@ -17,6 +17,7 @@ from dp_arena.engine import Betting, TableRules
 from dp_arena.errors import ConfigError, HandHistoryError, RunError
 from dp_arena.results import DealRecord, TableSessionResult
 from dp_arena.rundir import RunDir, RunStore
+from dp_arena.rundir.rollouts import RolloutValues, with_values
 
 __all__ = [
     "Comparison",
@@ -132,15 +133,35 @@ class ProgressCounter:
         self.progress(self.done, self.total)
 
 
-def store_results(run_dir: Path) -> dict[tuple[int, int, int], TableSessionResult] | None:
+def store_results(
+    run_dir: Path, rollouts: RolloutValues | None = None
+) -> dict[tuple[int, int, int], TableSessionResult] | None:
     """(session, section, table) -> the table's full result, from the checkpoint store,
-    or ``None`` when the run directory has none."""
+    or ``None`` when the run directory has none; with ``rollouts`` (the run's sidecar:
+    :func:`~dp_arena.rundir.rollouts.read_values`), every deal record holds its values."""
     if not RunDir(run_dir).store.is_file():
         return None
     with RunStore.read(run_dir) as store:
-        return {
+        found = {
             (session, section, table): result for session, section, table, result in store.results()
         }
+    if rollouts is None:
+        return found
+    sidecar = RunDir(run_dir).rollouts
+    if set(rollouts.tables) != set(found):
+        missing = sorted(set(found) - set(rollouts.tables)) or sorted(set(rollouts.tables))
+        raise RunError(
+            f"{sidecar}: its table-sessions are not the store's (first apart: session,"
+            f" section, table {missing[0]})"
+        )
+    return {
+        place: with_values(
+            result,
+            rollouts.tables[place],
+            f"{sidecar}: session {place[0]}, section {place[1]}, table {place[2]}",
+        )
+        for place, result in found.items()
+    }
 
 
 def section_blocks(

@@ -9,7 +9,9 @@ each net is paired with its adjusted net, a function of the deal record: by defa
 luck of the board and of the dealer's draws from mixed strategies taken out
 (:func:`dp_arena.ratings.action_luck.board_action_nets`), or the board-luck correction
 alone (:mod:`dp_arena.ratings.board_luck`), or the all-in equity adjustment
-(:func:`dp_arena.ratings.equity.all_in_nets`).
+(:func:`dp_arena.ratings.equity.all_in_nets`). When ``dp-arena rollouts`` has valued the
+run's draws (``rollouts.sqlite``, finished), every deal record holds those values, and the
+action-luck terms use them in place of the fixed blend.
 
 A **block** is one deal of one section of one session (a mini-match of a round robin is
 a section): every table of the section played it with the same cards in the same
@@ -46,6 +48,7 @@ from dp_arena.ratings.run_blocks import (
 )
 from dp_arena.results import Fault, session_from_records
 from dp_arena.rundir import RunDir
+from dp_arena.rundir.rollouts import read_values
 
 __all__ = [
     "Comparison",
@@ -74,7 +77,9 @@ class EventRecord:
     written, ``codes`` maps players to their code objects (``{}`` for a run that
     recorded none), ``prizes`` pairs each player with its prize in cents; ``results`` is
     the whole ``results.json``, as read; ``has_adjusted`` says whether every play has its
-    adjusted net."""
+    adjusted net; ``rollouts`` the rollouts per action of the values its deal records
+    hold (from ``rollouts.sqlite``, made by ``dp-arena rollouts``), ``None`` when they hold
+    none."""
 
     label: str
     name: str
@@ -89,6 +94,7 @@ class EventRecord:
     prizes: tuple[tuple[str, int], ...]
     has_adjusted: bool
     codes: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    rollouts: int | None = None
     results: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     run_dir: Path | None = field(default=None, compare=False, repr=False)
 
@@ -181,7 +187,8 @@ def load_run(
         for index, ((player, _), entrant) in enumerate(zip(entrants, listed, strict=True))
         if "code" in entrant
     }
-    details = store_results(run_dir) if adjust is not None else None
+    rolled = read_values(run_dir) if adjust is not None else None
+    details = store_results(run_dir, rolled) if adjust is not None else None
     counter = None
     if details is not None and progress is not None:
         counter = ProgressCounter(len(details), progress)
@@ -250,6 +257,7 @@ def load_run(
         prizes=tuple(sorted((str(player), cents) for player, cents in prizes.items())),
         has_adjusted=details is not None,
         codes=codes,
+        rollouts=None if rolled is None or details is None else rolled.rollouts,
         results=data,
         run_dir=run_dir,
     )

@@ -12,6 +12,7 @@ module asks it for a path rather than spelling out a file's name::
       runner.json         how the run ran (executor, start-up, memory)
       run.log             what the runner did, line by line
       store.sqlite        the checkpoint store: every finished table unit
+      rollouts.sqlite     rollout values of the mixes' draws, made after the event
       run.lock            held while a run or a resume writes the directory
       key, commitment     the secret deck key (owner-only) and its SHA-256
       ledger.sqlite       a Quick Play event's money
@@ -48,6 +49,7 @@ class RunDir:
     RUNNER = "runner.json"
     LOG = "run.log"
     STORE = "store.sqlite"
+    ROLLOUTS = "rollouts.sqlite"
     LOCK = "run.lock"
     KEY = "key"
     COMMITMENT = "commitment"
@@ -104,6 +106,10 @@ class RunDir:
     @property
     def store(self) -> Path:
         return self.path / self.STORE
+
+    @property
+    def rollouts(self) -> Path:
+        return self.path / self.ROLLOUTS
 
     @property
     def lock(self) -> Path:

@@ -26,9 +26,7 @@ column missing, a result that is not zlib, not JSON or not a result record — r
 
 from __future__ import annotations
 
-import functools
 import json
-import sqlite3
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -36,6 +34,7 @@ from typing import Any, Protocol, TypeVar, overload
 
 from dp_arena.errors import RunError
 from dp_arena.results import TableSessionResult
+from dp_arena.rundir.database import Database
 from dp_arena.rundir.layout import RunDir
 from dp_arena.rundir.lock import RunLock
 from dp_arena.rundir.result_shape import result_problem
@@ -63,8 +62,8 @@ CREATE TABLE IF NOT EXISTS units (
 );
 """
 _COLUMNS = {
-    "meta": {"key", "value"},
-    "units": {"unit_id", "session", "section", "table_index", "deals", "result"},
+    "meta": frozenset({"key", "value"}),
+    "units": frozenset({"unit_id", "session", "section", "table_index", "deals", "result"}),
 }
 _QUERY_CHUNK = 500  # ids per SELECT ... IN (...), well under SQLite's variable limit
 
@@ -148,50 +147,19 @@ class UnitPlace(Protocol):
     def table(self) -> int: ...
 
 
-class RunStore:
+class RunStore(Database):
     """The store of one run directory. Open it with :meth:`create`, :meth:`open` or
     :meth:`read`."""
 
-    def __init__(
-        self, path: Path, connection: sqlite3.Connection, lock: RunLock | None = None
-    ) -> None:
-        self.path = path
-        self._connection = connection
-        self._lock = lock
+    NOUN = "checkpoint store"
+    SCHEMA = _SCHEMA
+    COLUMNS = _COLUMNS
+    VERSION_KEY = "store_version"
+    VERSION = STORE_VERSION
 
     @staticmethod
     def path_in(run_dir: Path) -> Path:
         return RunDir(run_dir).store
-
-    @classmethod
-    def _connect(
-        cls, path: Path, *, create: bool = False, writable: bool = True
-    ) -> sqlite3.Connection:
-        if writable:
-            # Autocommit mode: every write below states its own transaction.
-            connect = functools.partial(sqlite3.connect, path, isolation_level=None)
-        else:
-            connect = functools.partial(
-                sqlite3.connect, f"{path.resolve().as_uri()}?mode=ro", uri=True
-            )
-        try:
-            connection = connect(timeout=30.0)
-        except sqlite3.Error as error:
-            raise RunError(f"{path}: cannot open the checkpoint store: {error}") from None
-        try:
-            if writable:
-                connection.execute("PRAGMA journal_mode=WAL")
-                connection.execute("PRAGMA synchronous=NORMAL")
-            if create:
-                connection.executescript(_SCHEMA)
-            missing = None if create else _schema_problem(connection)
-        except sqlite3.Error as error:
-            connection.close()
-            raise RunError(f"{path}: cannot open the checkpoint store: {error}") from None
-        if missing is not None:
-            connection.close()
-            raise RunError(f"{path}: not a dp-arena checkpoint store: {missing}")
-        return connection
 
     @classmethod
     def create(
@@ -248,36 +216,6 @@ class RunStore:
             )
         return path
 
-    def _checked(self) -> RunStore:
-        try:
-            version = self.meta().get("store_version")
-        except BaseException:
-            self.close()
-            raise
-        if version != STORE_VERSION:
-            self.close()
-            raise RunError(
-                f"{self.path}: store format {version!r} is not the supported {STORE_VERSION!r}"
-            )
-        return self
-
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._connection, self.path)
-
-    def _rows(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
-        """The rows of a query; :class:`RunError` naming the file when SQLite finds the
-        database damaged."""
-        try:
-            return self._connection.execute(sql, parameters).fetchall()
-        except sqlite3.Error as error:
-            raise RunError(f"{self.path}: the checkpoint store cannot be read: {error}") from None
-
-    def meta(self) -> dict[str, str]:
-        rows = self._rows("SELECT key, value FROM meta")
-        if not all(isinstance(key, str) and isinstance(value, str) for key, value in rows):
-            raise RunError(f"{self.path}: the checkpoint store's meta table is damaged")
-        return dict(rows)
-
     def meta_json(self, key: str, default: Any = None) -> Any:
         """The JSON value stored under ``key`` in ``meta`` (``default`` when absent);
         :class:`RunError` naming the file and the key when it is not JSON."""
@@ -288,16 +226,6 @@ class RunStore:
             return json.loads(text)
         except (ValueError, RecursionError):
             raise RunError(f"{self.path}: meta {key!r} is damaged: not JSON") from None
-
-    def set_meta(self, key: str, value: str) -> None:
-        with self._transaction():
-            self._execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def _execute(self, sql: str, parameters: Sequence[Any]) -> sqlite3.Cursor:
-        try:
-            return self._connection.execute(sql, parameters)
-        except sqlite3.Error as error:
-            raise RunError(f"{self.path}: cannot write the checkpoint store: {error}") from None
 
     def put(
         self,
@@ -369,51 +297,3 @@ class RunStore:
     def checkpoint(self) -> None:
         """Fold the write-ahead log into the database file (at the end of a run)."""
         self._rows("PRAGMA wal_checkpoint(TRUNCATE)")
-
-    def close(self) -> None:
-        """Close the database and give up the run directory's lock (again: nothing)."""
-        try:
-            self._connection.close()
-        finally:
-            if self._lock is not None:
-                self._lock.release()
-
-    def __enter__(self) -> RunStore:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-
-class _Transaction:
-    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` on an exception."""
-
-    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
-        self._connection = connection
-        self._path = path
-
-    def __enter__(self) -> None:
-        try:
-            self._connection.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as error:
-            raise RunError(f"{self._path}: cannot write the checkpoint store: {error}") from None
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        try:
-            self._connection.execute("ROLLBACK" if exc_type is not None else "COMMIT")
-        except sqlite3.Error as error:
-            if exc_type is None:
-                raise RunError(
-                    f"{self._path}: cannot write the checkpoint store: {error}"
-                ) from None
-
-
-def _schema_problem(connection: sqlite3.Connection) -> str | None:
-    """What an existing database lacks of the store's tables and columns, if anything."""
-    for table, columns in _COLUMNS.items():
-        found = {row[1] for row in connection.execute(f"PRAGMA table_info({table})")}
-        if not found:
-            return f"the table {table!r} is missing"
-        if columns - found:
-            return f"the table {table!r} lacks {', '.join(sorted(columns - found))}"
-    return None

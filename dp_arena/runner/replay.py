@@ -21,6 +21,7 @@ hashes to what the run recorded when it started: a replay from other code proves
 from __future__ import annotations
 
 import dataclasses
+import json
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -34,10 +35,10 @@ from dp_arena.names import MANIFEST, REGISTRY_PREFIX
 from dp_arena.results import FaultKind, TableSessionResult, place_text, to_json
 from dp_arena.rundir.store import decode_result, encode_result
 from dp_arena.runner.fingerprint import bot_fingerprints, legacy_fingerprint, unit_id
-from dp_arena.tournament.config import Entrant
+from dp_arena.tournament.config import Entrant, EventConfig
 from dp_arena.units import OnResult, TableUnit, prepare_units, run_unit
 
-__all__ = ["FreePlay", "Replay", "Unseated", "code_problems", "replay_units"]
+__all__ = ["FreePlay", "Replay", "Unseated", "code_problems", "replay_units", "run_code_problems"]
 
 _LOAD_FAULTS = (FaultKind.LOAD_ERROR, FaultKind.LOAD_TIMEOUT)
 
@@ -291,6 +292,17 @@ def code_problems(
         elif entrant.resolved.startswith(REGISTRY_PREFIX):
             problems += _registry_problems(entrant)
     return problems
+
+
+def run_code_problems(config: EventConfig, meta: Mapping[str, str], run_dir: Path) -> list[str]:
+    """:func:`code_problems` of the entrants of the run in ``run_dir`` (its keyed
+    ``config``), against the hashes its store's ``meta`` recorded when it started."""
+    return code_problems(
+        config.entrants,
+        json.loads(meta.get("bots", "{}")),
+        absent=(player for player, _ in config.absent),
+        run_dir=run_dir,
+    )
 
 
 def _inside(run_dir: Path | None, spec_text: str) -> str:

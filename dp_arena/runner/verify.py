@@ -35,12 +35,18 @@ a line of the report:
     table-sessions and the revealed key, is the one ``results.json`` publishes; the
     report names every bot it flags. (A run written before the test existed has none to
     check, and says so.)
-``replay``, ``replayed results`` (with ``replay``)
+``rollouts`` (when the run directory holds ``rollouts.sqlite``)
+    The rollout values ``dp-arena rollouts`` made after the event belong to this
+    ``results.json``, name their rollouts, scheme and code version, value every stored
+    table-session, and hold one value per seat for each action of every mix drawn from,
+    at those decisions only (:mod:`dp_arena.runner.verify_rollouts`).
+``replay``, ``replayed results`` (with ``replay``), ``rollouts replayed`` (with ``--replay``)
     Every table-session, or those of the prize winners, played again by its bots one at
     a time in reverse order, each bot asked every decision with the view it had
     (:mod:`dp_arena.runner.replay`), answers as recorded; the event driver fed the
     replayed table-sessions (or, where a bot differs, the bots' own free play) writes the
-    same files. A bot whose code no longer hashes to the run's record is refused.
+    same files; the rollouts, played again by fresh copies of the bots, give every value
+    kept. A bot whose code no longer hashes to the run's record is refused.
 
 A classic freezeout is played hand by hand in the coordinating process, not as table
 units, so only ``commitment``, ``digest``, ``plan`` and ``histories`` apply to it; its standings are
@@ -71,6 +77,7 @@ from dp_arena.runner.fingerprint import config_from_json
 from dp_arena.runner.replay import Replay
 from dp_arena.runner.verification import Check, Verification
 from dp_arena.runner.verify_documents import first_difference
+from dp_arena.runner.verify_rollouts import check_rollouts, replay_rollouts
 from dp_arena.runner.verify_tables import (
     CLASSIC,
     check_draws,
@@ -84,7 +91,16 @@ from dp_arena.tournament.documents import plain
 from dp_arena.tournament.formats import get_format
 from dp_arena.units import TableUnit
 
-__all__ = ["Check", "Verification", "check_draws", "check_unit", "verify_run"]
+__all__ = [
+    "Check",
+    "Verification",
+    "check_draws",
+    "check_unit",
+    "open_finished_store",
+    "read_finished_results",
+    "revealed_key",
+    "verify_run",
+]
 
 
 def verify_run(
@@ -100,10 +116,10 @@ def verify_run(
     table-session again, ``"winners"`` those of the prize winners, with ``on_progress``
     told after each); :class:`RunError` when it is not a finished run that can be checked
     at all (no results, no revealed key, no store)."""
-    results = _read_results(run_dir)
-    key = _revealed_key(run_dir, results)
+    results = read_finished_results(run_dir)
+    key = revealed_key(run_dir, results)
     verification = Verification(run_dir, key)
-    store = _open_store(run_dir)
+    store = open_finished_store(run_dir)
     try:
         meta = store.meta()
         _check_commitment(verification, run_dir, results, meta, key, commitment)
@@ -117,6 +133,7 @@ def verify_run(
         if config.format != CLASSIC:
             units = check_sessions(verification, run_dir, config, store, meta)
         _check_histories(verification, run_dir, results, key, classic=config.format == CLASSIC)
+        rolled = check_rollouts(verification, run_dir, units, store.get)
         if replay is not None:
             check_replay(
                 verification,
@@ -129,19 +146,23 @@ def verify_run(
                 winners_only=replay == "winners",
                 on_progress=on_progress,
             )
+            if rolled and replay == "all" and not verification.refused:
+                replay_rollouts(verification, run_dir, units, store.get)
     finally:
         store.close()
     return verification
 
 
-def _read_results(run_dir: Path) -> dict[str, Any]:
+def read_finished_results(run_dir: Path, purpose: str = "verified") -> dict[str, Any]:
+    """``results.json`` of the finished run in ``run_dir``; :class:`RunError` naming the
+    file when there is none (only a finished run can be ``purpose``)."""
     layout = RunDir(run_dir)
     if not layout.is_finished():
-        raise RunError(f"{run_dir} has no {layout.RESULTS}: only a finished run can be verified")
+        raise RunError(f"{run_dir} has no {layout.RESULTS}: only a finished run can be {purpose}")
     return layout.read_results()
 
 
-def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
+def revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
     event = results["event"]
     try:
         return EventKey.from_hex(str(event["key"]), public=event.get("predictable") is True)
@@ -152,9 +173,10 @@ def _revealed_key(run_dir: Path, results: dict[str, Any]) -> EventKey:
         ) from None
 
 
-def _open_store(run_dir: Path) -> RunStore:
+def open_finished_store(run_dir: Path, purpose: str = "verify") -> RunStore:
+    """The checkpoint store of a finished run, read-only."""
     if not RunStore.path_in(run_dir).is_file():
-        raise RunError(f"{run_dir} has no store ({RunStore.path_in(run_dir).name}) to verify")
+        raise RunError(f"{run_dir} has no store ({RunStore.path_in(run_dir).name}) to {purpose}")
     return RunStore.read(run_dir)  # read-only: verifying never takes the run's lock
 
 

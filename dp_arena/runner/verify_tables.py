@@ -4,7 +4,6 @@ the table-sessions played again (``replay``, ``replayed results``)."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -14,13 +13,13 @@ from dp_arena.engine import deck_for
 from dp_arena.engine.cards import format_cards
 from dp_arena.engine.deck import button_for_deal, deal_cards
 from dp_arena.engine.mixes import Mix, MixDraws
-from dp_arena.errors import DPArenaError, HandHistoryError
+from dp_arena.errors import DPArenaError, HandHistoryError, RunError
 from dp_arena.ratings.equity import replay
 from dp_arena.results import TableSessionResult, place_text
 from dp_arena.rundir import RunDir, RunStore
 from dp_arena.runner.fingerprint import code_version, unit_id
 from dp_arena.runner.launch import stored_code
-from dp_arena.runner.replay import FreePlay, Replay, code_problems, replay_units
+from dp_arena.runner.replay import FreePlay, Replay, replay_units, run_code_problems
 from dp_arena.runner.verification import Verification
 from dp_arena.runner.verify_documents import (
     check_clairvoyance,
@@ -38,6 +37,7 @@ __all__ = [
     "check_replay",
     "check_sessions",
     "check_unit",
+    "stored_units",
 ]
 
 CLASSIC = "classic"
@@ -219,6 +219,25 @@ def check_sessions(
     return executor.asked
 
 
+def stored_units(config: EventConfig, store: RunStore) -> list[TableUnit]:
+    """The table units of the run whose keyed ``config`` and ``store`` are given, in the
+    order the event driver asks for them (fed the stored table-sessions: a later session
+    of an eliminating event is seated from the earlier ones' results)."""
+    executor = _AnsweredSessions(store.get)
+    with tempfile.TemporaryDirectory(prefix="dp-arena-units-") as scratch:
+        try:
+            run_event(
+                config,
+                Path(scratch) / "run",
+                executor=executor,
+                histories=False,
+                code=stored_code(store),
+            )
+        except _Missing as missing:
+            raise RunError(f"{store.path}: {missing}") from None
+    return executor.asked
+
+
 def _deals(units: Sequence[TableUnit], table_deals: int) -> str:
     """``46 deals (170 table-deals)``: each deal of a section at every one of its tables."""
     sections: dict[tuple[int, int], int] = {}
@@ -303,12 +322,7 @@ def check_replay(
             " table-sessions: it cannot be replayed one table-session at a time"
         )
         return
-    refused = code_problems(
-        config.entrants,
-        json.loads(meta.get("bots", "{}")),
-        absent=(player for player, _ in config.absent),
-        run_dir=run_dir,
-    )
+    refused = run_code_problems(config, meta, run_dir)
     if refused:
         verification.refuse(*refused)
         return

@@ -47,6 +47,7 @@ __all__ = [
     "SerialExecutor",
     "TableUnit",
     "open_player_seat",
+    "open_unit_seats",
     "prepare_units",
     "run_unit",
 ]
@@ -231,6 +232,22 @@ def _open_seat(
     )
 
 
+def open_unit_seats(
+    unit: TableUnit, located: Located | None = None, opener: SeatOpener | None = None
+) -> list[Seat]:
+    """A fresh seat for every seat of ``unit``, as a run opens them: an absent player's
+    placeholder, or the entrant's bot (in-process when trusted, sandboxed otherwise; from
+    where ``located`` says, or by ``opener``). On an error the seats opened are closed."""
+    seats: list[Seat] = []
+    try:
+        for assignment in unit.seats:
+            seats.append(_open_seat(assignment, unit, located or {}, opener))
+    except BaseException:
+        close_seats(seats)
+        raise
+    return seats
+
+
 def prepare_units(units: Sequence[TableUnit], located: Located | None = None) -> None:
     """Get this process ready to seat the sandboxed bots of ``units`` again and again
     (their warm templates started side by side, spare seats kept: see
@@ -262,11 +279,8 @@ def run_unit(
     ``wrap_seat(seat_index, seat)``: the seat the table talks to instead of each
     entrant's (a replay's :class:`~dp_arena.agents.recorded_seat.RecordedSeat`);
     ``open_seat(assignment)``: each entrant's seat, instead of :func:`open_player_seat`'s."""
-    located = located or {}
-    seats: list[Seat] = []
+    seats = open_unit_seats(unit, located, open_seat)
     try:
-        for assignment in unit.seats:
-            seats.append(_open_seat(assignment, unit, located, open_seat))
         table = TableSession(
             seats
             if wrap_seat is None

@@ -435,6 +435,9 @@ def test_progress_is_redrawn_at_most_ten_times_a_second_and_at_the_end() -> None
     assert stream.getvalue().endswith("\rmatch: 400/400 hands (100%)\x1b[K")
     progress.clear()
     assert stream.getvalue().endswith("\r\033[K")
+    progress.rollouts(2, 4)
+    progress.rollouts(4, 4)  # the last always drawn
+    assert stream.getvalue().endswith("\rmatch: rollouts, 4/4 hands valued (100%)\x1b[K")
 
 
 def test_progress_is_reported_for_every_hand() -> None:

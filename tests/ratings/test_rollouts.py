@@ -18,7 +18,8 @@ from dp_arena.agents import InProcessSeat
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import Seat
 from dp_arena.agents.spec import load_agent
-from dp_arena.engine import Action, Mix, TableRules, deck_for, new_hand
+from dp_arena.agents.table import deal_record
+from dp_arena.engine import Action, ActionKind, Mix, TableRules, deck_for, new_hand
 from dp_arena.errors import HandHistoryError
 from dp_arena.match import MatchConfig, block_scores, play_match
 from dp_arena.ratings.action_luck import (
@@ -32,7 +33,16 @@ from dp_arena.ratings.blocks import summarize_blocks
 from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.ratings.equity import recorded_hand
 from dp_arena.results import DealRecord, TableSessionResult
-from dp_arena.rollouts import RolloutPlace, Stream, decision_rollout_values, table_values
+from dp_arena.rollouts import (
+    RolloutPlace,
+    Stream,
+    _Copies,
+    _FixedLuck,
+    _outcome,
+    _play_on,
+    decision_rollout_values,
+    table_values,
+)
 from tests.ratings.test_calibration import MixingBot
 
 SEED = 5
@@ -292,8 +302,28 @@ def test_a_fold_is_worth_what_it_leaves_and_nothing_is_changed_in_the_hand() -> 
     assert (tuple(state.committed), tuple(state.history), state.actor) == before
 
 
+class TwoWay:
+    """Mixes two actions at every decision, by the strength of its cards: checking or
+    betting the pot, folding or calling (fewer actions to value than a bot mixing every
+    kind and size, so that many matches' rollouts are cheap)."""
+
+    def act(self, observation: Observation) -> Action | Mix:
+        first, second = (card >> 2 for card in observation.hole_cards)
+        strength = max(first, second) / 12 + (0.5 if first == second else 0.0)
+        if observation.to_call == 0:
+            if not observation.can(ActionKind.RAISE):
+                return Action.check()
+            assert observation.min_raise_to is not None and observation.max_raise_to is not None
+            amount = observation.current_bet + observation.pot
+            amount = min(max(amount, observation.min_raise_to), observation.max_raise_to)
+            chance = min(0.2 + 0.3 * strength, 0.9)
+            return Mix([(Action.check(), 1 - chance), (Action.raise_to(amount), chance)])
+        chance = min(0.4 + 0.4 * strength, 0.95)
+        return Mix([(Action.fold(), 1 - chance), (Action.call(), chance)])
+
+
 def _coverage(matches: int, deals: int, seed: int) -> float:
-    """The share of the rollout-value intervals covering zero for three copies of the
+    """The share of the rollout-value intervals covering zero for three copies of one
     mixing bot (interchangeable: every true score is zero), each table's draws valued by
     fresh copies."""
     rng = random.Random(seed)
@@ -304,7 +334,7 @@ def _coverage(matches: int, deals: int, seed: int) -> float:
         )
         result = play_match(
             config,
-            seat_factory=lambda _, name: InProcessSeat(MixingBot(), name),
+            seat_factory=lambda _, name: InProcessSeat(TwoWay(), name),
             adjusted=False,
             clairvoyance=False,
         )
@@ -315,7 +345,7 @@ def _coverage(matches: int, deals: int, seed: int) -> float:
                 rules,
                 table,
                 functools.partial(deck_for, event_seed, 0, 0),
-                [InProcessSeat(MixingBot(), "copy") for _ in range(3)],
+                [InProcessSeat(TwoWay(), "copy") for _ in range(3)],
                 rollouts=2,
                 place=RolloutPlace(event_seed, table=index),
             )
@@ -335,4 +365,40 @@ def test_intervals_of_copies_of_one_mixing_bot_scored_by_rollouts_cover_zero() -
     """Calibration: 120 intervals of interchangeable bots, about 95% should cover zero
     (a binomial's 99.9% range at 120 is 0.87 to 1; every interval covering would mean
     intervals too wide)."""
-    assert 0.87 <= _coverage(matches=40, deals=20, seed=2) < 1
+    assert 0.87 <= _coverage(matches=40, deals=12, seed=2) < 1
+
+
+def test_less_its_draws_a_rollout_from_the_first_action_is_scored_as_the_adjusted_score_would() -> (
+    None
+):
+    """A rollout from a hand's first decision gives every seat the net the adjusted score
+    gives the hand it played (the board's luck and the fixed blend's luck of every draw
+    taken out), worked out from its record: the draw terms are the adjusted score's own."""
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20)
+    copies = _Copies([InProcessSeat(MixingBot(), "m") for _ in range(3)])
+    checked = draws = 0
+    for deal in range(20):
+        state = new_hand(rules, deck_for(6, 0, 0, deal), button=deal % 3)
+        for k in range(2):
+            stream = Stream(f"{deal}:", k, 2, {})
+            played = _play_on(state, Action.call(), copies, stream, SessionContext())
+            mixes = [(len(hand.history), mix) for hand, mix, _ in played.draws]
+            record = deal_record(played.state, deal, ("a", "b", "c"), mixes)
+            assert _outcome(played, _FixedLuck()) == board_action_nets(rules, record)
+            checked += 1
+            draws += len(mixes)
+    assert checked == 40 and draws > 40
+
+
+def test_a_rollout_whose_copies_never_mix_has_no_draw_terms() -> None:
+    """Bots answering with single actions make no draws: a rollout's outcome is then its
+    net less the luck of its streets alone."""
+    rules = TableRules(seat_count=3, small_blind=10, big_blind=20)
+    copies = _Copies(
+        [InProcessSeat(load_agent(spec), spec) for spec in ("tag", "aggressive", "calling-station")]
+    )
+    for deal in range(12):
+        state = new_hand(rules, deck_for(4, 0, 0, deal), button=deal % 3)
+        for first in (Action.fold(), Action.call(), Action.raise_to(60)):
+            played = _play_on(state, first, copies, Stream(f"{deal}:", 0, 1, {}), SessionContext())
+            assert played.draws == []

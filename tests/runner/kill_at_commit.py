@@ -10,12 +10,12 @@ import signal
 import sys
 
 from dp_arena.cli import main
-from dp_arena.rundir import store
+from dp_arena.rundir import database, store
 
 
 def _install(when: str, at_unit: int) -> None:
     original_put = store.RunStore.put
-    original_exit = store._Transaction.__exit__
+    original_exit = database._Transaction.__exit__
     state = {"puts": 0, "in_put": False}
 
     def put(self, unit_id, unit, result, encoded=None):  # type: ignore[no-untyped-def]
@@ -35,7 +35,7 @@ def _install(when: str, at_unit: int) -> None:
         return original_exit(self, exc_type, *rest)
 
     store.RunStore.put = put  # type: ignore[method-assign]
-    store._Transaction.__exit__ = exit_transaction  # type: ignore[method-assign]
+    database._Transaction.__exit__ = exit_transaction  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":
