@@ -39,12 +39,12 @@ from dp_arena.engine.mixes import Mix
 from dp_arena.engine.state import HAND_STATE_FIELDS
 from dp_arena.ratings.action_luck import (
     ActionLuck,
-    decision_values,
     recorded_action,
     without_luck,
 )
 from dp_arena.ratings.board_luck import corrected_nets, expected_sums
 from dp_arena.results import DealRecord, TableSessionResult
+from dp_arena.rollouts import _FixedLuck
 
 # The players answering a rollout's decisions: one agent per seat (``act(observation)``).
 Players = Sequence[Any]
@@ -231,46 +231,14 @@ def draw_net(played: Rollout) -> tuple[Fraction, ...]:
     has no such terms."""
     nets = list(board_net(played))
     for before, mix, drawn in played.draws:
-        for seat, term in enumerate(fixed_luck(before, mix, drawn)):
+        for seat, term in enumerate(_fixed_luck(before, mix, drawn)):
             nets[seat] -= term
     return tuple(nets)
 
 
-def fixed_luck(state: HandState, mix: Mix, drawn: Action) -> tuple[Fraction, ...]:
-    """Every seat's luck of ``drawn``, drawn from ``mix`` by the player to act in
-    ``state``, valued by the fixed value: its value less the mix's mean. The values are
-    remembered for the hands most recently asked about (the rollouts of every action at
-    a decision, and of the decisions after it, reach the same hands, where a player
-    answers with the same mix and the rollouts draw different actions from it); a value
-    depends on nothing of a hand but what its key holds."""
-    key = (
-        state.button,
-        state.actor,
-        state.hole_cards,
-        state.board[: state.street.board_size],
-        tuple(state.folded),
-        tuple(state.committed),
-        tuple(state.street_bets),
-        tuple(state.available),
-        state.current_bet,
-        mix,
-    )
-    found = _VALUES.pop(key, None)
-    if found is None:
-        assert state.actor is not None
-        luck = ActionLuck(0, state.actor, mix, drawn, decision_values(state, mix.actions))
-        found = dict(zip(mix.actions, luck.values, strict=True)), luck.expected
-        if len(_VALUES) >= _REMEMBERED:
-            del _VALUES[next(iter(_VALUES))]
-    _VALUES[key] = found  # last in the dict's order: the most recently asked
-    values, expected = found
-    return tuple(value - mean for value, mean in zip(values[drawn], expected, strict=True))
-
-
-_REMEMBERED = 1 << 15
-_VALUES: dict[
-    tuple[object, ...], tuple[dict[Action, tuple[Fraction, ...]], tuple[Fraction, ...]]
-] = {}
+# The fixed blend's luck of a draw, its values remembered for the hands most recently
+# asked about (the shipped rollouts' own, so that the two outcomes are one).
+_fixed_luck = _FixedLuck()
 
 
 OUTCOMES: dict[str, Outcome] = {"final": final_net, "board": board_net, "draws": draw_net}
