@@ -1,23 +1,24 @@
-"""How much of the luck of the dealer's draws a **rollout value** takes out
-(``bench/rollout_value.py``), beside the fixed value the adjusted score uses and the most
-any value could take out.
+"""How much of the luck of the dealer's draws a **rollout value** takes out (the shipped
+``dp_arena.rollouts``, what ``match --rollouts`` and ``dp-arena rollouts`` use), beside
+the fixed value the adjusted score uses and the most any value could take out.
 
 For each field of ``bench/bench_action_luck.py`` (fewer deals: rollouts cost), the same
 deals scored board-adjusted, board+action-adjusted (the fixed value) and with the draws
 valued by rollouts: :data:`ROLLOUTS` rollouts after each action of every mix, the
-table's own bots answering every later decision (fresh copies, in-process built-ins;
-the equity bot itself, re-seeded for every rollout), the rollout players' mixes drawn
-from stratified numbers shared by every action, each rollout's outcome its net less the
-luck of the streets that came during it and less the luck of the draws it made from the
-rollout players' mixes, valued by the fixed value (a control variate: each of those
-terms has a mean of zero, and they take out of the outcome what the fixed value sees of
-the rollouts' own draws). For every pair of neighbours, the deals needed
-to separate them 50 mbb apart relative to board-adjusted, and beside them what a perfect
-value would leave: one minus the share of the pair's variance the draws make (the same
-decks played again with other draws). The goal is at most half.
+table's own bots answering every later decision (fresh copies, in-process built-ins),
+the rollout players' mixes drawn from stratified numbers shared by every action, each
+rollout's outcome its net less the luck of the streets that came during it and less the
+luck of the draws it made from the rollout players' mixes, valued by the fixed value (a
+control variate: each of those terms has a mean of zero, and they take out of the
+outcome what the fixed value sees of the rollouts' own draws). For every pair of
+neighbours, the deals needed to separate them 50 mbb apart relative to board-adjusted,
+and beside them what a perfect value would leave: one minus the share of the pair's
+variance the draws make (the same decks played again with other draws). The goal is at
+most half.
 
-``python -m bench.bench_rollout FIELD DEALS [options]`` measures one other variant on
-one field (other rollout players, stand-ins, counts, numbers or outcome; ``--help``).
+``python -m bench.bench_rollout FIELD DEALS [options]`` measures one field; with
+options, another variant (other rollout players, stand-ins, counts, numbers or outcome;
+``--help``), played by ``bench/rollout_value.py``, the prototype of the shipped code.
 
 The CPU time of the rollouts is shown as a multiple of the CPU time of playing the
 deals. The learned bot's equity estimate, a pure function of the cards, is memoized in
@@ -72,6 +73,41 @@ class Variant:
         return [load_agent(_spec(standins.get(specs[agent], specs[agent]))) for agent in agents]
 
 
+# The value the adjusted score uses when asked for rollouts (``dp_arena.rollouts``): the
+# table's own bots, eight stratified rollouts, the outcome less the luck of the
+# rollout's streets and draws. The bold rows are measured with the shipped code itself;
+# every other variant with ``bench/rollout_value.py``.
+SHIPPED = Variant()
+
+
+def _shipped_nets(
+    rules: Any, tables: Any, event_seed: int, specs: tuple[str, ...], result: Any
+) -> list[list[tuple[Fraction, ...]]]:
+    """Every table's adjusted nets with its draws valued by :mod:`dp_arena.rollouts`, the
+    copies fresh in-process built-ins (one per seat, for each table)."""
+    from dp_arena.agents import InProcessSeat
+    from dp_arena.engine import deck_for
+    from dp_arena.ratings.action_luck import board_action_nets
+    from dp_arena.rollouts import RolloutPlace, table_values
+
+    found = []
+    for index, table in enumerate(tables):
+        copies = [
+            InProcessSeat(agent, "copy")
+            for agent in SHIPPED.players_of(specs, result.seatings[index])
+        ]
+        valued = table_values(
+            rules,
+            table,
+            functools.partial(deck_for, event_seed, 0, 0),
+            copies,
+            rollouts=SHIPPED.rollouts,
+            place=RolloutPlace(event_seed, table=index),
+        )
+        found.append([board_action_nets(rules, record) for record in valued.deals])
+    return found
+
+
 def _spec(name: str) -> str:
     return luck_bench.MIXED_TAG if name == "mixed-tag" else name
 
@@ -115,15 +151,18 @@ def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, An
             return found
 
         started = time.process_time()
-        nets = rollout_nets(
-            rules,
-            result.tables,
-            event_seed=config.event_key.seed,
-            players_of=lambda table: variant.players_of(specs, result.seatings[table]),
-            rollouts=variant.rollouts,
-            outcome=timed,
-            stratified=variant.stratified,
-        )
+        if variant == SHIPPED:
+            nets = _shipped_nets(rules, result.tables, config.event_key.seed, specs, result)
+        else:
+            nets = rollout_nets(
+                rules,
+                result.tables,
+                event_seed=config.event_key.seed,
+                players_of=lambda table: variant.players_of(specs, result.seatings[table]),
+                rollouts=variant.rollouts,
+                outcome=timed,
+                stratified=variant.stratified,
+            )
         rolling = time.process_time() - started
     finally:
         learned_features.equity = plain_equity
@@ -165,7 +204,8 @@ def _field(label: str, deals: int, variant: Variant = Variant()) -> dict[str, An
     return {
         "deals": deals,
         "cost_x_play": round(rolling / playing, 1),
-        "outcome_x_play": round(scoring / playing, 1),
+        # How much of it the outcomes took (the prototype times them; the shipped code not).
+        "outcome_x_play": None if variant == SHIPPED else round(scoring / playing, 1),
         "pairs": pairs,
     }
 
@@ -247,9 +287,10 @@ def main(argv: list[str]) -> int:
     for label in labels:
         found = _field(label, options.deals, variant)
         print(f"{label}, {options.deals} deals, seed {options.seed}, {variant}")
+        outcomes = found["outcome_x_play"]
         print(
-            f"  rollouts cost {found['cost_x_play']:g} x playing the deals (their outcomes"
-            f" {found['outcome_x_play']:g} x)"
+            f"  rollouts cost {found['cost_x_play']:g} x playing the deals"
+            + ("" if outcomes is None else f" (their outcomes {outcomes:g} x)")
         )
         for pair in found["pairs"]:
             print(
