@@ -42,9 +42,9 @@ from dp_arena.ratings.action_luck import (
     recorded_action,
     without_luck,
 )
-from dp_arena.ratings.board_luck import corrected_nets, expected_sums
+from dp_arena.ratings.board_luck import corrected_nets
 from dp_arena.results import DealRecord, TableSessionResult
-from dp_arena.rollouts import _FixedLuck
+from dp_arena.rollouts import _FixedLuck, net_less_streets
 
 # The players answering a rollout's decisions: one agent per seat (``act(observation)``).
 Players = Sequence[Any]
@@ -192,29 +192,8 @@ def final_net(played: Rollout) -> tuple[Fraction, ...]:
 
 
 def board_net(played: Rollout) -> tuple[Fraction, ...]:
-    """A rollout's final net less the luck of the streets that came during it (the
-    streets before it are the same for every action of a mix, and their luck cancels
-    from every term)."""
-    state = played.state
-    assert state.payoffs is not None
-    nets = [Fraction(net) for net in state.payoffs]
-    dealt = tuple(seat for seat, hole in enumerate(state.hole_cards) if hole is not None)
-    holes = tuple(hole for hole in state.hole_cards if hole is not None)
-    for street, live, committed in played.streets:
-        positions = tuple(dealt.index(seat) for seat in live)
-        before = state.board[: Street(street - 1).board_size]
-        after = state.board[: street.board_size]
-        before_sums, before_total = expected_sums(
-            committed, live, positions, holes, before, state.button
-        )
-        after_sums, after_total = expected_sums(
-            committed, live, positions, holes, after, state.button
-        )
-        for seat in range(len(nets)):
-            nets[seat] += Fraction(before_sums[seat], before_total) - Fraction(
-                after_sums[seat], after_total
-            )
-    return tuple(nets)
+    """A rollout's final net less the luck of the streets that came during it."""
+    return tuple(net_less_streets(played.state, played.streets))
 
 
 def draw_net(played: Rollout) -> tuple[Fraction, ...]:

@@ -90,6 +90,7 @@ __all__ = [
     "RolloutPlace",
     "Stream",
     "decision_rollout_values",
+    "net_less_streets",
     "table_values",
 ]
 
@@ -330,15 +331,27 @@ def _tell_end(state: HandState, copies: _Copies, context: SessionContext) -> Non
 
 
 def _outcome(played: _Rollout, fixed_luck: _FixedLuck) -> tuple[Fraction, ...]:
-    """A rollout's net less the luck of the streets that came during it (the streets
-    before it are the same for every action of a mix, and their luck cancels from every
-    term) and less the fixed blend's luck of every action it drew from a copy's mix."""
-    state = played.state
+    """A rollout's net less the luck of the streets that came during it and less the
+    fixed blend's luck of every action it drew from a copy's mix."""
+    nets = net_less_streets(played.state, played.streets)
+    for hand, mix, drawn in played.draws:
+        for seat, term in enumerate(fixed_luck(hand, mix, drawn)):
+            nets[seat] -= term
+    return tuple(nets)
+
+
+def net_less_streets(
+    state: HandState, streets: Sequence[tuple[Street, tuple[int, ...], tuple[int, ...]]]
+) -> list[Fraction]:
+    """The net of a finished hand less the luck of ``streets``: for each street, who was
+    in and the chips committed when its cards came. A rollout passes the streets dealt
+    during it: those before it are the same for every action of a mix, and their luck
+    cancels from every term."""
     assert state.payoffs is not None
     nets = [Fraction(net) for net in state.payoffs]
     dealt = tuple(seat for seat, hole in enumerate(state.hole_cards) if hole is not None)
     holes = tuple(hole for hole in state.hole_cards if hole is not None)
-    for street, live, committed in played.streets:
+    for street, live, committed in streets:
         positions = tuple(dealt.index(seat) for seat in live)
         before = state.board[: Street(street - 1).board_size]
         after = state.board[: street.board_size]
@@ -352,10 +365,7 @@ def _outcome(played: _Rollout, fixed_luck: _FixedLuck) -> tuple[Fraction, ...]:
             nets[seat] += Fraction(before_sums[seat], before_total) - Fraction(
                 after_sums[seat], after_total
             )
-    for hand, mix, drawn in played.draws:
-        for seat, term in enumerate(fixed_luck(hand, mix, drawn)):
-            nets[seat] -= term
-    return tuple(nets)
+    return nets
 
 
 def decision_rollout_values(
