@@ -38,7 +38,6 @@ server's ladder runs the same units in a process of its own or on Ray.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -56,9 +55,8 @@ from dp_arena.ratings.blocks import BlockSummary, summarize_blocks
 from dp_arena.ratings.clairvoyance import Clairvoyance, Ledger
 from dp_arena.ratings.evidence import FLAG_BELOW
 from dp_arena.results import Fault, FaultKind, TableSessionResult
-from dp_arena.rollouts import RolloutPlace, table_values
-from dp_arena.sandbox import close_seats
-from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, open_unit_seats, run_unit
+from dp_arena.rollouts import unit_values
+from dp_arena.units import SeatAssignment, SeatOpener, TableUnit, run_unit
 from dp_arena.units.specs import betting_problem, check_spec
 
 __all__ = [
@@ -431,14 +429,12 @@ def roll_out(
 ) -> tuple[TableSessionResult, ...]:
     """The played ``tables`` (one per unit, every one played to its end) with every
     decision the dealer drew valued by ``config.rollouts`` rollouts
-    (:func:`dp_arena.rollouts.table_values`), played table by table by seats
+    (:func:`dp_arena.rollouts.unit_values`), played table by table by seats
     ``open_seat`` opens afresh for each table and closes after it: never the seats that
     played, nor those of another table. A rollout copy is dealt cards the real hands
     never showed, so no rollout may start before every mirrored table has played the
     deal; what a copy does is a fault of no match. ``on_progress(deals_valued,
     deals_total)`` is told as each deal of each table is valued."""
-    rules = config.rules()
-    seed = config.event_key.seed
     total = sum(len(table.deals) for table in tables)
     valued = 0
 
@@ -448,24 +444,10 @@ def roll_out(
         if on_progress is not None:
             on_progress(valued, total)
 
-    rolled = []
-    for unit, table in zip(units, tables, strict=True):
-        opened = open_unit_seats(unit, opener=open_seat)
-        try:
-            rolled.append(
-                table_values(
-                    rules,
-                    table,
-                    functools.partial(deck_for, seed, unit.section, unit.session),
-                    opened,
-                    rollouts=config.rollouts,
-                    place=RolloutPlace(seed, unit.section, unit.session, unit.table),
-                    on_deal=deal_valued,
-                    max_faults=unit.max_faults,
-                )
-            )
-        finally:
-            close_seats(opened)
+    rolled = [
+        unit_values(unit, table, config.rollouts, opener=open_seat, on_deal=deal_valued)
+        for unit, table in zip(units, tables, strict=True)
+    ]
     return tuple(rolled)
 
 

@@ -68,20 +68,24 @@ runs out (the luck of the streets dealt during it is taken out).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import TypeVar
 
 from dp_arena.agents.observation import DealEnd, DealStart, Observation, SessionContext
 from dp_arena.agents.seat import Seat, SeatFault, WrappedSeat
 from dp_arena.agents.table import observe
-from dp_arena.engine import HandState, Street, TableRules, new_hand
+from dp_arena.engine import HandState, Street, TableRules, deck_for, new_hand
 from dp_arena.engine.actions import Action
 from dp_arena.engine.mixes import Mix
 from dp_arena.ratings.action_luck import ActionLuck, decision_values, recorded_action
 from dp_arena.ratings.board_luck import expected_sums
 from dp_arena.results import DealRecord, TableSessionResult
+from dp_arena.sandbox import close_seats
+from dp_arena.units import SeatOpener, TableUnit, open_unit_seats
 
 __all__ = [
     "ROLLOUT_EVENT",
@@ -92,6 +96,7 @@ __all__ = [
     "decision_rollout_values",
     "net_less_streets",
     "table_values",
+    "unit_values",
 ]
 
 ROLLOUT_VERSION = 2
@@ -100,6 +105,7 @@ ROLLOUT_VERSION = 2
 # rollout k of every action, and differently from one k to the next.
 ROLLOUT_EVENT = "rollout"
 _WORDS = 1 << 64
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,16 +172,16 @@ class Stream:
 
 class _Rollout:
     """One rollout being played: the hand; for every street whose cards came during it
-    with two or more players in, who was in and the chips committed then; and every
-    action it drew from a copy's mix of two or more actions, with the hand just before
-    it and the mix (``draws``)."""
+    with two or more players in, who was in and the chips committed then; and for every
+    action it drew from a copy's mix of two or more actions, the index of the action in
+    the hand, the mix and every seat's luck of the draw by the fixed blend (``draws``)."""
 
     __slots__ = ("draws", "state", "streets")
 
     def __init__(self, state: HandState) -> None:
         self.state = state
         self.streets: list[tuple[Street, tuple[int, ...], tuple[int, ...]]] = []
-        self.draws: list[tuple[HandState, Mix, Action]] = []
+        self.draws: list[tuple[int, Mix, tuple[Fraction, ...]]] = []
 
 
 class _FixedLuck:
@@ -219,9 +225,10 @@ class _FixedLuck:
 
 class BenchedAfterFaults(WrappedSeat):
     """A rollout copy that plays as an absent player once it has made ``max_faults``
-    faults or crashed, as a faulty seat at a table does, without being asked again: a
-    copy that hangs at every decision costs its timeout a few times, not at every
-    decision of every rollout. Its faults are counted here and recorded nowhere."""
+    faults or crashed, as a faulty seat at a table does, without being asked again (the
+    rollouts ask only an active copy): a copy that hangs at every decision costs its
+    timeout a few times, not at every decision of every rollout. Its faults are counted
+    here and recorded nowhere."""
 
     def __init__(self, inner: Seat, max_faults: int) -> None:
         super().__init__(inner)
@@ -231,27 +238,22 @@ class BenchedAfterFaults(WrappedSeat):
     def active(self) -> bool:
         return self.faults_left > 0 and self.inner.active
 
-    def _counted(self, fault: SeatFault | None) -> SeatFault | None:
-        if fault is not None:
-            self.faults_left -= 1
-        return fault
-
-    def begin_session(self, context: SessionContext) -> SeatFault | None:
-        return self._counted(self.inner.begin_session(context)) if self.active else None
-
-    def begin_deal(self, start: DealStart) -> SeatFault | None:
-        return self._counted(self.inner.begin_deal(start)) if self.active else None
-
-    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
-        if not self.active:
-            return observation.legal().passive()
-        answer = self.inner.decide(observation)
+    def _counted(self, answer: _T) -> _T:
         if isinstance(answer, SeatFault):
             self.faults_left -= 1
         return answer
 
+    def begin_session(self, context: SessionContext) -> SeatFault | None:
+        return self._counted(self.inner.begin_session(context))
+
+    def begin_deal(self, start: DealStart) -> SeatFault | None:
+        return self._counted(self.inner.begin_deal(start))
+
+    def decide(self, observation: Observation) -> Action | Mix | SeatFault:
+        return self._counted(self.inner.decide(observation))
+
     def end_deal(self, end: DealEnd) -> SeatFault | None:
-        return self._counted(self.inner.end_deal(end)) if self.active else None
+        return self._counted(self.inner.end_deal(end))
 
 
 class _Copies:
@@ -277,7 +279,12 @@ class _Copies:
 
 
 def _play_on(
-    state: HandState, first: Action, copies: _Copies, stream: Stream, context: SessionContext
+    state: HandState,
+    first: Action,
+    copies: _Copies,
+    stream: Stream,
+    context: SessionContext,
+    fixed_luck: _FixedLuck,
 ) -> _Rollout:
     """Play ``first`` and then the hand to its end in a copy of ``state``, the copies
     told the deal's start and end, their mixes drawn with ``stream``."""
@@ -298,7 +305,8 @@ def _play_on(
             else:
                 drawn = stream.draw(answer)
                 if len(answer.actions) > 1:
-                    played.draws.append((state.copy(), answer, drawn))
+                    luck = fixed_luck(state, answer, drawn)
+                    played.draws.append((len(state.history), answer, luck))
                 answer = drawn
         state.apply(answer)
         if state.street > reached:
@@ -330,12 +338,12 @@ def _tell_end(state: HandState, copies: _Copies, context: SessionContext) -> Non
             )
 
 
-def _outcome(played: _Rollout, fixed_luck: _FixedLuck) -> tuple[Fraction, ...]:
+def _outcome(played: _Rollout) -> tuple[Fraction, ...]:
     """A rollout's net less the luck of the streets that came during it and less the
     fixed blend's luck of every action it drew from a copy's mix."""
     nets = net_less_streets(played.state, played.streets)
-    for hand, mix, drawn in played.draws:
-        for seat, term in enumerate(fixed_luck(hand, mix, drawn)):
+    for _, _, luck in played.draws:
+        for seat, term in enumerate(luck):
             nets[seat] -= term
     return tuple(nets)
 
@@ -394,7 +402,7 @@ def decision_rollout_values(
         for k in range(rollouts):
             stream = Stream(prefix, k, rollouts, orders)
             for seat, net in enumerate(
-                _outcome(_play_on(state, action, players, stream, contexts[k]), fixed_luck)
+                _outcome(_play_on(state, action, players, stream, contexts[k], fixed_luck))
             ):
                 total[seat] += net
         values.append(tuple(net / rollouts for net in total))
@@ -446,6 +454,34 @@ def table_values(
         if on_deal is not None:
             on_deal(record.deal)
     return replace(result, deals=tuple(records))
+
+
+def unit_values(
+    unit: TableUnit,
+    result: TableSessionResult,
+    rollouts: int,
+    *,
+    opener: SeatOpener | None = None,
+    on_deal: Callable[[int], None] | None = None,
+) -> TableSessionResult:
+    """:func:`table_values` of ``unit``'s ``result``, played by fresh copies of its bots
+    opened as a run opens its seats (:func:`~dp_arena.units.open_unit_seats`, or by
+    ``opener``) for this table-session alone and closed after it; its decks, its place
+    and its fault limit are the unit's."""
+    seats = open_unit_seats(unit, opener=opener)
+    try:
+        return table_values(
+            unit.rules,
+            result,
+            functools.partial(deck_for, unit.event_seed, unit.section, unit.session),
+            seats,
+            rollouts=rollouts,
+            place=RolloutPlace(unit.event_seed, unit.section, unit.session, unit.table),
+            on_deal=on_deal,
+            max_faults=unit.max_faults,
+        )
+    finally:
+        close_seats(seats)
 
 
 def _deal_values(

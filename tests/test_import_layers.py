@@ -57,7 +57,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     # The unit of work: table units, seats opened for them, executors, histories.
     "units": frozenset({"sandbox", "registry", "agents", "engine", "errors", "names", "results"}),
     # The rollout value of the draws: the ratings' terms, valued by playing seats.
-    "rollouts": frozenset({"agents", "engine", "errors", "ratings", "results"}),
+    "rollouts": frozenset({"units", "sandbox", "ratings", "agents", "engine", "errors", "results"}),
     "match": frozenset(
         {
             "rollouts",

@@ -9,46 +9,34 @@ are played again, and every value must come out the same (``rollouts replayed``)
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 
-from dp_arena.engine import deck_for
+from dp_arena import rollouts as rollouts_module
 from dp_arena.engine.mixes import Mix
 from dp_arena.errors import RunError
 from dp_arena.results import DealRecord, TableSessionResult, place_text
-from dp_arena.rollouts import RolloutPlace, table_values
 from dp_arena.rundir import RunDir
 from dp_arena.rundir.rollouts import DealValues, RolloutStore, with_values
 from dp_arena.runner.fingerprint import unit_id
 from dp_arena.runner.verification import Verification
-from dp_arena.sandbox import close_seats
-from dp_arena.units import TableUnit, open_unit_seats
+from dp_arena.units import TableUnit
 
 __all__ = ["check_rollouts", "replay_rollouts", "rollouts_of", "unit_values"]
 
 
 def unit_values(unit: TableUnit, result: TableSessionResult, rollouts: int) -> TableSessionResult:
     """``result`` of ``unit`` with its draws valued by ``rollouts`` rollouts, played by
-    fresh copies of its bots opened as the run opened them and closed after."""
-    seats = open_unit_seats(unit)
+    fresh copies of its bots opened as the run opened them and closed after
+    (:func:`dp_arena.rollouts.unit_values`); a result that is not its unit's hands is the
+    run's error, naming the table-session."""
     try:
-        return table_values(
-            unit.rules,
-            result,
-            functools.partial(deck_for, unit.event_seed, unit.section, unit.session),
-            seats,
-            rollouts=rollouts,
-            place=RolloutPlace(unit.event_seed, unit.section, unit.session, unit.table),
-            max_faults=unit.max_faults,
-        )
+        return rollouts_module.unit_values(unit, result, rollouts)
     except ValueError as error:
         where = place_text(unit.session, unit.section, unit.table)
         raise RunError(f"{where}: cannot be valued by rollouts: {error}") from None
-    finally:
-        close_seats(seats)
 
 
 def rollouts_of(result: TableSessionResult, rollouts: int) -> int:

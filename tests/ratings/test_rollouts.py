@@ -381,10 +381,10 @@ def test_less_its_draws_a_rollout_from_the_first_action_is_scored_as_the_adjuste
         state = new_hand(rules, deck_for(6, 0, 0, deal), button=deal % 3)
         for k in range(2):
             stream = Stream(f"{deal}:", k, 2, {})
-            played = _play_on(state, Action.call(), copies, stream, SessionContext())
-            mixes = [(len(hand.history), mix) for hand, mix, _ in played.draws]
+            played = _play_on(state, Action.call(), copies, stream, SessionContext(), _FixedLuck())
+            mixes = [(index, mix) for index, mix, _ in played.draws]
             record = deal_record(played.state, deal, ("a", "b", "c"), mixes)
-            assert _outcome(played, _FixedLuck()) == board_action_nets(rules, record)
+            assert _outcome(played) == board_action_nets(rules, record)
             checked += 1
             draws += len(mixes)
     assert checked == 40 and draws > 40
@@ -400,5 +400,6 @@ def test_a_rollout_whose_copies_never_mix_has_no_draw_terms() -> None:
     for deal in range(12):
         state = new_hand(rules, deck_for(4, 0, 0, deal), button=deal % 3)
         for first in (Action.fold(), Action.call(), Action.raise_to(60)):
-            played = _play_on(state, first, copies, Stream(f"{deal}:", 0, 1, {}), SessionContext())
+            stream = Stream(f"{deal}:", 0, 1, {})
+            played = _play_on(state, first, copies, stream, SessionContext(), _FixedLuck())
             assert played.draws == []
